@@ -1,0 +1,75 @@
+// scfw core: run-time discovery of plugin libraries.
+//
+// Every plugin is its own shared library. The registry opens each candidate with Boost.DLL,
+// reads the plain `scfw_plugin` descriptor, checks its ABI number before any C++ object crosses,
+// and lets it register its components. A library that fails (not a plugin, missing symbol, other
+// ABI version, throws while registering) is recorded once with its path and reason and the
+// others still load. Two libraries registering the same (kind, name) is an InputError naming
+// both files. Libraries are never unloaded: anything a library made (objects, deleters,
+// std::function targets, exceptions in flight) stays valid until the process exits.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "scfw/plugin.hpp"
+
+namespace scfw {
+
+struct RegisteredComponent {
+  ComponentInfo info;
+  std::string library_path;     ///< the file it came from
+  std::string library_name;     ///< PluginDescriptor::library
+  std::string library_version;  ///< PluginDescriptor::version
+};
+
+struct LoadFailure {
+  std::string path;
+  std::string reason;
+};
+
+class Registry {
+ public:
+  Registry() = default;
+  Registry(const Registry&) = delete;
+  Registry& operator=(const Registry&) = delete;
+
+  /// The standard search path, in order: each extra directory (e.g. from --plugin-path), each
+  /// directory of $SCFW_PLUGIN_PATH (':'-separated), <exe>/../lib/scfw/plugins (the build tree
+  /// and an install prefix alike) and the compiled-in <prefix>/lib/scfw/plugins. Missing
+  /// directories are skipped; duplicates removed.
+  static std::vector<std::filesystem::path> search_path(
+      const std::vector<std::filesystem::path>& extra = {});
+
+  /// Loads every shared library (*.so) directly inside each directory, in sorted order.
+  void load_path(const std::vector<std::filesystem::path>& dirs);
+  void load_directory(const std::filesystem::path& dir);
+  /// Loads one library. Returns false (and records a LoadFailure) when it is not a usable
+  /// plugin; throws InputError when it registers a name another library already registered.
+  bool load_library(const std::filesystem::path& file);
+
+  /// The component of this kind with this name, or nullptr.
+  const RegisteredComponent* find(Kind kind, const std::string& name) const;
+  /// Components of other kinds with this name (to say "X is a domain, not an outer function").
+  std::vector<const RegisteredComponent*> find_any_kind(const std::string& name) const;
+  /// Up to `count` registered names of this kind closest to `name` (edit distance).
+  std::vector<std::string> closest(Kind kind, const std::string& name, size_t count = 3) const;
+
+  const std::vector<RegisteredComponent>& components() const { return components_; }
+  const std::vector<LoadFailure>& failures() const { return failures_; }
+  const std::vector<std::string>& libraries() const { return libraries_; }
+
+ private:
+  std::vector<RegisteredComponent> components_;
+  std::vector<LoadFailure> failures_;
+  std::vector<std::string> libraries_;  // canonical paths of the libraries loaded
+};
+
+/// Levenshtein distance, for "did you mean" suggestions.
+size_t edit_distance(const std::string& a, const std::string& b);
+/// Up to `count` candidates closest to `name`, nearest first, only those reasonably close.
+std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
+                                       size_t count = 3);
+
+}  // namespace scfw

@@ -1,0 +1,204 @@
+#include "scfw/core/registry.hpp"
+
+#include <algorithm>
+#include <boost/dll/shared_library.hpp>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <system_error>
+
+#include "scfw/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace scfw {
+
+namespace {
+
+// Libraries are never unloaded (see registry.hpp). The handles live in a process-wide list that
+// is intentionally not destroyed at exit, so no static destructor can unload a library while an
+// object it made is still alive.
+std::vector<boost::dll::shared_library*>& loaded_handles() {
+  static auto* handles = new std::vector<boost::dll::shared_library*>();
+  return *handles;
+}
+
+class CollectingRegistrar : public Registrar {
+ public:
+  using Registrar::add;
+  void add(ComponentInfo info) override { collected.push_back(std::move(info)); }
+  std::vector<ComponentInfo> collected;
+};
+
+fs::path executable_dir() {
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return {};
+  return exe.parent_path();
+}
+
+}  // namespace
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
+                                       size_t count) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const auto& c : candidates) scored.emplace_back(edit_distance(name, c), c);
+  std::sort(scored.begin(), scored.end());
+  scored.erase(std::unique(scored.begin(), scored.end()), scored.end());
+  std::vector<std::string> out;
+  for (const auto& [d, c] : scored) {
+    if (out.size() >= count) break;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::vector<fs::path> Registry::search_path(const std::vector<fs::path>& extra) {
+  std::vector<fs::path> dirs(extra.begin(), extra.end());
+  if (const char* env = std::getenv("SCFW_PLUGIN_PATH")) {
+    std::string s(env);
+    size_t start = 0;
+    while (start <= s.size()) {
+      size_t end = s.find(':', start);
+      if (end == std::string::npos) end = s.size();
+      if (end > start) dirs.emplace_back(s.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  // <exe>/../lib/scfw/plugins is build/lib/scfw/plugins for build/bin/scfw and
+  // <prefix>/lib/scfw/plugins for an installed <prefix>/bin/scfw.
+  const fs::path exe_dir = executable_dir();
+  const fs::path beside = exe_dir.empty() ? fs::path() : exe_dir / ".." / "lib" / "scfw" / "plugins";
+  std::error_code ec;
+  if (!beside.empty() && fs::is_directory(beside, ec)) {
+    dirs.push_back(beside);
+  } else {
+#ifdef SCFW_INSTALL_PLUGIN_DIR
+    dirs.emplace_back(SCFW_INSTALL_PLUGIN_DIR);
+#endif
+  }
+  std::vector<fs::path> out;
+  std::set<fs::path> seen;
+  for (const auto& d : dirs) {
+    std::error_code e2;
+    if (!fs::is_directory(d, e2)) continue;
+    fs::path c = fs::weakly_canonical(d, e2);
+    if (e2) c = d;
+    if (seen.insert(c).second) out.push_back(c);
+  }
+  return out;
+}
+
+void Registry::load_path(const std::vector<fs::path>& dirs) {
+  for (const auto& d : dirs) load_directory(d);
+}
+
+void Registry::load_directory(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> files;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.extension() == ".so" && it->is_regular_file(ec)) files.push_back(p);
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) load_library(f);
+}
+
+bool Registry::load_library(const fs::path& file) {
+  std::error_code ec;
+  fs::path canonical = fs::weakly_canonical(file, ec);
+  if (ec) canonical = file;
+  const std::string path = canonical.string();
+  if (std::find(libraries_.begin(), libraries_.end(), path) != libraries_.end()) return true;
+  for (const auto& f : failures_)
+    if (f.path == path) return false;
+  auto fail = [&](std::string reason) {
+    failures_.push_back(LoadFailure{path, std::move(reason)});
+    return false;
+  };
+
+  std::unique_ptr<boost::dll::shared_library> lib;
+  try {
+    // rtld_now: an unresolved symbol is reported here, not as a crash at the first call.
+    lib = std::make_unique<boost::dll::shared_library>(
+        canonical, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    return fail(std::string("cannot be loaded: ") + e.what());
+  }
+  if (!lib->has("scfw_plugin")) {
+    // Not unloaded: a library's static initializers may have registered anything.
+    loaded_handles().push_back(lib.release());
+    return fail("not an scfw plugin (no scfw_plugin descriptor)");
+  }
+  const PluginDescriptor& desc = lib->get_alias<const PluginDescriptor>("scfw_plugin");
+  boost::dll::shared_library* handle = lib.release();
+  loaded_handles().push_back(handle);
+
+  // Only the plain ABI number is read before it is checked.
+  if (desc.abi_version != kAbiVersion)
+    return fail("built for scfw plugin ABI version " + std::to_string(desc.abi_version) +
+                ", this scfw needs ABI version " + std::to_string(kAbiVersion));
+  if (desc.register_components == nullptr || desc.library == nullptr || desc.version == nullptr)
+    return fail("its scfw_plugin descriptor is incomplete");
+
+  CollectingRegistrar registrar;
+  try {
+    desc.register_components(registrar);
+  } catch (const std::exception& e) {
+    return fail(std::string("threw while registering its components: ") + e.what());
+  } catch (...) {
+    return fail("threw a non-standard exception while registering its components");
+  }
+  for (const auto& info : registrar.collected) {
+    if (info.name.empty()) return fail("registered a component with an empty name");
+    if (!info.make) return fail("registered component \"" + info.name + "\" without a factory");
+  }
+  // Same (kind, name) twice: an error naming both files, raised before anything is added.
+  for (const auto& info : registrar.collected) {
+    for (const auto& c : components_) {
+      if (c.info.kind == info.kind && c.info.name == info.name)
+        throw InputError(std::string("plugin name \"") + info.name + "\" (" + to_string(info.kind) +
+                         ") is registered by two libraries: " + c.library_path + " and " + path);
+    }
+  }
+  for (auto& info : registrar.collected)
+    components_.push_back(RegisteredComponent{std::move(info), path, desc.library, desc.version});
+  libraries_.push_back(path);
+  return true;
+}
+
+const RegisteredComponent* Registry::find(Kind kind, const std::string& name) const {
+  for (const auto& c : components_)
+    if (c.info.kind == kind && c.info.name == name) return &c;
+  return nullptr;
+}
+
+std::vector<const RegisteredComponent*> Registry::find_any_kind(const std::string& name) const {
+  std::vector<const RegisteredComponent*> out;
+  for (const auto& c : components_)
+    if (c.info.name == name) out.push_back(&c);
+  return out;
+}
+
+std::vector<std::string> Registry::closest(Kind kind, const std::string& name, size_t count) const {
+  std::vector<std::string> names;
+  for (const auto& c : components_)
+    if (c.info.kind == kind) names.push_back(c.info.name);
+  return closest_names(name, names, count);
+}
+
+}  // namespace scfw

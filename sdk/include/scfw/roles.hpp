@@ -1,0 +1,154 @@
+// scfw SDK: the six roles of a run (paper, Algorithm 1). Each is a small abstract class; a plugin
+// implements one and registers a factory for it (see plugin.hpp).
+//
+//   Oracle         f~(x; xi), its Jacobian, optionally exact f and J and the Hessian action
+//   OuterFunction  F(u, x), its model for the GLMO, L_F and flags
+//   Domain         X: an LP model and/or an LMO, a feasible start, its diameter
+//   Glmo           argmin_{x in X} F(z + V (x - y), x)            (Alg. 1 line 7)
+//   Tracker        (z_k, V_k) from samples                         (Alg. 1 lines 2, 4-6)
+//   Schedule       gamma_k, beta_k, rho_k                          (Thm 1, Thm 2, Cor 1)
+#pragma once
+
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "scfw/error.hpp"
+#include "scfw/model.hpp"
+#include "scfw/types.hpp"
+
+namespace scfw {
+
+/// Common base of every object a plugin makes; its destructor lives in libscfw_sdk.
+class Component {
+ public:
+  virtual ~Component();
+};
+
+// ---------------------------------------------------------------------------------------------
+// Oracle
+
+/// One draw xi of the oracle's randomness. It is reusable: the same sample can be evaluated at
+/// several points (STORM evaluates the Jacobian at y_k and y_{k-1} with the same xi_k).
+class Sample {
+ public:
+  virtual ~Sample();
+};
+
+class Oracle : public Component {
+ public:
+  virtual int dim() const = 0;      ///< d, the dimension of x
+  virtual int outputs() const = 0;  ///< n, the dimension of f(x)
+
+  /// A sample buffer, allocated once per run and refilled by draw().
+  virtual std::unique_ptr<Sample> make_sample() const = 0;
+  /// Draws xi from rng into s. Must not allocate (the iteration loop allocates nothing).
+  virtual void draw(Rng& rng, Sample& s) const = 0;
+  /// f~(x; xi) into *f (size n) and/or the Jacobian J~(x; xi) into *J (n x d); a null pointer
+  /// skips that output. Outputs are sized by the caller.
+  virtual void evaluate(const Sample& s, const Vec& x, Vec* f, Mat* J) const = 0;
+
+  /// Capability "exact": f(x) = E f~(x; xi) and its Jacobian, used for gap reports.
+  virtual bool has_exact() const { return false; }
+  virtual void exact(const Vec& x, Vec* f, Mat* J) const;
+
+  /// Capability "hessian_action": out = sum_j v_j d/dx_j J~(x; xi) (n x d).
+  virtual bool has_hessian_action() const { return false; }
+  virtual void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Outer function
+
+struct OuterTraits {
+  double lipschitz = inf;       ///< L_F, the Lipschitz constant of F in u (Assumption 2(i))
+  bool monotone = false;        ///< non-decreasing in u componentwise (Assumption 2(ii))
+  bool subhomogeneous = false;  ///< F(g u, x) <= g F(u, x) for g >= 1 (Assumption 2(iii))
+  bool depends_on_x = false;    ///< F reads x, not only u
+  std::string formula;          ///< one line, e.g. "F(u) = max_i u_i"
+};
+
+class OuterFunction : public Component {
+ public:
+  virtual double value(const Vec& u, const Vec& x) const = 0;
+  /// Adds F's epigraph to m and returns the expression whose minimum over the variables added
+  /// here equals F(u, x). u holds n affine expressions, x holds d.
+  virtual Expr model(Model& m, std::span<const Expr> u, std::span<const Expr> x) const = 0;
+  virtual OuterTraits traits() const = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Domain
+
+class Domain : public Component {
+ public:
+  virtual int dim() const = 0;
+  /// False for domains known only through an LMO (e.g. a nuclear-norm ball).
+  virtual bool has_model() const { return true; }
+  /// Adds X's description to m and returns d affine expressions for the coordinates of x.
+  virtual std::vector<Expr> model(Model& m) const;
+  /// x = argmin_{x in X} <g, x>.
+  virtual void lmo(const Vec& g, Vec& x) const = 0;
+  /// A feasible starting point y_0.
+  virtual Vec initial_point() const = 0;
+  /// D_X = max_{x,y in X} ||x - y||_2.
+  virtual double diameter() const = 0;
+  /// Whether x lies in X up to tol (used by tests and by the host's checks).
+  virtual bool contains(const Vec& x, double tol) const = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// GLMO
+
+struct GlmoResult {
+  double value = 0.0;        ///< F(z + V (x - y), x) at the returned x
+  double lower_bound = 0.0;  ///< certified lower bound on the minimum (== value for exact LPs)
+  long iterations = 0;       ///< simplex (or column-generation) iterations of this solve
+};
+
+class Glmo : public Component {
+ public:
+  /// Builds whatever the solver needs once per run.
+  virtual void setup(const OuterFunction& outer, const Domain& domain, int n, int d) = 0;
+  /// x = argmin_{x in X} F(z + V (x - y), x). Throws scfw::Error on infeasible, unbounded or
+  /// failed solves (the host adds the iteration number).
+  virtual GlmoResult solve(const Vec& z, const Mat& V, const Vec& y, Vec& x) = 0;
+  /// A one-line description of the solver actually used, for the run summary.
+  virtual std::string describe() const = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Step sizes
+
+struct Steps {
+  double gamma = 1.0;  ///< y_{k+1} = (1 - gamma) y_k + gamma x_{k+1}
+  double beta = 1.0;   ///< Jacobian tracker weight
+  double rho = 1.0;    ///< function tracker weight
+};
+
+class Schedule : public Component {
+ public:
+  /// The step sizes of iteration k = 0 .. K-1 of a run of K iterations.
+  virtual Steps at(long k, long K) const = 0;
+  virtual std::string describe() const = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Tracker
+
+class Tracker : public Component {
+ public:
+  /// Binds the oracle for the run (it outlives the tracker's use) and allocates buffers.
+  /// Throws CapabilityError when the oracle lacks a capability the tracker needs.
+  virtual void bind(const Oracle& oracle) = 0;
+  /// Alg. 1 line 2: draw xi_0 and set z_0, V_0 at y_0.
+  virtual void start(const Vec& y0, Rng& rng, Vec& z, Mat& V) = 0;
+  /// Alg. 1 lines 4-6 at iteration k >= 1: y = y_k, y_prev = y_{k-1}; updates z, V in place.
+  virtual void update(long k, const Vec& y, const Vec& y_prev, const Steps& steps, Rng& rng,
+                      Vec& z, Mat& V) = 0;
+  /// Oracle samples drawn per update (for the summary).
+  virtual int draws_per_update() const { return 1; }
+};
+
+}  // namespace scfw

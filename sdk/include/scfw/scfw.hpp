@@ -1,0 +1,9 @@
+// scfw SDK: everything a plugin author includes.
+#pragma once
+
+#include "scfw/error.hpp"
+#include "scfw/model.hpp"
+#include "scfw/params.hpp"
+#include "scfw/plugin.hpp"
+#include "scfw/roles.hpp"
+#include "scfw/types.hpp"

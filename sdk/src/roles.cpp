@@ -1,0 +1,34 @@
+#include "scfw/plugin.hpp"
+#include "scfw/roles.hpp"
+
+namespace scfw {
+
+Component::~Component() = default;
+Sample::~Sample() = default;
+Registrar::~Registrar() = default;
+
+void Oracle::exact(const Vec&, Vec*, Mat*) const {
+  throw CapabilityError("this oracle has no exact evaluation (capability \"exact\")");
+}
+
+void Oracle::hessian_action(const Sample&, const Vec&, const Vec&, Mat&) const {
+  throw CapabilityError("this oracle has no Hessian action (capability \"hessian_action\")");
+}
+
+std::vector<Expr> Domain::model(Model&) const {
+  throw CapabilityError("this domain has no LP model; it is known only through its LMO");
+}
+
+const char* to_string(Kind k) {
+  switch (k) {
+    case Kind::Oracle: return "oracle";
+    case Kind::Outer: return "outer";
+    case Kind::Domain: return "domain";
+    case Kind::Glmo: return "glmo";
+    case Kind::Tracker: return "tracker";
+    case Kind::Schedule: return "schedule";
+  }
+  return "?";
+}
+
+}  // namespace scfw
