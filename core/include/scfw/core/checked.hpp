@@ -19,6 +19,7 @@ struct CallCounters {
   long hessian = 0;        ///< Oracle::hessian_action
   long glmo_solves = 0;    ///< Glmo::solve (algorithm and gap instances together)
   long outer_values = 0;   ///< OuterFunction::value
+  double oracle_seconds = 0;  ///< wall time inside Oracle::draw / evaluate / hessian_action
 };
 
 std::unique_ptr<Oracle> wrap_oracle(std::unique_ptr<Oracle> inner, std::string plugin,

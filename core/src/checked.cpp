@@ -1,0 +1,496 @@
+// scfw core: the host's wrappers around plugin objects (see checked.hpp).
+//
+// The hot path of every wrapper is a few integer compares and increments; messages are built
+// only on failure, in the cold helpers below. A plugin's own scfw::Error (InputError,
+// CapabilityError) passes unchanged; any other exception becomes scfw::Error("PLUGIN: what()").
+#include "scfw/core/checked.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "scfw/error.hpp"
+
+namespace scfw {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Cold paths: build the message only when a check fails.
+
+[[noreturn, gnu::cold, gnu::noinline]] void fail(const std::string& plugin, const std::string& what) {
+  throw Error(plugin + ": " + what);
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void bad_vector(const std::string& plugin, const char* call,
+                                                        const char* arg, long got, const char* dim_name,
+                                                        long want) {
+  fail(plugin, std::string(call) + ": " + arg + " has size " + std::to_string(got) + ", expected " +
+                   dim_name + " = " + std::to_string(want));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void bad_matrix(const std::string& plugin, const char* call,
+                                                        const char* arg, long rows, long cols, long n,
+                                                        long d) {
+  fail(plugin, std::string(call) + ": " + arg + " is " + std::to_string(rows) + " x " +
+                   std::to_string(cols) + ", expected n x d = " + std::to_string(n) + " x " +
+                   std::to_string(d));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void bad_output_vector(const std::string& plugin, const char* call,
+                                                               const char* arg, long got,
+                                                               const char* dim_name, long want) {
+  fail(plugin, std::string(call) + ": left " + arg + " with size " + std::to_string(got) +
+                   ", expected " + dim_name + " = " + std::to_string(want));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void bad_output_matrix(const std::string& plugin, const char* call,
+                                                               const char* arg, long rows, long cols,
+                                                               long n, long d) {
+  fail(plugin, std::string(call) + ": left " + arg + " as " + std::to_string(rows) + " x " +
+                   std::to_string(cols) + ", expected n x d = " + std::to_string(n) + " x " +
+                   std::to_string(d));
+}
+
+/// Rethrows the exception in flight: scfw errors unchanged, anything else as an scfw::Error that
+/// names the plugin. Called only from a catch block.
+[[noreturn, gnu::cold, gnu::noinline]] void translate(const std::string& plugin) {
+  try {
+    throw;
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(plugin + ": " + e.what());
+  } catch (...) {
+    throw Error(plugin + ": threw an exception that is not a std::exception");
+  }
+}
+
+#define SCFW_GUARD(plugin, ...) \
+  try {                         \
+    __VA_ARGS__;                \
+  } catch (...) {               \
+    translate(plugin);          \
+  }
+
+inline void check_vec(const std::string& plugin, const char* call, const char* arg, const Vec& v,
+                      const char* dim_name, long want) {
+  if (v.size() != want) [[unlikely]]
+    bad_vector(plugin, call, arg, v.size(), dim_name, want);
+}
+
+inline void check_mat(const std::string& plugin, const char* call, const char* arg, const Mat& m, long n,
+                      long d) {
+  if (m.rows() != n || m.cols() != d) [[unlikely]]
+    bad_matrix(plugin, call, arg, m.rows(), m.cols(), n, d);
+}
+
+inline void check_out_vec(const std::string& plugin, const char* call, const char* arg, const Vec& v,
+                          const char* dim_name, long want) {
+  if (v.size() != want) [[unlikely]]
+    bad_output_vector(plugin, call, arg, v.size(), dim_name, want);
+}
+
+inline void check_out_mat(const std::string& plugin, const char* call, const char* arg, const Mat& m,
+                          long n, long d) {
+  if (m.rows() != n || m.cols() != d) [[unlikely]]
+    bad_output_matrix(plugin, call, arg, m.rows(), m.cols(), n, d);
+}
+
+template <class T>
+std::unique_ptr<T> require_inner(std::unique_ptr<T> inner, const std::string& plugin) {
+  if (!inner) fail(plugin, "its factory returned no object");
+  return inner;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Oracle
+
+/// Adds the wall time of its scope to a counter (CallCounters::oracle_seconds, which the solver
+/// uses to split the tracker's time into oracle and tracker arithmetic). Two clock reads per call.
+class ScopedTimer {
+ public:
+  explicit ScopedTimer(double& total) : total_(total), start_(std::chrono::steady_clock::now()) {}
+  ~ScopedTimer() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+  ScopedTimer(const ScopedTimer&) = delete;
+  ScopedTimer& operator=(const ScopedTimer&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+class CheckedOracle final : public Oracle {
+ public:
+  CheckedOracle(std::unique_ptr<Oracle> inner, std::string plugin, std::shared_ptr<CallCounters> counters)
+      : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)),
+        counters_(counters ? std::move(counters) : std::make_shared<CallCounters>()) {
+    SCFW_GUARD(plugin_, d_ = inner_->dim(); n_ = inner_->outputs());
+    if (d_ < 1 || n_ < 1)
+      fail(plugin_, "the oracle reports d = " + std::to_string(d_) + " and n = " + std::to_string(n_) +
+                        "; both must be >= 1");
+  }
+
+  int dim() const override { return d_; }
+  int outputs() const override { return n_; }
+
+  std::unique_ptr<Sample> make_sample() const override {
+    std::unique_ptr<Sample> s;
+    SCFW_GUARD(plugin_, s = inner_->make_sample());
+    if (!s) fail(plugin_, "make_sample returned no sample");
+    return s;
+  }
+
+  void draw(Rng& rng, Sample& s) const override {
+    ++counters_->draws;
+    ScopedTimer timer(counters_->oracle_seconds);
+    SCFW_GUARD(plugin_, inner_->draw(rng, s));
+  }
+
+  void evaluate(const Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+    check_vec(plugin_, "evaluate", "x", x, "d", d_);
+    if (f) {
+      check_vec(plugin_, "evaluate", "f", *f, "n", n_);
+      ++counters_->values;
+    }
+    if (J) {
+      check_mat(plugin_, "evaluate", "J", *J, n_, d_);
+      ++counters_->jacobians;
+    }
+    {
+      ScopedTimer timer(counters_->oracle_seconds);
+      SCFW_GUARD(plugin_, inner_->evaluate(s, x, f, J));
+    }
+    if (f) check_out_vec(plugin_, "evaluate", "f", *f, "n", n_);
+    if (J) check_out_mat(plugin_, "evaluate", "J", *J, n_, d_);
+  }
+
+  bool has_exact() const override {
+    bool r = false;
+    SCFW_GUARD(plugin_, r = inner_->has_exact());
+    return r;
+  }
+
+  void exact(const Vec& x, Vec* f, Mat* J) const override {
+    check_vec(plugin_, "exact", "x", x, "d", d_);
+    if (f) check_vec(plugin_, "exact", "f", *f, "n", n_);
+    if (J) check_mat(plugin_, "exact", "J", *J, n_, d_);
+    ++counters_->exact;
+    SCFW_GUARD(plugin_, inner_->exact(x, f, J));
+    if (f) check_out_vec(plugin_, "exact", "f", *f, "n", n_);
+    if (J) check_out_mat(plugin_, "exact", "J", *J, n_, d_);
+  }
+
+  bool has_hessian_action() const override {
+    bool r = false;
+    SCFW_GUARD(plugin_, r = inner_->has_hessian_action());
+    return r;
+  }
+
+  void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const override {
+    check_vec(plugin_, "hessian_action", "x", x, "d", d_);
+    check_vec(plugin_, "hessian_action", "v", v, "d", d_);
+    check_mat(plugin_, "hessian_action", "out", out, n_, d_);
+    ++counters_->hessian;
+    {
+      ScopedTimer timer(counters_->oracle_seconds);
+      SCFW_GUARD(plugin_, inner_->hessian_action(s, x, v, out));
+    }
+    check_out_mat(plugin_, "hessian_action", "out", out, n_, d_);
+  }
+
+ private:
+  std::unique_ptr<Oracle> inner_;
+  std::string plugin_;
+  std::shared_ptr<CallCounters> counters_;
+  int d_ = 0, n_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Outer function
+
+class CheckedOuter final : public OuterFunction {
+ public:
+  CheckedOuter(std::unique_ptr<OuterFunction> inner, std::string plugin, int n, int d,
+               std::shared_ptr<CallCounters> counters)
+      : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)),
+        counters_(counters ? std::move(counters) : std::make_shared<CallCounters>()), n_(n), d_(d) {}
+
+  double value(const Vec& u, const Vec& x) const override {
+    check_vec(plugin_, "value", "u", u, "n", n_);
+    check_vec(plugin_, "value", "x", x, "d", d_);
+    ++counters_->outer_values;
+    double r = 0.0;
+    SCFW_GUARD(plugin_, r = inner_->value(u, x));
+    return r;
+  }
+
+  Expr model(Model& m, std::span<const Expr> u, std::span<const Expr> x) const override {
+    if (static_cast<long>(u.size()) != n_)
+      fail(plugin_, "model: u has " + std::to_string(u.size()) + " expressions, expected n = " +
+                        std::to_string(n_));
+    if (static_cast<long>(x.size()) != d_)
+      fail(plugin_, "model: x has " + std::to_string(x.size()) + " expressions, expected d = " +
+                        std::to_string(d_));
+    Expr r;
+    SCFW_GUARD(plugin_, r = inner_->model(m, u, x));
+    return r;
+  }
+
+  OuterTraits traits() const override {
+    OuterTraits t;
+    SCFW_GUARD(plugin_, t = inner_->traits());
+    return t;
+  }
+
+ private:
+  std::unique_ptr<OuterFunction> inner_;
+  std::string plugin_;
+  std::shared_ptr<CallCounters> counters_;
+  long n_, d_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Domain
+
+class CheckedDomain final : public Domain {
+ public:
+  CheckedDomain(std::unique_ptr<Domain> inner, std::string plugin)
+      : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)) {
+    SCFW_GUARD(plugin_, d_ = inner_->dim());
+    if (d_ < 1) fail(plugin_, "the domain reports dimension " + std::to_string(d_) + "; it must be >= 1");
+  }
+
+  int dim() const override { return d_; }
+
+  bool has_model() const override {
+    bool r = false;
+    SCFW_GUARD(plugin_, r = inner_->has_model());
+    return r;
+  }
+
+  std::vector<Expr> model(Model& m) const override {
+    std::vector<Expr> x;
+    SCFW_GUARD(plugin_, x = inner_->model(m));
+    if (static_cast<long>(x.size()) != d_)
+      fail(plugin_, "model: returned " + std::to_string(x.size()) + " expressions for x, expected d = " +
+                        std::to_string(d_));
+    return x;
+  }
+
+  void lmo(const Vec& g, Vec& x) const override {
+    check_vec(plugin_, "lmo", "g", g, "d", d_);
+    if (x.size() != d_) x.resize(d_);  // an output: sized here once, then reused by the caller
+    SCFW_GUARD(plugin_, inner_->lmo(g, x));
+    check_out_vec(plugin_, "lmo", "x", x, "d", d_);
+  }
+
+  Vec initial_point() const override {
+    Vec y;
+    SCFW_GUARD(plugin_, y = inner_->initial_point());
+    if (y.size() != d_)
+      fail(plugin_, "initial_point: returned a point of size " + std::to_string(y.size()) +
+                        ", expected d = " + std::to_string(d_));
+    return y;
+  }
+
+  double diameter() const override {
+    double r = 0.0;
+    SCFW_GUARD(plugin_, r = inner_->diameter());
+    return r;
+  }
+
+  bool contains(const Vec& x, double tol) const override {
+    check_vec(plugin_, "contains", "x", x, "d", d_);
+    bool r = false;
+    SCFW_GUARD(plugin_, r = inner_->contains(x, tol));
+    return r;
+  }
+
+ private:
+  std::unique_ptr<Domain> inner_;
+  std::string plugin_;
+  long d_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// GLMO
+
+class CheckedGlmo final : public Glmo {
+ public:
+  CheckedGlmo(std::unique_ptr<Glmo> inner, std::string plugin, std::shared_ptr<CallCounters> counters)
+      : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)),
+        counters_(counters ? std::move(counters) : std::make_shared<CallCounters>()) {}
+
+  void setup(const OuterFunction& outer, const Domain& domain, int n, int d) override {
+    if (n < 1 || d < 1)
+      fail(plugin_, "setup: n = " + std::to_string(n) + " and d = " + std::to_string(d) +
+                        "; both must be >= 1");
+    long domain_dim = 0;
+    SCFW_GUARD(plugin_, domain_dim = domain.dim());
+    if (domain_dim != d)
+      fail(plugin_, "setup: the domain has dimension " + std::to_string(domain_dim) + ", expected d = " +
+                        std::to_string(d));
+    SCFW_GUARD(plugin_, inner_->setup(outer, domain, n, d));
+    n_ = n;
+    d_ = d;
+  }
+
+  GlmoResult solve(const Vec& z, const Mat& V, const Vec& y, Vec& x) override {
+    if (n_ < 0) [[unlikely]]
+      fail(plugin_, "solve called before setup");
+    check_vec(plugin_, "solve", "z", z, "n", n_);
+    check_mat(plugin_, "solve", "V", V, n_, d_);
+    check_vec(plugin_, "solve", "y", y, "d", d_);
+    if (x.size() != d_) x.resize(d_);  // an output: sized here once, then reused by the caller
+    ++counters_->glmo_solves;
+    GlmoResult r;
+    SCFW_GUARD(plugin_, r = inner_->solve(z, V, y, x));
+    check_out_vec(plugin_, "solve", "x", x, "d", d_);
+    return r;
+  }
+
+  std::string describe() const override {
+    std::string s;
+    SCFW_GUARD(plugin_, s = inner_->describe());
+    return s;
+  }
+
+ private:
+  std::unique_ptr<Glmo> inner_;
+  std::string plugin_;
+  std::shared_ptr<CallCounters> counters_;
+  long n_ = -1, d_ = -1;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Tracker
+
+class CheckedTracker final : public Tracker {
+ public:
+  CheckedTracker(std::unique_ptr<Tracker> inner, std::string plugin)
+      : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)) {}
+
+  void bind(const Oracle& oracle) override {
+    long n = 0, d = 0;
+    SCFW_GUARD(plugin_, n = oracle.outputs(); d = oracle.dim());
+    SCFW_GUARD(plugin_, inner_->bind(oracle));
+    n_ = n;
+    d_ = d;
+  }
+
+  void start(const Vec& y0, Rng& rng, Vec& z, Mat& V) override {
+    if (n_ < 0) [[unlikely]]
+      fail(plugin_, "start called before bind");
+    check_vec(plugin_, "start", "y0", y0, "d", d_);
+    // Outputs: sized here once at the start of a run, then updated in place.
+    if (z.size() != n_) z.resize(n_);
+    if (V.rows() != n_ || V.cols() != d_) V.resize(n_, d_);
+    SCFW_GUARD(plugin_, inner_->start(y0, rng, z, V));
+    check_out_vec(plugin_, "start", "z", z, "n", n_);
+    check_out_mat(plugin_, "start", "V", V, n_, d_);
+  }
+
+  void update(long k, const Vec& y, const Vec& y_prev, const Steps& steps, Rng& rng, Vec& z,
+              Mat& V) override {
+    if (n_ < 0) [[unlikely]]
+      fail(plugin_, "update called before bind");
+    check_vec(plugin_, "update", "y", y, "d", d_);
+    check_vec(plugin_, "update", "y_prev", y_prev, "d", d_);
+    check_vec(plugin_, "update", "z", z, "n", n_);
+    check_mat(plugin_, "update", "V", V, n_, d_);
+    SCFW_GUARD(plugin_, inner_->update(k, y, y_prev, steps, rng, z, V));
+    check_out_vec(plugin_, "update", "z", z, "n", n_);
+    check_out_mat(plugin_, "update", "V", V, n_, d_);
+  }
+
+  int draws_per_update() const override {
+    int r = 1;
+    SCFW_GUARD(plugin_, r = inner_->draws_per_update());
+    return r;
+  }
+
+ private:
+  std::unique_ptr<Tracker> inner_;
+  std::string plugin_;
+  long n_ = -1, d_ = -1;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Schedule
+
+[[noreturn, gnu::cold, gnu::noinline]] void bad_step(const std::string& plugin, long k, long K,
+                                                      const char* name, double v) {
+  std::ostringstream os;
+  os.precision(12);
+  os << "at(" << k << ", " << K << ") returned " << name << " = " << v << ", outside [0, 1]";
+  fail(plugin, os.str());
+}
+
+class CheckedSchedule final : public Schedule {
+ public:
+  CheckedSchedule(std::unique_ptr<Schedule> inner, std::string plugin)
+      : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)) {}
+
+  Steps at(long k, long K) const override {
+    if (k < 0 || k >= K) [[unlikely]]
+      fail(plugin_, "at: iteration k = " + std::to_string(k) + " is outside 0 .. K-1 for K = " +
+                        std::to_string(K));
+    Steps s;
+    SCFW_GUARD(plugin_, s = inner_->at(k, K));
+    // Step sizes are weights of convex combinations (Alg. 1 lines 5, 6, 8).
+    if (!(s.gamma >= 0.0 && s.gamma <= 1.0)) [[unlikely]]
+      bad_step(plugin_, k, K, "gamma", s.gamma);
+    if (!(s.beta >= 0.0 && s.beta <= 1.0)) [[unlikely]]
+      bad_step(plugin_, k, K, "beta", s.beta);
+    if (!(s.rho >= 0.0 && s.rho <= 1.0)) [[unlikely]]
+      bad_step(plugin_, k, K, "rho", s.rho);
+    return s;
+  }
+
+  std::string describe() const override {
+    std::string s;
+    SCFW_GUARD(plugin_, s = inner_->describe());
+    return s;
+  }
+
+ private:
+  std::unique_ptr<Schedule> inner_;
+  std::string plugin_;
+};
+
+#undef SCFW_GUARD
+
+}  // namespace
+
+std::unique_ptr<Oracle> wrap_oracle(std::unique_ptr<Oracle> inner, std::string plugin,
+                                    std::shared_ptr<CallCounters> counters) {
+  return std::make_unique<CheckedOracle>(std::move(inner), std::move(plugin), std::move(counters));
+}
+
+std::unique_ptr<OuterFunction> wrap_outer(std::unique_ptr<OuterFunction> inner, std::string plugin, int n,
+                                          int d, std::shared_ptr<CallCounters> counters) {
+  return std::make_unique<CheckedOuter>(std::move(inner), std::move(plugin), n, d, std::move(counters));
+}
+
+std::unique_ptr<Domain> wrap_domain(std::unique_ptr<Domain> inner, std::string plugin) {
+  return std::make_unique<CheckedDomain>(std::move(inner), std::move(plugin));
+}
+
+std::unique_ptr<Glmo> wrap_glmo(std::unique_ptr<Glmo> inner, std::string plugin,
+                                std::shared_ptr<CallCounters> counters) {
+  return std::make_unique<CheckedGlmo>(std::move(inner), std::move(plugin), std::move(counters));
+}
+
+std::unique_ptr<Tracker> wrap_tracker(std::unique_ptr<Tracker> inner, std::string plugin) {
+  return std::make_unique<CheckedTracker>(std::move(inner), std::move(plugin));
+}
+
+std::unique_ptr<Schedule> wrap_schedule(std::unique_ptr<Schedule> inner, std::string plugin) {
+  return std::make_unique<CheckedSchedule>(std::move(inner), std::move(plugin));
+}
+
+}  // namespace scfw

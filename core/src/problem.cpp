@@ -1,0 +1,520 @@
+// scfw core: the composer — a problem document validated block by block against the declared
+// parameters of the plugins it names, then built into wrapped plugin objects (see problem.hpp).
+//
+// Every bad input ends in one InputError line "<file>: <JSON pointer>: <what>", and every name
+// the user may have mistyped (a key, a parameter, a plugin) comes back with the closest known one.
+#include "scfw/core/problem.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "scfw/error.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace scfw {
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Small helpers for messages.
+
+/// A JSON Pointer reference token (RFC 6901): "~" -> "~0", "/" -> "~1".
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string child(const std::string& pointer, const std::string& key) { return pointer + "/" + pointer_token(key); }
+
+/// The value as compact JSON, shortened when long (a whole data array is no help in one line).
+std::string show(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  constexpr size_t kMax = 60;
+  if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
+  return s;
+}
+
+std::string quoted_list(std::vector<std::string> names) {
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", \"" : "\"") + names[i] + "\"";
+  return s;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+/// The declared name the user most likely meant by `name`, or "" when none is close: edit
+/// distance <= 2 (and less than the typed name's length, so "x" does not suggest "r"), else one
+/// name a prefix of or contained in the other ("iter" -> "iterations", "l1_radius" -> "radius").
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
+  const std::string key = lower(name);
+  std::string best;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  std::vector<std::string> sorted = candidates;
+  std::sort(sorted.begin(), sorted.end());
+  for (const auto& c : sorted) {
+    const size_t dist = edit_distance(key, lower(c));
+    if (dist < best_distance) {
+      best_distance = dist;
+      best = c;
+    }
+  }
+  if (!best.empty() && best_distance <= 2 && best_distance < key.size()) return best;
+  std::string related;
+  for (const auto& c : sorted) {
+    const std::string lc = lower(c);
+    const bool prefix = key.size() >= 2 && lc.rfind(key, 0) == 0;
+    const bool contains = (key.size() >= 3 && lc.find(key) != std::string::npos) ||
+                          (lc.size() >= 3 && key.find(lc) != std::string::npos);
+    if ((prefix || contains) && (related.empty() || c.size() < related.size())) related = c;
+  }
+  return related;
+}
+
+const char* article(const std::string& word) {
+  return !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos ? "an" : "a";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Parameter validation.
+
+[[noreturn]] void input_error(const std::string& source, const std::string& pointer, const std::string& what) {
+  throw InputError((source.empty() ? std::string("<input>") : source) + ": " + pointer + ": " + what);
+}
+
+[[noreturn]] void expected(const std::string& source, const std::string& pointer, const std::string& what,
+                           const json& got) {
+  input_error(source, pointer, "expected " + what + ", got " + show(got));
+}
+
+/// An integer value: a JSON integer, or a float with an integral value (3.0).
+bool as_integer(const json& v, std::int64_t& out) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+    out = static_cast<std::int64_t>(u);
+    return true;
+  }
+  if (v.is_number_integer()) {
+    out = v.get<std::int64_t>();
+    return true;
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e18) return false;
+    out = static_cast<std::int64_t>(d);
+    return true;
+  }
+  return false;
+}
+
+Params validate_block(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
+                      const std::string& pointer, const std::string& owner, bool skip_plugin_key);
+
+ParamValue validate_value(const ParamSpec& spec, const json& v, const std::string& source,
+                          const std::string& pointer, const std::string& owner) {
+  switch (spec.type) {
+    case ParamType::Number: {
+      if (!v.is_number()) expected(source, pointer, spec.describe_expected(), v);
+      const double d = v.get<double>();
+      if (!spec.in_range(d)) expected(source, pointer, spec.describe_expected(), v);
+      return d;
+    }
+    case ParamType::Integer: {
+      std::int64_t i = 0;
+      if (!as_integer(v, i) || !spec.in_range(static_cast<double>(i)))
+        expected(source, pointer, spec.describe_expected(), v);
+      return i;
+    }
+    case ParamType::Boolean:
+      if (!v.is_boolean()) expected(source, pointer, spec.describe_expected(), v);
+      return v.get<bool>();
+    case ParamType::String:
+      if (!v.is_string()) expected(source, pointer, spec.describe_expected(), v);
+      return v.get<std::string>();
+    case ParamType::Choice: {
+      if (!v.is_string()) expected(source, pointer, spec.describe_expected(), v);
+      const auto s = v.get<std::string>();
+      if (std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end())
+        expected(source, pointer, spec.describe_expected(), v);
+      return s;
+    }
+    case ParamType::NumberList: {
+      // A single number stands for a one-element list.
+      if (v.is_number()) {
+        const double d = v.get<double>();
+        if (!spec.in_range(d)) expected(source, pointer, spec.describe_expected(), v);
+        return std::vector<double>{d};
+      }
+      if (!v.is_array()) expected(source, pointer, spec.describe_expected(), v);
+      ParamSpec entry = spec;  // the bound on each entry, described as "a number >= 0"
+      entry.type = ParamType::Number;
+      std::vector<double> out;
+      out.reserve(v.size());
+      for (size_t i = 0; i < v.size(); ++i) {
+        const json& e = v[i];
+        const std::string at = pointer + "/" + std::to_string(i);
+        if (!e.is_number()) expected(source, at, entry.describe_expected(), e);
+        const double d = e.get<double>();
+        if (!spec.in_range(d)) expected(source, at, entry.describe_expected(), e);
+        out.push_back(d);
+      }
+      return out;
+    }
+    case ParamType::Object: {
+      if (!v.is_object()) expected(source, pointer, spec.describe_expected(), v);
+      auto nested = std::make_shared<Params>(
+          validate_block(spec.fields, v, source, pointer, owner + "." + spec.name, false));
+      return std::shared_ptr<const Params>(std::move(nested));
+    }
+  }
+  expected(source, pointer, spec.describe_expected(), v);
+}
+
+Params validate_block(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
+                      const std::string& pointer, const std::string& owner, bool skip_plugin_key) {
+  if (!value.is_object()) expected(source, pointer, "an object", value);
+  std::vector<std::string> declared;
+  declared.reserve(specs.size());
+  for (const auto& s : specs) declared.push_back(s.name);
+
+  for (const auto& [key, v] : value.items()) {
+    if (skip_plugin_key && key == "plugin") continue;
+    if (std::find(declared.begin(), declared.end(), key) != declared.end()) continue;
+    std::string what = "unknown parameter of " + owner;
+    if (declared.empty()) {
+      what += "; it takes no parameters";
+    } else if (const std::string guess = did_you_mean(key, declared); !guess.empty()) {
+      what += "; did you mean \"" + guess + "\"?";
+    } else {
+      what += "; its parameters are " + quoted_list(declared);
+    }
+    input_error(source, child(pointer, key), what);
+  }
+
+  Params params(source, pointer);
+  for (const auto& spec : specs) {
+    const std::string at = child(pointer, spec.name);
+    auto it = value.find(spec.name);
+    if (it != value.end()) {
+      params.set(spec.name, validate_value(spec, *it, source, at, owner));
+    } else if (spec.required) {
+      input_error(source, at, "missing required parameter (" + spec.doc + ")");
+    } else if (!std::holds_alternative<std::monostate>(spec.default_value)) {
+      params.set(spec.name, spec.default_value);
+    }
+  }
+  return params;
+}
+
+std::string last_segment(const std::string& pointer) {
+  const size_t slash = pointer.rfind('/');
+  std::string seg = slash == std::string::npos ? pointer : pointer.substr(slash + 1);
+  return seg.empty() ? std::string("this block") : seg;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Composition.
+
+struct Role {
+  Kind kind;
+  const char* key;
+  const char* default_plugin;  // nullptr: the block is required
+};
+
+constexpr Role kRoles[] = {
+    {Kind::Oracle, "oracle", nullptr},       {Kind::Outer, "outer", nullptr},
+    {Kind::Domain, "domain", nullptr},       {Kind::Glmo, "glmo", "clp"},
+    {Kind::Tracker, "tracker", "momentum"}, {Kind::Schedule, "schedule", "nonconvex"},
+};
+
+const std::vector<std::string> kTopLevelKeys = {"name",    "seed",   "iterations", "report",
+                                                "oracle",  "outer",  "domain",     "glmo",
+                                                "tracker", "schedule"};
+
+/// One role's block, resolved to its registered component and validated parameters.
+struct Resolved {
+  const RegisteredComponent* component = nullptr;
+  Params params;
+  std::string pointer;  // "/outer"
+};
+
+std::vector<std::string> names_of_kind(const Registry& registry, Kind kind) {
+  std::vector<std::string> names;
+  for (const auto& c : registry.components())
+    if (c.info.kind == kind) names.push_back(c.info.name);
+  return names;
+}
+
+Resolved resolve(const Registry& registry, const json& doc, const Role& role, const std::string& source) {
+  const std::string kind = to_string(role.kind);
+  const std::string pointer = std::string("/") + role.key;
+  json block;
+  auto it = doc.find(role.key);
+  if (it == doc.end()) {
+    if (!role.default_plugin) {
+      const auto names = names_of_kind(registry, role.kind);
+      if (names.empty())
+        input_error(source, pointer,
+                    "missing block; add {\"plugin\": NAME}; no " + kind +
+                        " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)");
+      input_error(source, pointer, "missing block; add {\"plugin\": NAME} with NAME one of " + quoted_list(names));
+    }
+    if (!registry.find(role.kind, role.default_plugin)) {
+      const auto names = names_of_kind(registry, role.kind);
+      std::string what = std::string("missing block, and the default {\"plugin\": \"") + role.default_plugin +
+                         "\"} is not loaded; ";
+      what += names.empty() ? "no " + kind + " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)"
+                            : "add {\"plugin\": NAME} with NAME one of " + quoted_list(names);
+      input_error(source, pointer, what);
+    }
+    block = json{{"plugin", role.default_plugin}};
+  } else {
+    block = *it;
+  }
+  if (!block.is_object()) input_error(source, pointer, "expected an object {\"plugin\": NAME, ...}");
+
+  const std::string plugin_ptr = pointer + "/plugin";
+  auto p = block.find("plugin");
+  if (p == block.end()) input_error(source, plugin_ptr, "missing; expected the name of " + std::string(article(kind)) + " " + kind + " plugin");
+  if (!p->is_string()) expected(source, plugin_ptr, "the name of " + std::string(article(kind)) + " " + kind + " plugin", *p);
+  const std::string name = p->get<std::string>();
+
+  const RegisteredComponent* component = registry.find(role.kind, name);
+  if (!component) {
+    const auto others = registry.find_any_kind(name);
+    if (!others.empty()) {
+      const std::string other = to_string(others.front()->info.kind);
+      input_error(source, plugin_ptr,
+                  "\"" + name + "\" is " + article(other) + " " + other + " plugin, not " + article(kind) + " " +
+                      kind + " plugin");
+    }
+    const auto closest = registry.closest(role.kind, name);
+    std::string what = "unknown " + kind + " plugin \"" + name + "\"";
+    if (closest.empty()) {
+      what += "; no " + kind + " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)";
+    } else {
+      what += "; closest: ";
+      for (size_t i = 0; i < closest.size(); ++i) what += (i ? ", \"" : "\"") + closest[i] + "\"";
+    }
+    input_error(source, plugin_ptr, what);
+  }
+  Resolved r;
+  r.component = component;
+  r.pointer = pointer;
+  r.params = validate_block(component->info.params, block, source, pointer, name, true);
+  return r;
+}
+
+/// Runs a factory and casts its product to the role's interface. InputError (the plugin's own
+/// Params::fail) passes unchanged; any other exception names the file, block and plugin.
+template <class T>
+std::unique_ptr<T> make(const Resolved& r, const Context& ctx, const std::string& source) {
+  const std::string& plugin = r.component->info.name;
+  std::unique_ptr<Component> made;
+  try {
+    made = r.component->info.make(r.params, ctx);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    input_error(source, r.pointer, plugin + ": " + e.what());
+  } catch (...) {
+    input_error(source, r.pointer, plugin + ": its factory threw an exception that is not a std::exception");
+  }
+  if (!made) throw Error(plugin + ": its factory returned no object");
+  T* typed = dynamic_cast<T*>(made.get());
+  if (!typed)
+    throw Error(plugin + ": registered as " + article(to_string(r.component->info.kind)) + " " +
+                to_string(r.component->info.kind) + " plugin, but its factory made an object of another role");
+  made.release();
+  return std::unique_ptr<T>(typed);
+}
+
+std::int64_t top_integer(const json& v, const std::string& source, const std::string& pointer, std::int64_t min) {
+  std::int64_t i = 0;
+  if (!as_integer(v, i) || i < min) expected(source, pointer, "an integer >= " + std::to_string(min), v);
+  return i;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+json read_json_file(const fs::path& file) {
+  const std::string name = file.string();
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) throw InputError(name + ": cannot open file (it is a directory)");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(name + ": cannot open file");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError(name + ": cannot open file");
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte counts the characters read, the offending one included; lines and columns are
+    // counted the way the parser counts them (a newline starts a new line at column 0).
+    const size_t end = std::min<size_t>(e.byte, text.size());
+    size_t line = 1, column = 0;
+    for (size_t i = 0; i < end; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 0;
+      } else {
+        ++column;
+      }
+    }
+    if (e.byte > text.size()) column += e.byte - text.size();  // end of input
+    // Keep the parser's explanation without its "[json.exception.parse_error.101] parse error
+    // at line L, column C: " prefix.
+    std::string what = e.what();
+    const size_t head = what.find("parse error");
+    const size_t colon = head == std::string::npos ? std::string::npos : what.find(": ", head);
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    throw InputError(name + ": line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + what);
+  }
+}
+
+Params validate_params(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
+                       const std::string& pointer, const std::string& owner) {
+  return validate_block(specs, value, source, pointer, owner, true);
+}
+
+Params validate_params(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
+                       const std::string& pointer) {
+  return validate_block(specs, value, source, pointer, last_segment(pointer), true);
+}
+
+Problem compose(const Registry& registry, const json& doc, const std::string& source,
+                const fs::path& base_dir, const Overrides& overrides) {
+  const std::string src = source.empty() ? std::string("<input>") : source;
+  if (!doc.is_object())
+    throw InputError(src + ": expected an object at the top level, got " + article(doc.type_name()) + " " +
+                     doc.type_name());
+
+  for (const auto& [key, v] : doc.items()) {
+    if (std::find(kTopLevelKeys.begin(), kTopLevelKeys.end(), key) != kTopLevelKeys.end()) continue;
+    const std::string guess = did_you_mean(key, kTopLevelKeys);
+    input_error(src, child("", key),
+                guess.empty() ? "unknown key; expected one of " + quoted_list(kTopLevelKeys)
+                              : "unknown key; did you mean \"" + guess + "\"?");
+  }
+
+  Problem problem;
+  problem.source = source;
+  problem.name = fs::path(source).stem().string();
+  if (auto it = doc.find("name"); it != doc.end()) {
+    if (!it->is_string()) expected(src, "/name", "a string", *it);
+    problem.name = it->get<std::string>();
+  }
+  if (auto it = doc.find("seed"); it != doc.end())
+    problem.seed = static_cast<std::uint64_t>(top_integer(*it, src, "/seed", 0));
+  if (auto it = doc.find("iterations"); it != doc.end())
+    problem.iterations = static_cast<long>(top_integer(*it, src, "/iterations", 1));
+  if (auto it = doc.find("report"); it != doc.end()) {
+    static const std::vector<ParamSpec> report_specs = {
+        ParamSpec::integer("every", "exact gap every this many iterations (0: only at the end)").nonnegative().def(0),
+        ParamSpec::string("trace", "CSV file of the reported iterations (\"\": none)").def(""),
+    };
+    const Params rp = validate_block(report_specs, *it, src, "/report", "report", false);
+    problem.report.every = static_cast<long>(rp.integer("every"));
+    problem.report.trace = rp.string("trace");
+  }
+
+  // Command-line overrides win over the file.
+  if (overrides.iterations) {
+    if (*overrides.iterations < 1)
+      throw InputError("--iterations: expected an integer >= 1, got " + std::to_string(*overrides.iterations));
+    problem.iterations = *overrides.iterations;
+  }
+  if (overrides.seed) problem.seed = *overrides.seed;
+  if (overrides.trace) problem.report.trace = *overrides.trace;
+
+  // Validate every block before any factory runs: a typo in the schedule is reported before an
+  // oracle spends seconds reading its data.
+  std::vector<Resolved> blocks;
+  for (const Role& role : kRoles) blocks.push_back(resolve(registry, doc, role, src));
+  const Resolved& oracle_block = blocks[0];
+  const Resolved& outer_block = blocks[1];
+  const Resolved& domain_block = blocks[2];
+  const Resolved& glmo_block = blocks[3];
+  const Resolved& tracker_block = blocks[4];
+  const Resolved& schedule_block = blocks[5];
+  for (size_t i = 0; i < blocks.size(); ++i)
+    problem.plugins.emplace_back(kRoles[i].key, blocks[i].component->info.name);
+
+  problem.counters = std::make_shared<CallCounters>();
+  const auto& counters = problem.counters;
+
+  // The oracle first: its d and n are what every other factory is told.
+  Context ctx;
+  ctx.base_dir = base_dir.string();
+  {
+    auto oracle = make<Oracle>(oracle_block, ctx, src);
+    problem.oracle = wrap_oracle(std::move(oracle), oracle_block.component->info.name, counters);
+  }
+  const int d = problem.oracle->dim();
+  const int n = problem.oracle->outputs();
+  ctx.dim = d;
+  ctx.outputs = n;
+
+  problem.outer = wrap_outer(make<OuterFunction>(outer_block, ctx, src), outer_block.component->info.name, n, d,
+                             counters);
+  problem.domain = wrap_domain(make<Domain>(domain_block, ctx, src), domain_block.component->info.name);
+  if (problem.domain->dim() != d)
+    input_error(src, "/domain",
+                "the domain has dimension " + std::to_string(problem.domain->dim()) +
+                    " but the oracle has dimension " + std::to_string(d));
+
+  problem.tracker = wrap_tracker(make<Tracker>(tracker_block, ctx, src), tracker_block.component->info.name);
+  try {
+    problem.tracker->bind(*problem.oracle);
+  } catch (const CapabilityError& e) {
+    throw CapabilityError(src + ": /tracker: " + e.what());
+  } catch (const InputError& e) {
+    throw InputError(src + ": /tracker: " + e.what());
+  }
+
+  problem.schedule = wrap_schedule(make<Schedule>(schedule_block, ctx, src), schedule_block.component->info.name);
+
+  // Two GLMO instances from one block: the gap reports never disturb the algorithm's warm starts.
+  const std::string& glmo_name = glmo_block.component->info.name;
+  problem.glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
+  problem.gap_glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
+  for (Glmo* g : {problem.glmo.get(), problem.gap_glmo.get()}) {
+    try {
+      g->setup(*problem.outer, *problem.domain, n, d);
+    } catch (const CapabilityError& e) {
+      throw CapabilityError(src + ": /glmo: " + e.what());
+    } catch (const Error& e) {
+      throw InputError(src + ": /glmo: " + e.what());
+    }
+  }
+
+  return problem;
+}
+
+Problem load_problem(const Registry& registry, const fs::path& file, const Overrides& overrides) {
+  const json doc = read_json_file(file);
+  return compose(registry, doc, file.string(), file.parent_path(), overrides);
+}
+
+}  // namespace scfw

@@ -1,0 +1,257 @@
+#include "scfw/core/solver.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <sstream>
+
+#include "scfw/error.hpp"
+
+namespace scfw {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+// Prefixes the iteration to a failure raised inside the loop, keeping its category: bad input
+// stays bad input (exit 2), a solver failure stays a failure (exit 1).
+[[noreturn]] void rethrow_at(long iteration, const char* phase) {
+  const std::string where = "iteration " + std::to_string(iteration) + " (" + phase + "): ";
+  try {
+    throw;
+  } catch (const InputError& e) {
+    throw InputError(where + e.what());
+  } catch (const Error& e) {
+    throw Error(where + e.what());
+  } catch (const std::exception& e) {
+    throw Error(where + e.what());
+  }
+}
+
+}  // namespace
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::IterationLimit: return "iteration limit";
+    case Status::GapTolerance: return "gap tolerance reached";
+    case Status::TimeLimit: return "time limit";
+    case Status::Interrupted: return "interrupted";
+    case Status::Failed: return "failed";
+  }
+  return "?";
+}
+
+GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo& glmo, const Vec& y,
+                         Vec& f, Mat& J, Vec& x) {
+  // eq. (2): Delta(y) = phi(y) - min_{x in X} F(f(y) + grad f(y) (x - y), x), exact f and J.
+  oracle.exact(y, &f, &J);
+  GapValue g;
+  g.objective = outer.value(f, y);
+  const GlmoResult r = glmo.solve(f, J, y, x);
+  g.gap = g.objective - r.value;
+  return g;
+}
+
+Summary Solver::run() {
+  Problem& P = problem_;
+  Oracle& oracle = *P.oracle;
+  OuterFunction& outer = *P.outer;
+  Domain& domain = *P.domain;
+  Glmo& glmo = *P.glmo;
+  Glmo& gap_glmo = P.gap_glmo ? *P.gap_glmo : *P.glmo;
+  Tracker& tracker = *P.tracker;
+  Schedule& schedule = *P.schedule;
+
+  const int d = oracle.dim();
+  const int n = oracle.outputs();
+  const long K = options_.iterations;
+  if (K < 1) throw InputError("the number of iterations must be at least 1, got " + std::to_string(K));
+  const bool can_report = oracle.has_exact();
+
+  // Every buffer of the loop is sized here; the loop itself allocates nothing.
+  Rng rng(options_.seed);
+  Vec y = domain.initial_point();
+  if (y.size() != d) throw Error("domain initial point has size " + std::to_string(y.size()) +
+                                 " but the problem has dimension " + std::to_string(d));
+  Vec y_prev = y;
+  Vec x = Vec::Zero(d);
+  Vec z = Vec::Zero(n);
+  Mat V = Mat::Zero(n, d);
+  Vec gap_f = Vec::Zero(n);
+  Mat gap_J = Mat::Zero(n, d);
+  Vec gap_x = Vec::Zero(d);
+
+  Summary s;
+  s.glmo_solver = glmo.describe();
+  s.best_gap = std::numeric_limits<double>::infinity();
+  IterationState state;
+  state.iterations = K;
+  state.best_gap = s.best_gap;
+  PhaseTimes& times = state.times;
+  const double oracle_seconds_at_start = P.counters ? P.counters->oracle_seconds : 0.0;
+
+  const auto t_start = Clock::now();
+  long done = 0;
+  s.status = Status::IterationLimit;
+  for (long k = 0; k < K; ++k) {
+    const Steps steps = schedule.at(k, K);
+
+    // Alg. 1 line 2 at k = 0, lines 4-6 afterwards.
+    auto t0 = Clock::now();
+    const double oracle_before = P.counters ? P.counters->oracle_seconds : 0.0;
+    try {
+      if (k == 0)
+        tracker.start(y, rng, z, V);
+      else
+        tracker.update(k, y, y_prev, steps, rng, z, V);
+    } catch (...) {
+      rethrow_at(k + 1, "tracker");
+    }
+    const double tracker_total = seconds_since(t0);
+    const double in_oracle = P.counters ? P.counters->oracle_seconds - oracle_before : 0.0;
+    times.oracle += in_oracle;
+    times.tracker += tracker_total - in_oracle;
+
+    // Alg. 1 line 7: the GLMO on the tracked affine model.
+    t0 = Clock::now();
+    GlmoResult r;
+    try {
+      r = glmo.solve(z, V, y, x);
+    } catch (...) {
+      rethrow_at(k + 1, "GLMO");
+    }
+    times.glmo += seconds_since(t0);
+    s.glmo_iterations += r.iterations;
+    if (r.iterations > s.glmo_max_iterations) s.glmo_max_iterations = r.iterations;
+
+    // Alg. 1 line 8: y_{k+1} = (1 - gamma_k) y_k + gamma_k x_{k+1}.
+    t0 = Clock::now();
+    y.swap(y_prev);
+    y.noalias() = (1.0 - steps.gamma) * y_prev + steps.gamma * x;
+    times.update += seconds_since(t0);
+    done = k + 1;
+
+    state.iteration = done;
+    state.steps = steps;
+    state.glmo_value = r.value;
+    state.glmo_iterations = r.iterations;
+    state.y = &y;
+    state.has_gap = false;
+    const bool report_now =
+        can_report && ((options_.report_every > 0 && done % options_.report_every == 0) ||
+                       (done == K && options_.final_report));
+    if (report_now) {
+      // The gap uses the exact oracle and its own GLMO instance: the algorithm's random engine
+      // and warm start are untouched, so reports on or off give the same iterates.
+      t0 = Clock::now();
+      GapValue g;
+      try {
+        g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x);
+      } catch (...) {
+        rethrow_at(done, "gap report");
+      }
+      times.gap += seconds_since(t0);
+      state.has_gap = true;
+      state.gap = g.gap;
+      state.objective = g.objective;
+      if (g.gap < state.best_gap) state.best_gap = g.gap;
+      s.has_gap = true;
+      s.final_gap = g.gap;
+      s.final_objective = g.objective;
+      s.best_gap = state.best_gap;
+    }
+    state.seconds = seconds_since(t_start);
+
+    bool keep_going = true;
+    for (auto& cb : callbacks_) keep_going = cb(state) && keep_going;
+    if (!keep_going) {
+      s.status = Status::Interrupted;
+      break;
+    }
+    if (state.has_gap && options_.gap_tolerance > 0 && state.gap <= options_.gap_tolerance) {
+      s.status = Status::GapTolerance;
+      break;
+    }
+    if (options_.time_limit > 0 && state.seconds >= options_.time_limit) {
+      s.status = Status::TimeLimit;
+      break;
+    }
+  }
+
+  // A run stopped early still reports the gap at its last iterate.
+  if (done < K && can_report && options_.final_report && !state.has_gap) {
+    const auto t0 = Clock::now();
+    const GapValue g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x);
+    times.gap += seconds_since(t0);
+    s.has_gap = true;
+    s.final_gap = g.gap;
+    s.final_objective = g.objective;
+    if (g.gap < s.best_gap) s.best_gap = g.gap;
+  }
+
+  s.iterations = done;
+  s.times = times;
+  s.seconds = seconds_since(t_start);
+  if (P.counters) {
+    s.calls = *P.counters;
+    s.calls.oracle_seconds -= oracle_seconds_at_start;
+  }
+  s.y = y;
+  std::ostringstream msg;
+  msg << to_string(s.status) << " after " << done << " of " << K << " iterations";
+  if (!can_report) msg << " (the oracle has no exact evaluation, so no gap was computed)";
+  s.message = msg.str();
+  return s;
+}
+
+std::string Summary::brief() const {
+  std::ostringstream os;
+  os << to_string(status) << ": " << iterations << " iterations";
+  if (has_gap) os << ", objective " << fmt("%.6g", final_objective) << ", gap " << fmt("%.3e", final_gap)
+                  << ", best gap " << fmt("%.3e", best_gap);
+  os << ", " << fmt("%.3f", seconds) << " s";
+  return os.str();
+}
+
+std::string Summary::full() const {
+  std::ostringstream os;
+  const double it = iterations > 0 ? static_cast<double>(iterations) : 1.0;
+  auto phase = [&](const char* name, double sec, bool per_iteration = true) {
+    os << "    " << name << fmt("%10.4f s", sec);
+    if (per_iteration) os << fmt("  %9.2f us/iteration", 1e6 * sec / it);
+    os << "\n";
+  };
+  os << "status          " << message << "\n";
+  if (has_gap) {
+    os << "objective       phi(y_K) = " << fmt("%.10g", final_objective) << "\n";
+    os << "gap             final " << fmt("%.6e", final_gap) << ", best " << fmt("%.6e", best_gap)
+       << "  (generalized Frank-Wolfe gap, eq. 2, exact f and Jacobian)\n";
+  }
+  os << "iterations      " << iterations << " in " << fmt("%.3f", seconds) << " s ("
+     << fmt("%.0f", seconds > 0 ? iterations / seconds : 0.0) << " it/s)\n";
+  os << "time per phase\n";
+  phase("oracle ", times.oracle);
+  phase("tracker", times.tracker);
+  phase("GLMO   ", times.glmo);
+  phase("update ", times.update);
+  phase("gap    ", times.gap, false);
+  os << "GLMO            " << glmo_solver << "\n";
+  os << "                " << fmt("%.2f", glmo_iterations / it) << " simplex iterations per solve (max "
+     << glmo_max_iterations << ")\n";
+  os << "oracle calls    " << calls.draws << " draws, " << calls.values << " values, " << calls.jacobians
+     << " Jacobians, " << calls.exact << " exact, " << calls.hessian << " Hessian actions\n";
+  return os.str();
+}
+
+}  // namespace scfw

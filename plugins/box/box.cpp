@@ -1,0 +1,105 @@
+// Domain `box`: X = {x in R^d : lower <= x <= upper}, bounds per coordinate or broadcast.
+#include <scfw/scfw.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(12);
+  os << v;
+  return os.str();
+}
+
+// d comes from the oracle; "dim" lets a problem file state it (and is checked against it) or
+// give it where no oracle is known yet (e.g. `scfw describe`, tests).
+int resolve_dim(const scfw::Params& p, const scfw::Context& c) {
+  if (p.has("dim")) {
+    const std::int64_t dim = p.integer("dim");
+    if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
+    if (c.dim >= 1 && dim != c.dim)
+      p.fail("dim", "the domain has dimension " + std::to_string(dim) +
+                        " but the oracle has dimension " + std::to_string(c.dim));
+    return static_cast<int>(dim);
+  }
+  if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
+  return c.dim;
+}
+
+// A bound list of length 1 is broadcast to all d coordinates (a JSON scalar arrives as a
+// one-element list); length d gives one bound per coordinate.
+scfw::Vec bound(const scfw::Params& p, const std::string& name, double fallback, int d) {
+  const std::vector<double> given =
+      p.has(name) ? p.numbers(name) : std::vector<double>{fallback};
+  if (given.size() != 1 && given.size() != static_cast<size_t>(d))
+    p.fail(name, "expected 1 or " + std::to_string(d) + " numbers (the dimension), got " +
+                     std::to_string(given.size()));
+  for (size_t j = 0; j < given.size(); ++j)
+    if (!std::isfinite(given[j]))
+      p.fail(name, "expected finite numbers, got " + fmt(given[j]) + " at index " + std::to_string(j));
+  if (given.size() == 1) return scfw::Vec::Constant(d, given[0]);
+  return Eigen::Map<const scfw::Vec>(given.data(), d);
+}
+
+class Box final : public scfw::Domain {
+ public:
+  Box(const scfw::Params& p, const scfw::Context& c) {
+    d_ = resolve_dim(p, c);
+    lower_ = bound(p, "lower", -1.0, d_);
+    upper_ = bound(p, "upper", 1.0, d_);
+    for (int j = 0; j < d_; ++j)
+      if (lower_[j] > upper_[j])
+        p.fail("upper", "upper[" + std::to_string(j) + "] = " + fmt(upper_[j]) +
+                            " is below lower[" + std::to_string(j) + "] = " + fmt(lower_[j]));
+  }
+
+  int dim() const override { return d_; }
+
+  // The bounds are variable bounds: no rows at all.
+  std::vector<scfw::Expr> model(scfw::Model& m) const override {
+    std::vector<scfw::Expr> xs;
+    xs.reserve(static_cast<size_t>(d_));
+    for (int j = 0; j < d_; ++j)
+      xs.emplace_back(m.add_var(lower_[j], upper_[j], "x[" + std::to_string(j) + "]"));
+    return xs;
+  }
+
+  // Separable: each coordinate goes to the bound that minimizes g_j x_j.
+  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
+    x.resize(d_);
+    for (int j = 0; j < d_; ++j) x[j] = g[j] > 0.0 ? lower_[j] : upper_[j];
+  }
+
+  scfw::Vec initial_point() const override { return 0.5 * (lower_ + upper_); }
+  double diameter() const override { return (upper_ - lower_).norm(); }
+
+  bool contains(const scfw::Vec& x, double tol) const override {
+    if (x.size() != d_ || !x.allFinite()) return false;
+    for (int j = 0; j < d_; ++j)
+      if (x[j] < lower_[j] - tol || x[j] > upper_[j] + tol) return false;
+    return true;
+  }
+
+ private:
+  int d_ = 0;
+  scfw::Vec lower_, upper_;
+};
+
+void register_components(scfw::Registrar& r) {
+  r.add<Box>(scfw::Kind::Domain, "box", "X = {x : lower <= x <= upper}, a box (bounds per coordinate or one for all)",
+             {scfw::ParamSpec::number_list("lower", "lower bounds: one number for all coordinates or d numbers")
+                  .def(std::vector<double>{-1.0}),
+              scfw::ParamSpec::number_list("upper", "upper bounds: one number for all coordinates or d numbers")
+                  .def(std::vector<double>{1.0}),
+              scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
+                  .range(1, scfw::inf)});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("box", "0.1.0", register_components)

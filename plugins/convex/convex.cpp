@@ -1,0 +1,94 @@
+// Schedule `convex`: the decreasing step sizes of Theorem 2 (eq. convex_schedule),
+//   gamma_k = 2/(k+2),   beta_k = rho_k = min{1, c0 / (k + k0)^y},   y = r/(2r-1),
+// with, as in the proof of Theorem 2 (Lemma "Decreasing-schedule tracking"), c0 = 1 and
+//   k0 = ceil((4q)^(1/(1-y))) + 2,   q = y (r-1),
+// which gives 2 q k0^(y-1) <= 1/2 (k0^(1-y) >= 4q) and k0 >= 2, the two facts that close the
+// induction there.
+// At r = 2: y = 2/3, q = 2/3, (8/3)^3 = 18.96, so k0 = 21.
+#include <scfw/plugin.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+namespace {
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
+
+std::string fraction(double e) {
+  for (int q = 1; q <= 64; ++q) {
+    const double p = e * q;
+    if (std::abs(p - std::round(p)) < 1e-9) {
+      const long pi = std::lround(p);
+      return q == 1 ? std::to_string(pi) : std::to_string(pi) + "/" + std::to_string(q);
+    }
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", e);
+  return buf;
+}
+
+/// The proof's k0 for moment order r.
+long paper_k0(double r) {
+  const double y = r / (2 * r - 1), q = y * (r - 1);
+  double v = std::pow(4 * q, 1.0 / (1 - y));
+  // (4q)^(1/(1-y)) is an integer for some r; do not let rounding push ceil() one above it.
+  if (v >= 0.5 && std::abs(v - std::round(v)) < 1e-9 * v) v = std::round(v);
+  return static_cast<long>(std::ceil(v)) + 2;
+}
+
+class Convex final : public scfw::Schedule {
+ public:
+  Convex(const scfw::Params& p, const scfw::Context&)
+      : r_(p.has("r") ? p.number("r") : 2.0), c0_(p.has("c0") ? p.number("c0") : 1.0) {
+    if (!(r_ > 1.0 && r_ <= 2.0)) p.fail("r", "expected a number in (1, 2], got " + num(r_));
+    if (!(c0_ > 0.0) || !std::isfinite(c0_)) p.fail("c0", "expected a number > 0, got " + num(c0_));
+    y_ = r_ / (2 * r_ - 1);
+    if (p.has("k0")) {
+      k0_ = static_cast<long>(p.integer("k0"));
+      if (k0_ < 1) p.fail("k0", "expected an integer >= 1, got " + std::to_string(k0_));
+    } else {
+      k0_ = paper_k0(r_);
+    }
+  }
+
+  scfw::Steps at(long k, long) const override {
+    scfw::Steps s;
+    s.gamma = 2.0 / (static_cast<double>(k) + 2.0);
+    s.beta = s.rho = std::min(1.0, c0_ / std::pow(static_cast<double>(k + k0_), y_));
+    return s;
+  }
+
+  std::string describe() const override {
+    return "convex (r = " + num(r_) + "): gamma_k = 2/(k+2), beta_k = rho_k = min{1, " + num(c0_) + "/(k+" +
+           std::to_string(k0_) + ")^(" + fraction(y_) + ")} (c0 = " + num(c0_) + ", k0 = " + std::to_string(k0_) +
+           "; beta_0 = " + num(at(0, 1).beta) + ")";
+  }
+
+ private:
+  double r_, c0_, y_ = 0;
+  long k0_ = 0;
+};
+
+scfw::ParamSpec r_spec() {
+  auto s = scfw::ParamSpec::number("r", "moment order r of the noise, in (1, 2]").range(1.0, 2.0).def(2.0);
+  s.min_open = true;  // r in (1, 2]
+  return s;
+}
+
+void register_components(scfw::Registrar& r) {
+  r.add<Convex>(scfw::Kind::Schedule, "convex",
+                "Theorem 2: gamma_k = 2/(k+2), beta_k = rho_k = min{1, c0/(k+k0)^(r/(2r-1))}",
+                {r_spec(), scfw::ParamSpec::number("c0", "momentum scale c0 (the proof takes 1)").positive().def(1.0),
+                 scfw::ParamSpec::integer("k0", "momentum offset k0 (default: the proof's ceil((4q)^(1/(1-y))) + 2, 21 at r = 2)")
+                     .range(1, scfw::inf)});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("convex", "1.0.0", register_components)

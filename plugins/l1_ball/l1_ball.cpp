@@ -1,0 +1,91 @@
+// Domain `l1_ball`: X = {x in R^d : ||x||_1 <= radius}, the sparsity-inducing domain of the
+// paper's robust minimax example (Section 4, Example "Robust Minimax Optimization").
+#include <scfw/scfw.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(12);
+  os << v;
+  return os.str();
+}
+
+// d comes from the oracle; "dim" lets a problem file state it (and is checked against it) or
+// give it where no oracle is known yet (e.g. `scfw describe`, tests).
+int resolve_dim(const scfw::Params& p, const scfw::Context& c) {
+  if (p.has("dim")) {
+    const std::int64_t dim = p.integer("dim");
+    if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
+    if (c.dim >= 1 && dim != c.dim)
+      p.fail("dim", "the domain has dimension " + std::to_string(dim) +
+                        " but the oracle has dimension " + std::to_string(c.dim));
+    return static_cast<int>(dim);
+  }
+  if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
+  return c.dim;
+}
+
+class L1Ball final : public scfw::Domain {
+ public:
+  L1Ball(const scfw::Params& p, const scfw::Context& c) {
+    radius_ = p.has("radius") ? p.number("radius") : 1.0;
+    if (!(radius_ > 0.0) || !std::isfinite(radius_))
+      p.fail("radius", "expected a number > 0, got " + fmt(radius_));
+    d_ = resolve_dim(p, c);
+  }
+
+  int dim() const override { return d_; }
+
+  // x_j = p_j - q_j with p, q in [0, radius] and sum_j (p_j + q_j) <= radius: one row instead
+  // of the 2^d facets. At a vertex at most one of p_j, q_j is nonzero, so the sum is ||x||_1.
+  std::vector<scfw::Expr> model(scfw::Model& m) const override {
+    std::vector<scfw::Expr> xs(static_cast<size_t>(d_));
+    scfw::Expr total;
+    for (int j = 0; j < d_; ++j) {
+      const scfw::Var pj = m.add_var(0.0, radius_, "p[" + std::to_string(j) + "]");
+      const scfw::Var qj = m.add_var(0.0, radius_, "q[" + std::to_string(j) + "]");
+      xs[static_cast<size_t>(j)].add(pj, 1.0).add(qj, -1.0);
+      total.add(pj, 1.0).add(qj, 1.0);
+    }
+    m.add_row(std::move(total), -scfw::inf, radius_);
+    return xs;
+  }
+
+  // argmin_{||x||_1 <= r} <g, x> = -r sign(g_j) e_j at j = argmax_j |g_j| (a vertex even when
+  // g_j = 0, so Frank-Wolfe steps always go to an extreme point).
+  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
+    x.setZero(d_);
+    if (d_ == 0) return;
+    Eigen::Index j = 0;
+    g.cwiseAbs().maxCoeff(&j);
+    x[j] = g[j] > 0.0 ? -radius_ : radius_;
+  }
+
+  scfw::Vec initial_point() const override { return scfw::Vec::Zero(d_); }
+  double diameter() const override { return 2.0 * radius_; }  // ||r e_1 - (-r e_1)||_2
+
+  bool contains(const scfw::Vec& x, double tol) const override {
+    return x.size() == d_ && x.allFinite() && x.lpNorm<1>() <= radius_ + tol;
+  }
+
+ private:
+  double radius_ = 1.0;
+  int d_ = 0;
+};
+
+void register_components(scfw::Registrar& r) {
+  r.add<L1Ball>(scfw::Kind::Domain, "l1_ball", "X = {x : ||x||_1 <= radius}, the l1 ball (sparse x)",
+                {scfw::ParamSpec::number("radius", "radius of the ball").positive().def(1.0),
+                 scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
+                     .range(1, scfw::inf)});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("l1_ball", "0.1.0", register_components)

@@ -1,0 +1,377 @@
+// Oracle `least_squares_tasks`: the paper's Task 1 (Section 6), robust minimax sparse regression.
+//
+//   f_i(x) = 1/(2 N_i) sum_{j=1}^{N_i} (a_ij^T x - b_ij)^2,    i = 1..m   (n = m outputs)
+//
+// A sample xi draws `batch` = B rows of every task uniformly with replacement; then
+//   f~_i(x; xi)     = 1/(2B) sum_{drawn j} (a_ij^T x - b_ij)^2
+//   J~(x; xi) row i = 1/B    sum_{drawn j} (a_ij^T x - b_ij) a_ij^T
+// are unbiased for f_i and grad f_i. Since f_i is quadratic, the Hessian action of the same
+// sample is row i = 1/B sum_{drawn j} (a_ij^T v) a_ij^T, independent of x.
+//
+// The rows are stored sparse (CSR), task by task, so a sample costs O(nnz of the drawn rows)
+// plus the n x d Jacobian it writes, and the exact pass costs O(nnz).
+#include <scfw/plugin.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "libsvm.hpp"
+
+namespace {
+
+using scfw::Context;
+using scfw::InputError;
+using scfw::Mat;
+using scfw::Params;
+using scfw::Rng;
+using scfw::Vec;
+
+/// The m tasks' rows, CSR, task i owning rows task_begin[i] .. task_begin[i+1]-1.
+struct TaskRows {
+  int d = 0;
+  std::vector<std::int64_t> task_begin{0};
+  std::vector<std::int64_t> row_ptr{0};
+  std::vector<int> cols;
+  std::vector<double> vals;
+  std::vector<double> b;
+
+  int tasks() const { return static_cast<int>(task_begin.size()) - 1; }
+  void push_row(const int* c, const double* v, std::int64_t count, double label) {
+    cols.insert(cols.end(), c, c + count);
+    vals.insert(vals.end(), v, v + count);
+    row_ptr.push_back(static_cast<std::int64_t>(cols.size()));
+    b.push_back(label);
+  }
+  void end_task() { task_begin.push_back(static_cast<std::int64_t>(b.size())); }
+};
+
+std::int64_t int_or(const Params& p, const std::string& name, std::int64_t def) {
+  return p.has(name) ? p.integer(name) : def;
+}
+double num_or(const Params& p, const std::string& name, double def) { return p.has(name) ? p.number(name) : def; }
+
+void require_at_least(const Params& p, const std::string& name, std::int64_t v, std::int64_t lo) {
+  if (v < lo) p.fail(name, "expected an integer >= " + std::to_string(lo) + ", got " + std::to_string(v));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic data (the paper's Task 1 setting). With g = Rng(seed), in this order:
+//   1. ground truth x*: `sparsity` distinct coordinates chosen by a partial Fisher-Yates shuffle
+//      (std::uniform_int_distribution), each with a random sign (std::bernoulli_distribution(0.5))
+//      and magnitude U(0.5, 1.5); then x* is rescaled so that ||x*||_1 = 4, inside the radius-5
+//      l1 ball of Task 1.
+//   2. for task i = 0..m-1, for each of its `rows_per_task` rows: a ~ N(0, I_d) (d draws of one
+//      std::normal_distribution), then b = a^T x* + s_i * t, t ~ Student-t with nu_i degrees of
+//      freedom (std::student_t_distribution), where
+//          nu_i = 10 - 7.5 * i / (m - 1)      (10 for the first task down to 2.5 for the last)
+//          s_i  = noise * (1 + i / (m - 1))   (noise for the first task up to 2 * noise)
+//      (m = 1: nu = 10, s = noise). So later tasks are noisier and heavier-tailed: task m-1's
+//      noise has finite moments only of order < 2.5.
+// The data seed is independent of the run seed: the same `synthetic` block gives the same data.
+TaskRows make_synthetic(const Params& s) {
+  const std::int64_t m = int_or(s, "tasks", 10), d = int_or(s, "dim", 100), rows = int_or(s, "rows_per_task", 500),
+                     sparsity = int_or(s, "sparsity", 10), seed = int_or(s, "seed", 1);
+  const double noise = num_or(s, "noise", 0.5);
+  require_at_least(s, "tasks", m, 1);
+  require_at_least(s, "dim", d, 1);
+  require_at_least(s, "rows_per_task", rows, 1);
+  require_at_least(s, "sparsity", sparsity, 0);
+  if (sparsity > d) s.fail("sparsity", "expected at most dim = " + std::to_string(d) + " non-zeros, got " + std::to_string(sparsity));
+  if (!(noise >= 0) || !std::isfinite(noise)) s.fail("noise", "expected a number >= 0");
+  if (static_cast<double>(m) * rows * d > 2e9) s.fail("rows_per_task", "tasks * rows_per_task * dim is too large (over 2e9 stored values)");
+
+  Rng g(static_cast<std::uint64_t>(seed));
+  Vec xstar = Vec::Zero(d);
+  std::vector<int> idx(static_cast<std::size_t>(d));
+  std::iota(idx.begin(), idx.end(), 0);
+  std::bernoulli_distribution coin(0.5);
+  std::uniform_real_distribution<double> magnitude(0.5, 1.5);
+  for (std::int64_t j = 0; j < sparsity; ++j) {
+    std::uniform_int_distribution<std::int64_t> pick(j, d - 1);
+    std::swap(idx[j], idx[pick(g)]);
+    const double sign = coin(g) ? 1.0 : -1.0;
+    xstar[idx[j]] = sign * magnitude(g);
+  }
+  if (sparsity > 0) xstar *= 4.0 / xstar.lpNorm<1>();
+
+  TaskRows t;
+  t.d = static_cast<int>(d);
+  t.cols.reserve(static_cast<std::size_t>(m * rows * d));
+  t.vals.reserve(static_cast<std::size_t>(m * rows * d));
+  std::vector<int> all_cols(static_cast<std::size_t>(d));
+  std::iota(all_cols.begin(), all_cols.end(), 0);
+  std::normal_distribution<double> gauss(0.0, 1.0);
+  Vec a(d);
+  for (std::int64_t i = 0; i < m; ++i) {
+    const double frac = m > 1 ? static_cast<double>(i) / static_cast<double>(m - 1) : 0.0;
+    std::student_t_distribution<double> student(10.0 - 7.5 * frac);
+    const double scale = noise * (1.0 + frac);
+    for (std::int64_t j = 0; j < rows; ++j) {
+      for (std::int64_t k = 0; k < d; ++k) a[k] = gauss(g);
+      const double bj = a.dot(xstar) + scale * student(g);
+      t.push_row(all_cols.data(), a.data(), d, bj);
+    }
+    t.end_task();
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// LIBSVM data.
+
+std::string resolve(const std::string& file, const Context& ctx) {
+  std::filesystem::path p(file);
+  if (p.is_relative() && !ctx.base_dir.empty()) p = std::filesystem::path(ctx.base_dir) / p;
+  return p.string();
+}
+
+int checked_dim(const std::string& what, int features, int max_index) {
+  const int d = features > 0 ? features : max_index;
+  if (d < 1) throw InputError(what + ": no feature appears in any row; give \"features\"");
+  return d;
+}
+
+/// `file` + `tasks`: one file split into label-stratified tasks (libsvm::stratified_split).
+TaskRows from_file(const Params& p, const Context& ctx) {
+  if (!p.has("tasks")) p.fail("tasks", "\"file\" needs \"tasks\", the number of subsets to split it into");
+  const std::int64_t m = p.integer("tasks");
+  require_at_least(p, "tasks", m, 1);
+  const int features = static_cast<int>(int_or(p, "features", 0));
+  const std::string path = resolve(p.string("file"), ctx);
+  const scfw::libsvm::Data data = scfw::libsvm::read(path, features);
+  if (data.rows() == 0) throw InputError(path + ": no data rows");
+  if (static_cast<std::size_t>(m) > data.rows()) {
+    throw InputError(path + ": task " + std::to_string(data.rows() + 1) + " of " + std::to_string(m) +
+                     " has no rows (the file has " + std::to_string(data.rows()) + " rows; use at most that many tasks)");
+  }
+  TaskRows t;
+  t.d = checked_dim(path, features, data.max_index);
+  t.cols.reserve(data.nnz());
+  t.vals.reserve(data.nnz());
+  for (const auto& rows : scfw::libsvm::stratified_split(data.labels, static_cast<int>(m))) {
+    for (std::size_t r : rows) {
+      const std::int64_t b = data.row_ptr[r], e = data.row_ptr[r + 1];
+      t.push_row(data.cols.data() + b, data.vals.data() + b, e - b, data.labels[r]);
+    }
+    t.end_task();
+  }
+  return t;
+}
+
+/// `files`: comma-separated paths, one file per task.
+TaskRows from_files(const Params& p, const Context& ctx) {
+  std::vector<std::string> paths;
+  const std::string& list = p.string("files");
+  std::size_t start = 0;
+  while (true) {
+    std::size_t comma = list.find(',', start);
+    std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
+    item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
+    if (item.empty()) p.fail("files", "empty path in the comma-separated list \"" + list + "\"");
+    paths.push_back(resolve(item, ctx));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  if (p.has("tasks") && p.integer("tasks") != static_cast<std::int64_t>(paths.size())) {
+    p.fail("tasks", "\"files\" lists " + std::to_string(paths.size()) + " files (one per task), but tasks = " +
+                        std::to_string(p.integer("tasks")));
+  }
+  const int features = static_cast<int>(int_or(p, "features", 0));
+  std::vector<scfw::libsvm::Data> data;
+  int max_index = 0;
+  for (const auto& path : paths) {
+    data.push_back(scfw::libsvm::read(path, features));
+    if (data.back().rows() == 0) throw InputError(path + ": no data rows (each file in \"files\" is one task)");
+    max_index = std::max(max_index, data.back().max_index);
+  }
+  TaskRows t;
+  t.d = checked_dim(paths.front(), features, max_index);
+  for (const auto& f : data) {
+    for (std::size_t r = 0; r < f.rows(); ++r) {
+      const std::int64_t b = f.row_ptr[r], e = f.row_ptr[r + 1];
+      t.push_row(f.cols.data() + b, f.vals.data() + b, e - b, f.labels[r]);
+    }
+    t.end_task();
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/// xi: the global indices of the rows drawn, B per task (task i at [i B, (i+1) B)).
+struct RowSample final : scfw::Sample {
+  std::vector<std::int64_t> rows;
+};
+
+class LeastSquaresTasks final : public scfw::Oracle {
+ public:
+  LeastSquaresTasks(const Params& p, const Context& ctx) {
+    const std::int64_t batch = int_or(p, "batch", 1);
+    require_at_least(p, "batch", batch, 0);
+    // batch 0: every sample is the whole data set, an exact oracle (sigma_f = sigma_g = 0), the
+    // setting of Corollary 1 (deterministic interpolation).
+    full_ = batch == 0;
+    batch_ = static_cast<int>(batch);
+
+    const bool synthetic = p.has("synthetic"), file = p.has("file"), files = p.has("files");
+    if (synthetic + file + files == 0)
+      p.fail("synthetic", "no data source: give one of \"synthetic\", \"file\" (with \"tasks\") or \"files\"");
+    if (synthetic + file + files > 1) {
+      const std::string second = files ? "files" : "file";
+      p.fail(second, "give only one data source of \"synthetic\", \"file\" and \"files\"");
+    }
+    if (synthetic) {
+      if (p.has("tasks")) p.fail("tasks", "only used with \"file\"; the generator takes synthetic.tasks");
+      if (p.has("features")) p.fail("features", "only used with \"file\" or \"files\"; the generator takes synthetic.dim");
+      data_ = make_synthetic(p.object("synthetic"));
+    } else if (file) {
+      data_ = from_file(p, ctx);
+    } else {
+      data_ = from_files(p, ctx);
+    }
+  }
+
+  int dim() const override { return data_.d; }
+  int outputs() const override { return data_.tasks(); }
+
+  std::unique_ptr<scfw::Sample> make_sample() const override {
+    auto s = std::make_unique<RowSample>();
+    s->rows.assign(static_cast<std::size_t>(data_.tasks()) * batch_, 0);
+    return s;
+  }
+
+  void draw(Rng& rng, scfw::Sample& s) const override {
+    auto& rows = own(s).rows;
+    if (full_) return;  // nothing to draw: the sample is the data set
+    for (int i = 0, m = data_.tasks(); i < m; ++i) {
+      std::uniform_int_distribution<std::int64_t> pick(data_.task_begin[i], data_.task_begin[i + 1] - 1);
+      for (int t = 0; t < batch_; ++t) rows[static_cast<std::size_t>(i) * batch_ + t] = pick(rng);
+    }
+  }
+
+  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+    if (full_) return exact(x, f, J);
+    check_sizes(x, f, J);
+    const auto& rows = own(s).rows;
+    const double inv_b = 1.0 / batch_;
+    for (int i = 0, m = data_.tasks(); i < m; ++i) {
+      double sum = 0.0;
+      if (J) J->row(i).setZero();
+      for (int t = 0; t < batch_; ++t) {
+        const std::int64_t r = rows[static_cast<std::size_t>(i) * batch_ + t];
+        const double res = row_dot(r, x) - data_.b[r];
+        sum += res * res;
+        if (J) add_row(r, res * inv_b, *J, i);
+      }
+      if (f) (*f)[i] = 0.5 * inv_b * sum;
+    }
+  }
+
+  bool has_exact() const override { return true; }
+  void exact(const Vec& x, Vec* f, Mat* J) const override {
+    check_sizes(x, f, J);
+    for (int i = 0, m = data_.tasks(); i < m; ++i) {
+      const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
+      const double inv_n = 1.0 / static_cast<double>(end - begin);
+      double sum = 0.0;
+      if (J) J->row(i).setZero();
+      for (std::int64_t r = begin; r < end; ++r) {
+        const double res = row_dot(r, x) - data_.b[r];
+        sum += res * res;
+        if (J) add_row(r, res * inv_n, *J, i);
+      }
+      if (f) (*f)[i] = 0.5 * inv_n * sum;
+    }
+  }
+
+  bool has_hessian_action() const override { return true; }
+  void hessian_action(const scfw::Sample& s, const Vec& x, const Vec& v, Mat& out) const override {
+    check_sizes(x, nullptr, &out);
+    if (v.size() != data_.d) throw scfw::Error("least_squares_tasks: v has size " + std::to_string(v.size()) + ", expected " + std::to_string(data_.d));
+    const auto& rows = own(s).rows;
+    if (full_) {
+      for (int i = 0, m = data_.tasks(); i < m; ++i) {
+        out.row(i).setZero();
+        const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
+        const double inv_n = 1.0 / static_cast<double>(end - begin);
+        for (std::int64_t r = begin; r < end; ++r) add_row(r, row_dot(r, v) * inv_n, out, i);
+      }
+      return;
+    }
+    const double inv_b = 1.0 / batch_;
+    for (int i = 0, m = data_.tasks(); i < m; ++i) {
+      out.row(i).setZero();
+      for (int t = 0; t < batch_; ++t) {
+        const std::int64_t r = rows[static_cast<std::size_t>(i) * batch_ + t];
+        add_row(r, row_dot(r, v) * inv_b, out, i);
+      }
+    }
+  }
+
+ private:
+  static const RowSample& own(const scfw::Sample& s) {
+    auto* p = dynamic_cast<const RowSample*>(&s);
+    if (!p) throw scfw::Error("least_squares_tasks: the sample was not made by this oracle's make_sample()");
+    return *p;
+  }
+  static RowSample& own(scfw::Sample& s) { return const_cast<RowSample&>(own(static_cast<const scfw::Sample&>(s))); }
+
+  void check_sizes(const Vec& x, const Vec* f, const Mat* J) const {
+    const int m = data_.tasks(), d = data_.d;
+    if (x.size() != d) throw scfw::Error("least_squares_tasks: x has size " + std::to_string(x.size()) + ", expected " + std::to_string(d));
+    if (f && f->size() != m) throw scfw::Error("least_squares_tasks: f has size " + std::to_string(f->size()) + ", expected " + std::to_string(m));
+    if (J && (J->rows() != m || J->cols() != d))
+      throw scfw::Error("least_squares_tasks: J is " + std::to_string(J->rows()) + " x " + std::to_string(J->cols()) + ", expected " +
+                        std::to_string(m) + " x " + std::to_string(d));
+  }
+
+  double row_dot(std::int64_t r, const Vec& x) const {
+    double s = 0.0;
+    for (std::int64_t k = data_.row_ptr[r], e = data_.row_ptr[r + 1]; k < e; ++k) s += data_.vals[k] * x[data_.cols[k]];
+    return s;
+  }
+  /// J(i, :) += scale * a_r^T
+  void add_row(std::int64_t r, double scale, Mat& J, int i) const {
+    double* Ji = J.row(i).data();
+    for (std::int64_t k = data_.row_ptr[r], e = data_.row_ptr[r + 1]; k < e; ++k) Ji[data_.cols[k]] += scale * data_.vals[k];
+  }
+
+  TaskRows data_;
+  int batch_ = 1;
+  bool full_ = false;
+};
+
+void register_components(scfw::Registrar& r) {
+  using scfw::ParamSpec;
+  r.add<LeastSquaresTasks>(
+      scfw::Kind::Oracle, "least_squares_tasks",
+      "f_i(x) = 1/(2 N_i) sum_j (a_ij^T x - b_ij)^2 for tasks i = 1..m (Task 1); a sample draws `batch` rows per task",
+      {
+          ParamSpec::integer("batch", "rows drawn per task for one sample, uniformly with replacement; 0 = the whole data set (exact oracle)").range(0, scfw::inf).def(1),
+          ParamSpec::object(
+              "synthetic",
+              {
+                  ParamSpec::integer("tasks", "number of tasks m (outputs n)").range(1, scfw::inf).def(10),
+                  ParamSpec::integer("dim", "dimension d of x").range(1, scfw::inf).def(100),
+                  ParamSpec::integer("rows_per_task", "rows N_i of each task").range(1, scfw::inf).def(500),
+                  ParamSpec::integer("sparsity", "non-zeros of the ground truth x* (scaled to ||x*||_1 = 4)").nonnegative().def(10),
+                  ParamSpec::number("noise", "noise scale: task i's Student-t noise is scaled by noise * (1 + i/(m-1))").nonnegative().def(0.5),
+                  ParamSpec::integer("seed", "data seed, independent of the run seed").nonnegative().def(1),
+              },
+              "Gaussian rows a ~ N(0, I), sparse x*, Student-t noise with 10 down to 2.5 degrees of freedom across tasks"),
+          ParamSpec::string("file", "a LIBSVM file, split into `tasks` label-stratified subsets (relative to the problem file)"),
+          ParamSpec::string("files", "comma-separated LIBSVM files, one per task (relative to the problem file)"),
+          ParamSpec::integer("tasks", "number of subsets `file` is split into").range(1, scfw::inf),
+          ParamSpec::integer("features", "number of features d (default: the largest index in the data)").range(1, scfw::inf),
+      });
+}
+
+}  // namespace
+
+SCFW_PLUGIN("least_squares_tasks", "1.0.0", register_components)

@@ -1,0 +1,91 @@
+// Domain `simplex`: X = {x in R^d : x >= 0, sum_j x_j = scale}, the (scaled) probability simplex.
+#include <scfw/scfw.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(12);
+  os << v;
+  return os.str();
+}
+
+// d comes from the oracle; "dim" lets a problem file state it (and is checked against it) or
+// give it where no oracle is known yet (e.g. `scfw describe`, tests).
+int resolve_dim(const scfw::Params& p, const scfw::Context& c) {
+  if (p.has("dim")) {
+    const std::int64_t dim = p.integer("dim");
+    if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
+    if (c.dim >= 1 && dim != c.dim)
+      p.fail("dim", "the domain has dimension " + std::to_string(dim) +
+                        " but the oracle has dimension " + std::to_string(c.dim));
+    return static_cast<int>(dim);
+  }
+  if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
+  return c.dim;
+}
+
+class Simplex final : public scfw::Domain {
+ public:
+  Simplex(const scfw::Params& p, const scfw::Context& c) {
+    scale_ = p.has("scale") ? p.number("scale") : 1.0;
+    if (!(scale_ > 0.0) || !std::isfinite(scale_))
+      p.fail("scale", "expected a number > 0, got " + fmt(scale_));
+    d_ = resolve_dim(p, c);
+  }
+
+  int dim() const override { return d_; }
+
+  // x_j in [0, scale] (the upper bound is implied; stating it helps the simplex method) and
+  // one equality row sum_j x_j = scale.
+  std::vector<scfw::Expr> model(scfw::Model& m) const override {
+    std::vector<scfw::Expr> xs;
+    xs.reserve(static_cast<size_t>(d_));
+    scfw::Expr total;
+    for (int j = 0; j < d_; ++j) {
+      const scfw::Var xj = m.add_var(0.0, scale_, "x[" + std::to_string(j) + "]");
+      xs.emplace_back(xj);
+      total.add(xj, 1.0);
+    }
+    m.add_row(std::move(total), scale_, scale_);
+    return xs;
+  }
+
+  // argmin over the simplex of <g, x> = scale e_j at j = argmin_j g_j.
+  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
+    x.setZero(d_);
+    if (d_ == 0) return;
+    Eigen::Index j = 0;
+    g.minCoeff(&j);
+    x[j] = scale_;
+  }
+
+  scfw::Vec initial_point() const override { return scfw::Vec::Constant(d_, scale_ / d_); }
+  double diameter() const override { return scale_ * std::sqrt(2.0); }  // ||s e_1 - s e_2||_2
+
+  bool contains(const scfw::Vec& x, double tol) const override {
+    return x.size() == d_ && x.allFinite() && x.minCoeff() >= -tol &&
+           std::abs(x.sum() - scale_) <= tol;
+  }
+
+ private:
+  double scale_ = 1.0;
+  int d_ = 0;
+};
+
+void register_components(scfw::Registrar& r) {
+  r.add<Simplex>(scfw::Kind::Domain, "simplex",
+                 "X = {x : x >= 0, sum_j x_j = scale}, the scaled probability simplex",
+                 {scfw::ParamSpec::number("scale", "the sum of the coordinates").positive().def(1.0),
+                  scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
+                      .range(1, scfw::inf)});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("simplex", "0.1.0", register_components)

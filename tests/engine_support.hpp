@@ -1,0 +1,80 @@
+// Shared helpers for the engine tests: the real plugins, composed from inline JSON.
+#pragma once
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "scfw/core/problem.hpp"
+#include "scfw/core/solver.hpp"
+
+namespace scfw::test {
+
+inline Registry& plugins() {
+  static Registry r;
+  static const bool loaded = (r.load_directory(SCFW_PLUGIN_DIR), true);
+  (void)loaded;
+  return r;
+}
+
+/// The paper's Task 1 (robust minimax sparse regression) on synthetic data.
+inline nlohmann::json task1(long iterations, int batch, const std::string& variant, nlohmann::json schedule,
+                            int tasks = 10, int dim = 100, int rows = 500, double noise = 0.5,
+                            double radius = 5.0) {
+  return nlohmann::json{
+      {"seed", 1},
+      {"iterations", iterations},
+      {"oracle",
+       {{"plugin", "least_squares_tasks"},
+        {"synthetic", {{"tasks", tasks}, {"dim", dim}, {"rows_per_task", rows}, {"noise", noise}, {"seed", 1}}},
+        {"batch", batch}}},
+      {"outer", {{"plugin", "max"}}},
+      {"domain", {{"plugin", "l1_ball"}, {"radius", radius}}},
+      {"glmo", {{"plugin", "clp"}}},
+      {"tracker", {{"plugin", "momentum"}, {"value", variant}}},
+      {"schedule", std::move(schedule)}};
+}
+
+inline Problem make(const nlohmann::json& doc) { return compose(plugins(), doc, "test.json", SCFW_SOURCE_DIR); }
+
+struct Trajectory {
+  std::vector<Vec> y;          // y_1 .. y_K
+  std::vector<double> gaps;    // reported gaps, in order
+  Summary summary;
+};
+
+inline Trajectory run(Problem& p, std::uint64_t seed, long iterations, long report_every, bool keep_y = false,
+                      bool final_report = true) {
+  SolverOptions o;
+  o.iterations = iterations;
+  o.seed = seed;
+  o.report_every = report_every;
+  o.final_report = final_report;
+  Solver solver(p, o);
+  Trajectory t;
+  solver.add_callback([&](const IterationState& s) {
+    if (keep_y) t.y.push_back(*s.y);
+    if (s.has_gap) t.gaps.push_back(s.gap);
+    return true;
+  });
+  t.summary = solver.run();
+  return t;
+}
+
+/// Least-squares slope of log(v) against log(k).
+inline double loglog_slope(const std::vector<double>& k, const std::vector<double>& v) {
+  double mx = 0, my = 0;
+  const double m = static_cast<double>(k.size());
+  for (size_t i = 0; i < k.size(); ++i) {
+    mx += std::log(k[i]) / m;
+    my += std::log(v[i]) / m;
+  }
+  double sxy = 0, sxx = 0;
+  for (size_t i = 0; i < k.size(); ++i) {
+    sxy += (std::log(k[i]) - mx) * (std::log(v[i]) - my);
+    sxx += (std::log(k[i]) - mx) * (std::log(k[i]) - mx);
+  }
+  return sxy / sxx;
+}
+
+}  // namespace scfw::test

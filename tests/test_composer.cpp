@@ -1,0 +1,657 @@
+// The composer: problem documents validated against the declared parameters of the plugins they
+// name, every bad input reported as one line "<file>: <JSON pointer>: <what>" (checked word for
+// word here), defaults and overrides, and the host wrappers that check sizes and count calls.
+// Real plugins come from SCFW_PLUGIN_DIR; tests/fixtures/composer holds components that
+// misbehave in one way each.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+#include <unistd.h>
+
+#include "scfw/core/checked.hpp"
+#include "scfw/core/problem.hpp"
+#include "scfw/core/registry.hpp"
+#include "scfw/error.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using scfw::InputError;
+using scfw::Kind;
+using scfw::Registry;
+
+namespace {
+
+// Exactly these real plugins, so that lists of names in messages do not depend on what else
+// happens to be built.
+const char* const kPlugins[] = {"least_squares_tasks", "max", "linear", "l1_ball", "simplex", "box",
+                                "clp", "momentum", "nonconvex", "convex", "deterministic", "constant"};
+
+const Registry& real_plugins() {
+  static Registry* r = [] {
+    auto* reg = new Registry();
+    for (const char* name : kPlugins) {
+      const fs::path lib = fs::path(SCFW_PLUGIN_DIR) / ("libscfw_" + std::string(name) + ".so");
+      if (fs::exists(lib)) reg->load_library(lib);
+    }
+    for (const auto& f : reg->failures()) MESSAGE("plugin failed to load: ", f.path, ": ", f.reason);
+    return reg;
+  }();
+  return *r;
+}
+
+/// The real plugins plus the composer fixture.
+const Registry& with_fixtures() {
+  static Registry* r = [] {
+    auto* reg = new Registry();
+    for (const char* name : kPlugins) {
+      const fs::path lib = fs::path(SCFW_PLUGIN_DIR) / ("libscfw_" + std::string(name) + ".so");
+      if (fs::exists(lib)) reg->load_library(lib);
+    }
+    reg->load_library(fs::path(SCFW_FIXTURE_DIR) / "composer" / "libcomposer.so");
+    return reg;
+  }();
+  return *r;
+}
+
+/// A small valid problem: 3 tasks in dimension 5.
+json base() {
+  return json::parse(R"({
+    "oracle": {"plugin": "least_squares_tasks",
+               "synthetic": {"tasks": 3, "dim": 5, "rows_per_task": 20, "sparsity": 2}},
+    "outer":  {"plugin": "max"},
+    "domain": {"plugin": "l1_ball"}
+  })");
+}
+
+/// The message of the InputError that composing `doc` raises ("" if none).
+std::string compose_error(const json& doc, const Registry& registry = real_plugins()) {
+  try {
+    scfw::compose(registry, doc, "problem.json", ".");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+/// A file in a fresh temporary folder, removed with the folder at exit of the test case.
+struct TempFile {
+  fs::path dir, path;
+  TempFile(const std::string& name, const std::string& text) {
+    dir = fs::temp_directory_path() / ("scfw_test_composer_" + std::to_string(::getpid()) + "_" + name);
+    fs::create_directories(dir);
+    path = dir / name;
+    std::ofstream(path) << text;
+  }
+  ~TempFile() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+/// What nlohmann itself says about the position of a parse error, "line L, column C".
+std::string parser_position(const std::string& text) {
+  try {
+    const json parsed = json::parse(text);
+    (void)parsed;
+  } catch (const json::parse_error& e) {
+    std::smatch m;
+    const std::string what = e.what();
+    if (std::regex_search(what, m, std::regex("line [0-9]+, column [0-9]+"))) return m.str();
+  }
+  return "";
+}
+
+bool have_real_plugins() {
+  const bool ok = real_plugins().find(Kind::Oracle, "least_squares_tasks") && real_plugins().find(Kind::Outer, "max") &&
+                  real_plugins().find(Kind::Domain, "l1_ball") && real_plugins().find(Kind::Glmo, "clp") &&
+                  real_plugins().find(Kind::Tracker, "momentum") && real_plugins().find(Kind::Schedule, "nonconvex");
+  if (!ok) MESSAGE("some real plugins are not built in " SCFW_PLUGIN_DIR);
+  return ok;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Reading files
+
+TEST_CASE("a missing file: cannot open") {
+  CHECK_THROWS_WITH_AS(scfw::read_json_file("no/such/problem.json"), "no/such/problem.json: cannot open file",
+                       InputError);
+  CHECK_THROWS_WITH_AS(scfw::load_problem(real_plugins(), "no/such/problem.json"),
+                       "no/such/problem.json: cannot open file", InputError);
+}
+
+TEST_CASE("malformed JSON: file, line and column, then the parser's explanation") {
+  const std::string text = "{\n  \"oracle\": {\"plugin\": \"x\"},\n  \"outer\" {\"plugin\": \"max\"}\n}\n";
+  TempFile f("bad.json", text);
+  const std::string file = f.path.string();
+  CHECK_THROWS_WITH_AS(scfw::read_json_file(f.path),
+                       (file + ": line 3, column 11: syntax error while parsing object separator - "
+                               "unexpected '{'; expected ':'")
+                           .c_str(),
+                       InputError);
+  CHECK(parser_position(text) == "line 3, column 11");
+}
+
+TEST_CASE("malformed JSON: line and column agree with the parser's own count") {
+  const std::vector<std::string> texts = {
+      "",
+      "{",
+      "{\"a\": 1,}",
+      "{\n\"a\": [1, 2,\n 3\n",
+      "{\n  \"a\": tru\n}",
+      "{\"a\": \"unterminated\n}",
+      "[1, 2]\n  x",
+      "\n\n\n   }",
+  };
+  for (const auto& text : texts) {
+    TempFile f("t.json", text);
+    try {
+      scfw::read_json_file(f.path);
+      FAIL("no error for: ", text);
+    } catch (const InputError& e) {
+      const std::string what = e.what();
+      const std::string expected_head = f.path.string() + ": " + parser_position(text) + ": ";
+      CHECK_MESSAGE(what.rfind(expected_head, 0) == 0, what, " vs ", expected_head);
+      CHECK(what.find("[json.exception") == std::string::npos);
+      CHECK(what.find("parse error at") == std::string::npos);
+    }
+  }
+  // The end of input is reported where it happens.
+  TempFile f("empty.json", "");
+  CHECK_THROWS_WITH_AS(scfw::read_json_file(f.path),
+                       (f.path.string() + ": line 1, column 1: syntax error while parsing value - unexpected end "
+                                          "of input; expected '[', '{', or a literal")
+                           .c_str(),
+                       InputError);
+}
+
+// ---------------------------------------------------------------------------------------------
+// validate_params on its own
+
+TEST_CASE("validate_params: types, defaults, coercions and nested objects") {
+  using scfw::ParamSpec;
+  const std::vector<ParamSpec> specs = {
+      ParamSpec::number("radius", "radius").positive().def(1.0),
+      ParamSpec::integer("dim", "dimension").range(1, scfw::inf),
+      ParamSpec::number_list("lower", "lower bounds").def(std::vector<double>{0.0}),
+      ParamSpec::boolean("warm", "warm start").def(true),
+      ParamSpec::choice("value", {"polyak", "taylor"}, "tracker").def("taylor"),
+      ParamSpec::string("file", "data file"),
+      ParamSpec::object("synthetic", {ParamSpec::integer("tasks", "tasks").range(1, scfw::inf).def(10)}, "generator"),
+  };
+  SUBCASE("defaults filled, optional ones without default absent") {
+    const auto p = scfw::validate_params(specs, json::parse(R"({"plugin": "x"})"), "f.json", "/domain");
+    CHECK(p.number("radius") == 1.0);
+    CHECK_FALSE(p.has("dim"));
+    CHECK(p.numbers("lower") == std::vector<double>{0.0});
+    CHECK(p.boolean("warm"));
+    CHECK(p.string("value") == "taylor");
+    CHECK_FALSE(p.has("file"));
+    CHECK_FALSE(p.has("synthetic"));
+    CHECK(p.source() == "f.json");
+    CHECK(p.pointer() == "/domain");
+    CHECK(p.where("radius") == "f.json: /domain/radius");
+  }
+  SUBCASE("an integer for a number, 3.0 for an integer, a scalar for a list") {
+    const auto p = scfw::validate_params(
+        specs, json::parse(R"({"radius": 2, "dim": 3.0, "lower": -1.5, "synthetic": {}})"), "f.json", "/domain");
+    CHECK(p.number("radius") == 2.0);
+    CHECK(p.integer("dim") == 3);
+    CHECK(p.numbers("lower") == std::vector<double>{-1.5});
+    REQUIRE(p.has("synthetic"));
+    CHECK(p.object("synthetic").integer("tasks") == 10);
+    CHECK(p.object("synthetic").pointer() == "/domain/synthetic");
+  }
+  SUBCASE("messages") {
+    auto error = [&](const char* text) {
+      try {
+        scfw::validate_params(specs, json::parse(text), "f.json", "/domain", "box");
+      } catch (const InputError& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    CHECK(error(R"({"dim": 2.5})") == "f.json: /domain/dim: expected an integer >= 1, got 2.5");
+    CHECK(error(R"({"dim": 0})") == "f.json: /domain/dim: expected an integer >= 1, got 0");
+    CHECK(error(R"({"dim": "3"})") == "f.json: /domain/dim: expected an integer >= 1, got \"3\"");
+    CHECK(error(R"({"radius": null})") == "f.json: /domain/radius: expected a number > 0, got null");
+    CHECK(error(R"({"lower": [1, "a"]})") == "f.json: /domain/lower/1: expected a number, got \"a\"");
+    CHECK(error(R"({"lower": {"a": 1}})") == "f.json: /domain/lower: expected an array of numbers, got {\"a\":1}");
+    CHECK(error(R"({"warm": 1})") == "f.json: /domain/warm: expected true or false, got 1");
+    CHECK(error(R"({"file": 1})") == "f.json: /domain/file: expected a string, got 1");
+    CHECK(error(R"({"value": 1})") == "f.json: /domain/value: expected one of \"polyak\", \"taylor\", got 1");
+    CHECK(error(R"({"synthetic": 1})") == "f.json: /domain/synthetic: expected an object, got 1");
+    CHECK(error(R"({"synthetic": {"tasks": 0}})") ==
+          "f.json: /domain/synthetic/tasks: expected an integer >= 1, got 0");
+    CHECK(error(R"({"synthetic": {"task": 2}})") ==
+          "f.json: /domain/synthetic/task: unknown parameter of box.synthetic; did you mean \"tasks\"?");
+    CHECK(error(R"({"synthetic": {"plugin": 2}})") ==
+          "f.json: /domain/synthetic/plugin: unknown parameter of box.synthetic; its parameters are \"tasks\"");
+    CHECK(error(R"({"rad": 2})") == "f.json: /domain/rad: unknown parameter of box; did you mean \"radius\"?");
+    CHECK(error(R"({"a/b": 2})") ==
+          "f.json: /domain/a~1b: unknown parameter of box; its parameters are \"dim\", \"file\", \"lower\", "
+          "\"radius\", \"synthetic\", \"value\", \"warm\"");
+    CHECK(error(R"([1])") == "f.json: /domain: expected an object, got [1]");
+    // A long value is shortened.
+    CHECK(error(R"({"file": [1111111111, 2222222222, 3333333333, 4444444444, 5555555555, 6666666666]})") ==
+          "f.json: /domain/file: expected a string, got [1111111111,2222222222,3333333333,4444444444,5555555555,6...");
+  }
+  SUBCASE("a required parameter") {
+    const std::vector<ParamSpec> req = {ParamSpec::string("file", "the LIBSVM data file").require()};
+    CHECK_THROWS_WITH_AS(scfw::validate_params(req, json::object(), "f.json", "/oracle"),
+                         "f.json: /oracle/file: missing required parameter (the LIBSVM data file)", InputError);
+  }
+  SUBCASE("the four-argument form names the block") {
+    CHECK_THROWS_WITH_AS(scfw::validate_params({}, json::parse(R"({"plugin": "max", "alpha": 1})"), "f.json", "/outer"),
+                         "f.json: /outer/alpha: unknown parameter of outer; it takes no parameters", InputError);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// compose: bad input, word for word
+
+TEST_CASE("compose: the top level") {
+  REQUIRE(have_real_plugins());
+  CHECK(compose_error(json::array()) == "problem.json: expected an object at the top level, got an array");
+
+  json doc = base();
+  doc["iteration"] = 10;
+  CHECK(compose_error(doc) == "problem.json: /iteration: unknown key; did you mean \"iterations\"?");
+
+  doc = base();
+  doc["colour"] = "red";
+  CHECK(compose_error(doc) ==
+        "problem.json: /colour: unknown key; expected one of \"domain\", \"glmo\", \"iterations\", \"name\", "
+        "\"oracle\", \"outer\", \"report\", \"schedule\", \"seed\", \"tracker\"");
+
+  doc = base();
+  doc["Outer"] = doc["outer"];
+  CHECK(compose_error(doc) == "problem.json: /Outer: unknown key; did you mean \"outer\"?");
+
+  doc = base();
+  doc["seed"] = -1;
+  CHECK(compose_error(doc) == "problem.json: /seed: expected an integer >= 0, got -1");
+  doc["seed"] = "1";
+  CHECK(compose_error(doc) == "problem.json: /seed: expected an integer >= 0, got \"1\"");
+
+  doc = base();
+  doc["iterations"] = 0;
+  CHECK(compose_error(doc) == "problem.json: /iterations: expected an integer >= 1, got 0");
+  doc["iterations"] = 10.5;
+  CHECK(compose_error(doc) == "problem.json: /iterations: expected an integer >= 1, got 10.5");
+
+  doc = base();
+  doc["name"] = 3;
+  CHECK(compose_error(doc) == "problem.json: /name: expected a string, got 3");
+
+  doc = base();
+  doc["report"] = json{{"every", -1}};
+  CHECK(compose_error(doc) == "problem.json: /report/every: expected an integer >= 0, got -1");
+  doc["report"] = json{{"evry", 10}};
+  CHECK(compose_error(doc) == "problem.json: /report/evry: unknown parameter of report; did you mean \"every\"?");
+  doc["report"] = 10;
+  CHECK(compose_error(doc) == "problem.json: /report: expected an object, got 10");
+}
+
+TEST_CASE("compose: blocks and plugin names") {
+  REQUIRE(have_real_plugins());
+  json doc = base();
+  doc.erase("outer");
+  CHECK(compose_error(doc) ==
+        "problem.json: /outer: missing block; add {\"plugin\": NAME} with NAME one of \"linear\", \"max\"");
+
+  doc = base();
+  doc["outer"] = "max";
+  CHECK(compose_error(doc) == "problem.json: /outer: expected an object {\"plugin\": NAME, ...}");
+
+  doc = base();
+  doc["outer"] = json::object();
+  CHECK(compose_error(doc) == "problem.json: /outer/plugin: missing; expected the name of an outer plugin");
+  doc["outer"] = json{{"plugin", 1}};
+  CHECK(compose_error(doc) == "problem.json: /outer/plugin: expected the name of an outer plugin, got 1");
+
+  doc = base();
+  doc["outer"]["plugin"] = "maks";
+  CHECK(compose_error(doc) == "problem.json: /outer/plugin: unknown outer plugin \"maks\"; closest: \"max\", \"linear\"");
+
+  doc = base();
+  doc["outer"]["plugin"] = "l1_ball";
+  CHECK(compose_error(doc) == "problem.json: /outer/plugin: \"l1_ball\" is a domain plugin, not an outer plugin");
+  doc = base();
+  doc["oracle"] = json{{"plugin", "max"}};
+  CHECK(compose_error(doc) == "problem.json: /oracle/plugin: \"max\" is an outer plugin, not an oracle plugin");
+  doc = base();
+  doc["glmo"] = json{{"plugin", "momentum"}};
+  CHECK(compose_error(doc) == "problem.json: /glmo/plugin: \"momentum\" is a tracker plugin, not a glmo plugin");
+
+  // Every block is validated before any factory runs: the schedule's typo is reported even
+  // though the oracle's data would be fine.
+  doc = base();
+  doc["schedule"] = json{{"plugin", "nonconvx"}};
+  const std::string msg = compose_error(doc);
+  CHECK(msg.rfind("problem.json: /schedule/plugin: unknown schedule plugin \"nonconvx\"; closest: \"nonconvex\"", 0) == 0);
+}
+
+TEST_CASE("compose: a default plugin that is not loaded") {
+  Registry r;
+  for (const char* name : {"least_squares_tasks", "max", "l1_ball", "momentum", "nonconvex"})
+    r.load_library(fs::path(SCFW_PLUGIN_DIR) / ("libscfw_" + std::string(name) + ".so"));
+  REQUIRE(r.find(Kind::Oracle, "least_squares_tasks"));
+  CHECK(compose_error(base(), r) ==
+        "problem.json: /glmo: missing block, and the default {\"plugin\": \"clp\"} is not loaded; no glmo plugins "
+        "are loaded (check --plugin-path or SCFW_PLUGIN_PATH)");
+  r.load_library(fs::path(SCFW_FIXTURE_DIR) / "composer" / "libcomposer.so");
+  CHECK(compose_error(base(), r) ==
+        "problem.json: /glmo: missing block, and the default {\"plugin\": \"clp\"} is not loaded; add {\"plugin\": "
+        "NAME} with NAME one of \"fixture_setup_fails\"");
+}
+
+TEST_CASE("compose: parameters of a plugin") {
+  REQUIRE(have_real_plugins());
+  json doc = base();
+  doc["domain"]["raduis"] = 2;
+  CHECK(compose_error(doc) == "problem.json: /domain/raduis: unknown parameter of l1_ball; did you mean \"radius\"?");
+
+  doc = base();
+  doc["domain"]["tau"] = 2;
+  CHECK(compose_error(doc) == "problem.json: /domain/tau: unknown parameter of l1_ball; its parameters are \"dim\", \"radius\"");
+
+  doc = base();
+  doc["outer"]["alpha"] = 0.5;
+  CHECK(compose_error(doc) == "problem.json: /outer/alpha: unknown parameter of max; it takes no parameters");
+
+  doc = base();
+  doc["oracle"]["synthetic"]["taks"] = 3;
+  CHECK(compose_error(doc) ==
+        "problem.json: /oracle/synthetic/taks: unknown parameter of least_squares_tasks.synthetic; did you mean \"tasks\"?");
+
+  doc = base();
+  doc["domain"]["radius"] = -1;
+  CHECK(compose_error(doc) == "problem.json: /domain/radius: expected a number > 0, got -1");
+  doc["domain"]["radius"] = "big";
+  CHECK(compose_error(doc) == "problem.json: /domain/radius: expected a number > 0, got \"big\"");
+
+  doc = base();
+  doc["oracle"]["synthetic"]["dim"] = 2.5;
+  CHECK(compose_error(doc) == "problem.json: /oracle/synthetic/dim: expected an integer >= 1, got 2.5");
+
+  doc = base();
+  doc["tracker"] = json{{"plugin", "momentum"}, {"value", "tailor"}};
+  CHECK(compose_error(doc) == "problem.json: /tracker/value: expected one of \"polyak\", \"taylor\", got \"tailor\"");
+
+  doc = base();
+  doc["glmo"] = json{{"plugin", "clp"}, {"warm_start", "yes"}};
+  CHECK(compose_error(doc) == "problem.json: /glmo/warm_start: expected true or false, got \"yes\"");
+}
+
+TEST_CASE("compose: a domain whose dimension differs from the oracle's") {
+  REQUIRE(have_real_plugins());
+  // The domain's own "dim" is checked by the plugin against the oracle's d.
+  json doc = base();
+  doc["domain"]["dim"] = 3;
+  CHECK(compose_error(doc) == "problem.json: /domain/dim: the domain has dimension 3 but the oracle has dimension 5");
+  doc["domain"]["dim"] = 5.0;  // integral float: fine
+  CHECK(compose_error(doc) == "");
+
+  // A domain that does not check is caught by the composer.
+  doc = base();
+  doc["domain"] = json{{"plugin", "fixture_fixed_dim"}, {"dim", 3}};
+  CHECK(compose_error(doc, with_fixtures()) ==
+        "problem.json: /domain: the domain has dimension 3 but the oracle has dimension 5");
+  doc["domain"] = json{{"plugin", "fixture_fixed_dim"}};
+  CHECK(compose_error(doc, with_fixtures()) == "problem.json: /domain/dim: missing required parameter (dimension)");
+}
+
+TEST_CASE("compose: failures inside factories, bind and setup") {
+  REQUIRE(have_real_plugins());
+  json doc = base();
+  doc["oracle"] = json{{"plugin", "fixture_factory_throws"}};
+  CHECK(compose_error(doc, with_fixtures()) == "problem.json: /oracle: fixture_factory_throws: cannot read data.bin");
+
+  // A plugin's own InputError (Params::fail) passes unchanged.
+  doc = base();
+  doc["oracle"]["synthetic"]["sparsity"] = 6;
+  CHECK(compose_error(doc) == "problem.json: /oracle/synthetic/sparsity: expected at most dim = 5 non-zeros, got 6");
+
+  // least_squares_tasks has a Hessian action; the fixture oracle has none.
+  doc = base();
+  doc["oracle"] = json{{"plugin", "fixture_linear_oracle"}};
+  doc["tracker"] = json{{"plugin", "fixture_needs_hessian"}};
+  CHECK_THROWS_WITH_AS(scfw::compose(with_fixtures(), doc, "problem.json", "."),
+                       "problem.json: /tracker: fixture_needs_hessian needs the oracle's Hessian action "
+                       "(capability \"hessian_action\")",
+                       scfw::CapabilityError);
+
+  doc = base();
+  doc["glmo"] = json{{"plugin", "fixture_setup_fails"}};
+  CHECK(compose_error(doc, with_fixtures()) == "problem.json: /glmo: fixture_setup_fails: no LP model");
+
+  // A factory that makes an object of another role is a plugin bug, not bad input.
+  doc = base();
+  doc["outer"] = json{{"plugin", "fixture_wrong_role"}};
+  try {
+    scfw::compose(with_fixtures(), doc, "problem.json", ".");
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    FAIL("not an input error: ", e.what());
+  } catch (const scfw::Error& e) {
+    CHECK(std::string(e.what()) ==
+          "fixture_wrong_role: registered as an outer plugin, but its factory made an object of another role");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// compose: what a valid document gives
+
+TEST_CASE("compose: defaults are filled in") {
+  REQUIRE(have_real_plugins());
+  const scfw::Problem p = scfw::compose(real_plugins(), base(), "examples/robust.json", "examples");
+  CHECK(p.source == "examples/robust.json");
+  CHECK(p.name == "robust");
+  CHECK(p.seed == 1);
+  CHECK(p.iterations == 1000);
+  CHECK(p.report.every == 0);
+  CHECK(p.report.trace == "");
+  const std::vector<std::pair<std::string, std::string>> plugins = {
+      {"oracle", "least_squares_tasks"}, {"outer", "max"},      {"domain", "l1_ball"},
+      {"glmo", "clp"},                   {"tracker", "momentum"}, {"schedule", "nonconvex"}};
+  CHECK(p.plugins == plugins);
+  REQUIRE(p.oracle);
+  REQUIRE(p.outer);
+  REQUIRE(p.domain);
+  REQUIRE(p.glmo);
+  REQUIRE(p.gap_glmo);
+  REQUIRE(p.tracker);
+  REQUIRE(p.schedule);
+  CHECK(p.glmo.get() != p.gap_glmo.get());
+  CHECK(p.oracle->dim() == 5);
+  CHECK(p.oracle->outputs() == 3);
+  CHECK(p.domain->dim() == 5);
+  // l1_ball's radius defaults to 1: the diameter of the l1 ball is 2 * radius.
+  CHECK(p.domain->diameter() == 2.0);
+  REQUIRE(p.counters);
+}
+
+TEST_CASE("compose: values from the file, and overrides that win over them") {
+  REQUIRE(have_real_plugins());
+  json doc = base();
+  doc["name"] = "robust minimax";
+  doc["seed"] = 4;
+  doc["iterations"] = 50.0;
+  doc["report"] = json{{"every", 10}, {"trace", "t.csv"}};
+  doc["domain"]["radius"] = 5;
+  doc["tracker"] = json{{"plugin", "momentum"}, {"value", "polyak"}};
+  doc["schedule"] = json{{"plugin", "constant"}};
+  doc["outer"] = json{{"plugin", "linear"}, {"component", 2}};
+  {
+    const scfw::Problem p = scfw::compose(real_plugins(), doc, "problem.json", ".");
+    CHECK(p.name == "robust minimax");
+    CHECK(p.seed == 4);
+    CHECK(p.iterations == 50);
+    CHECK(p.report.every == 10);
+    CHECK(p.report.trace == "t.csv");
+    CHECK(p.domain->diameter() == 10.0);
+    CHECK(p.plugins[1] == std::pair<std::string, std::string>{"outer", "linear"});
+    CHECK(p.plugins[5] == std::pair<std::string, std::string>{"schedule", "constant"});
+  }
+  scfw::Overrides o;
+  o.iterations = 7;
+  o.seed = 9;
+  o.trace = "other.csv";
+  const scfw::Problem p = scfw::compose(real_plugins(), doc, "problem.json", ".", o);
+  CHECK(p.iterations == 7);
+  CHECK(p.seed == 9);
+  CHECK(p.report.trace == "other.csv");
+  CHECK(p.report.every == 10);
+
+  o.iterations = 0;
+  CHECK_THROWS_WITH_AS(scfw::compose(real_plugins(), doc, "problem.json", ".", o),
+                       "--iterations: expected an integer >= 1, got 0", InputError);
+}
+
+TEST_CASE("load_problem: a file on disk") {
+  REQUIRE(have_real_plugins());
+  TempFile f("task.json", base().dump(2));
+  const scfw::Problem p = scfw::load_problem(real_plugins(), f.path);
+  CHECK(p.source == f.path.string());
+  CHECK(p.name == "task");
+  CHECK(p.oracle->dim() == 5);
+
+  json bad = base();
+  bad["domain"]["radius"] = 0;
+  TempFile g("bad_radius.json", bad.dump(2));
+  CHECK_THROWS_WITH_AS(scfw::load_problem(real_plugins(), g.path),
+                       (g.path.string() + ": /domain/radius: expected a number > 0, got 0").c_str(), InputError);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The wrappers around the composed objects
+
+TEST_CASE("the composed objects count calls and reject wrong sizes") {
+  REQUIRE(have_real_plugins());
+  scfw::Problem p = scfw::compose(real_plugins(), base(), "problem.json", ".");
+  const scfw::CallCounters& c = *p.counters;
+  const int n = 3, d = 5;
+
+  scfw::Rng rng(1);
+  auto sample = p.oracle->make_sample();
+  p.oracle->draw(rng, *sample);
+  p.oracle->draw(rng, *sample);
+  scfw::Vec x = p.domain->initial_point();
+  scfw::Vec f(n);
+  scfw::Mat J(n, d);
+  p.oracle->evaluate(*sample, x, &f, nullptr);
+  p.oracle->evaluate(*sample, x, nullptr, &J);
+  p.oracle->evaluate(*sample, x, &f, &J);
+  p.oracle->exact(x, &f, &J);
+  CHECK(c.draws == 2);
+  CHECK(c.values == 2);
+  CHECK(c.jacobians == 2);
+  CHECK(c.exact == 1);
+  CHECK(c.oracle_seconds > 0.0);  // draw and evaluate are timed (exact is not: gap reports time it)
+
+  const double F = p.outer->value(f, x);
+  CHECK(F == doctest::Approx(f.maxCoeff()));
+  CHECK(c.outer_values == 1);
+
+  scfw::Vec xo;  // sized by the wrapper
+  p.glmo->solve(f, J, x, xo);
+  CHECK(xo.size() == d);
+  p.gap_glmo->solve(f, J, x, xo);
+  CHECK(c.glmo_solves == 2);
+
+  // The tracker is bound to the wrapped oracle: its draws are counted too.
+  scfw::Vec z;
+  scfw::Mat V;
+  p.tracker->start(x, rng, z, V);
+  CHECK(z.size() == n);
+  CHECK(V.rows() == n);
+  CHECK(V.cols() == d);
+  CHECK(c.draws >= 3);
+
+  const scfw::Vec short_x = scfw::Vec::Zero(d - 1);
+  CHECK_THROWS_WITH_AS(p.oracle->evaluate(*sample, short_x, &f, nullptr),
+                       "least_squares_tasks: evaluate: x has size 4, expected d = 5", scfw::Error);
+  scfw::Vec long_f(n + 1);
+  CHECK_THROWS_WITH_AS(p.oracle->evaluate(*sample, x, &long_f, nullptr),
+                       "least_squares_tasks: evaluate: f has size 4, expected n = 3", scfw::Error);
+  scfw::Mat JT(d, n);
+  CHECK_THROWS_WITH_AS(p.oracle->exact(x, nullptr, &JT),
+                       "least_squares_tasks: exact: J is 5 x 3, expected n x d = 3 x 5", scfw::Error);
+  CHECK_THROWS_WITH_AS(p.outer->value(long_f, x), "max: value: u has size 4, expected n = 3", scfw::Error);
+  CHECK_THROWS_WITH_AS(p.glmo->solve(f, JT, x, xo), "clp: solve: V is 5 x 3, expected n x d = 3 x 5", scfw::Error);
+  CHECK_THROWS_WITH_AS(p.domain->lmo(short_x, xo), "l1_ball: lmo: g has size 4, expected d = 5", scfw::Error);
+  CHECK_THROWS_WITH_AS(p.schedule->at(10, 10), "nonconvex: at: iteration k = 10 is outside 0 .. K-1 for K = 10",
+                       scfw::Error);
+  // Rejected calls are not counted.
+  CHECK(c.glmo_solves == 2);
+  CHECK(c.outer_values == 1);
+}
+
+namespace {
+
+/// A deliberately faulty oracle for the wrapper: throws a plain std::exception on request and
+/// resizes its output on request.
+class FaultyOracle : public scfw::Oracle {
+ public:
+  mutable int mode = 0;  // 0 fine, 1 throw std::runtime_error, 2 throw InputError, 3 resize f
+  int dim() const override { return 2; }
+  int outputs() const override { return 3; }
+  std::unique_ptr<scfw::Sample> make_sample() const override { return std::make_unique<scfw::Sample>(); }
+  void draw(scfw::Rng&, scfw::Sample&) const override {
+    if (mode == 1) throw std::runtime_error("boom");
+  }
+  void evaluate(const scfw::Sample&, const scfw::Vec&, scfw::Vec* f, scfw::Mat*) const override {
+    if (mode == 1) throw std::out_of_range("index 7");
+    if (mode == 2) throw InputError("data.csv: line 3: bad row");
+    if (mode == 3 && f) f->resize(2);
+  }
+};
+
+class BadSchedule : public scfw::Schedule {
+ public:
+  scfw::Steps at(long, long) const override { return {1.5, 0.5, 0.5}; }
+  std::string describe() const override { return "bad"; }
+};
+
+}  // namespace
+
+TEST_CASE("the wrappers name the plugin in foreign exceptions and pass scfw errors unchanged") {
+  auto inner = std::make_unique<FaultyOracle>();
+  FaultyOracle* raw = inner.get();
+  auto counters = std::make_shared<scfw::CallCounters>();
+  auto oracle = scfw::wrap_oracle(std::move(inner), "faulty", counters);
+  scfw::Rng rng(1);
+  auto s = oracle->make_sample();
+  scfw::Vec x = scfw::Vec::Zero(2), f = scfw::Vec::Zero(3);
+
+  oracle->evaluate(*s, x, &f, nullptr);
+  CHECK(counters->values == 1);
+  CHECK(counters->jacobians == 0);
+
+  raw->mode = 1;
+  CHECK_THROWS_WITH_AS(oracle->draw(rng, *s), "faulty: boom", scfw::Error);
+  CHECK_THROWS_WITH_AS(oracle->evaluate(*s, x, &f, nullptr), "faulty: index 7", scfw::Error);
+  raw->mode = 2;
+  CHECK_THROWS_WITH_AS(oracle->evaluate(*s, x, &f, nullptr), "data.csv: line 3: bad row", InputError);
+  raw->mode = 3;
+  CHECK_THROWS_WITH_AS(oracle->evaluate(*s, x, &f, nullptr), "faulty: evaluate: left f with size 2, expected n = 3",
+                       scfw::Error);
+  raw->mode = 0;
+  // Capabilities the plugin lacks are refused by name, unchanged.
+  f.resize(3);
+  CHECK_FALSE(oracle->has_exact());
+  CHECK_THROWS_AS(oracle->exact(x, &f, nullptr), scfw::CapabilityError);
+
+  auto schedule = scfw::wrap_schedule(std::make_unique<BadSchedule>(), "bad_schedule");
+  CHECK_THROWS_WITH_AS(schedule->at(0, 5), "bad_schedule: at(0, 5) returned gamma = 1.5, outside [0, 1]",
+                       scfw::Error);
+
+  CHECK_THROWS_WITH_AS(scfw::wrap_domain(nullptr, "nothing"), "nothing: its factory returned no object", scfw::Error);
+}

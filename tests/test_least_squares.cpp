@@ -1,0 +1,374 @@
+// The `least_squares_tasks` oracle (Task 1) and the SDK's check_oracle.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <unistd.h>
+
+#include "scfw/conformance.hpp"
+#include "scfw/core/registry.hpp"
+#include "scfw/error.hpp"
+#include "../plugins/least_squares_tasks/libsvm.hpp"
+
+namespace fs = std::filesystem;
+using scfw::Mat;
+using scfw::Vec;
+
+namespace {
+
+scfw::Registry& registry() {
+  static scfw::Registry* reg = [] {
+    auto* r = new scfw::Registry();
+    r->load_directory(SCFW_PLUGIN_DIR);
+    return r;
+  }();
+  return *reg;
+}
+
+std::unique_ptr<scfw::Oracle> make_oracle(const scfw::Params& p, const scfw::Context& ctx = {}) {
+  const auto* c = registry().find(scfw::Kind::Oracle, "least_squares_tasks");
+  REQUIRE_MESSAGE(c != nullptr, "plugin least_squares_tasks not found in " SCFW_PLUGIN_DIR);
+  std::unique_ptr<scfw::Component> made = c->info.make(p, ctx);
+  auto* o = dynamic_cast<scfw::Oracle*>(made.get());
+  REQUIRE(o != nullptr);
+  made.release();
+  return std::unique_ptr<scfw::Oracle>(o);
+}
+
+scfw::Params synthetic_params(std::int64_t tasks, std::int64_t dim, std::int64_t rows, std::int64_t batch,
+                              std::int64_t seed = 1) {
+  auto s = std::make_shared<scfw::Params>();
+  s->set("tasks", tasks);
+  s->set("dim", dim);
+  s->set("rows_per_task", rows);
+  s->set("sparsity", std::min<std::int64_t>(10, dim));
+  s->set("noise", 0.5);
+  s->set("seed", seed);
+  scfw::Params p;
+  p.set("batch", batch);
+  p.set("synthetic", std::shared_ptr<const scfw::Params>(s));
+  return p;
+}
+
+scfw::Params file_params(const std::string& file, std::int64_t tasks) {
+  scfw::Params p;
+  p.set("batch", std::int64_t{1});
+  p.set("file", file);
+  p.set("tasks", tasks);
+  return p;
+}
+
+Vec random_vec(int d, unsigned seed, double scale = 1.0) {
+  std::mt19937_64 g(seed);
+  std::uniform_real_distribution<double> u(-scale, scale);
+  Vec x(d);
+  for (int j = 0; j < d; ++j) x[j] = u(g);
+  return x;
+}
+
+/// A fresh folder under the system temp dir, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("scfw_test_lsq_" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = path / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+};
+
+std::string input_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const scfw::InputError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not an InputError: ") + e.what();
+  }
+  return "no exception";
+}
+
+/// Delegates to a real oracle and distorts it, to show that check_oracle catches the distortion.
+class DistortedOracle : public scfw::Oracle {
+ public:
+  DistortedOracle(const scfw::Oracle& inner, double jacobian_factor, double value_bias)
+      : inner_(inner), factor_(jacobian_factor), bias_(value_bias) {}
+  int dim() const override { return inner_.dim(); }
+  int outputs() const override { return inner_.outputs(); }
+  std::unique_ptr<scfw::Sample> make_sample() const override { return inner_.make_sample(); }
+  void draw(scfw::Rng& rng, scfw::Sample& s) const override { inner_.draw(rng, s); }
+  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+    inner_.evaluate(s, x, f, J);
+    if (J) *J *= factor_;
+    if (f) f->array() += bias_;  // a biased sample value: E f~ != f
+  }
+  bool has_exact() const override { return true; }
+  void exact(const Vec& x, Vec* f, Mat* J) const override {
+    inner_.exact(x, f, J);
+    if (J) *J *= factor_;
+  }
+
+ private:
+  const scfw::Oracle& inner_;
+  double factor_, bias_;
+};
+
+}  // namespace
+
+TEST_CASE("least_squares_tasks: check_oracle passes on the paper's synthetic Task 1 instance") {
+  // The defaults of the paper's setting: m = 10 tasks, d = 100, 500 rows per task.
+  auto oracle = make_oracle(synthetic_params(10, 100, 500, 1));
+  CHECK(oracle->outputs() == 10);
+  CHECK(oracle->dim() == 100);
+  const Vec x = random_vec(100, 42, 0.1);
+  const auto rep = scfw::conformance::check_oracle(*oracle, x);
+  INFO(rep.message);
+  CHECK(rep.ok);
+  CHECK(rep.max_error <= 1.0);
+}
+
+TEST_CASE("least_squares_tasks: check_oracle passes with a minibatch on a small instance") {
+  auto oracle = make_oracle(synthetic_params(4, 8, 40, 3, 7));
+  const Vec x = random_vec(8, 3);
+  const auto rep = scfw::conformance::check_oracle(*oracle, x);
+  INFO(rep.message);
+  CHECK(rep.ok);
+}
+
+TEST_CASE("check_oracle reports a wrong Jacobian and a biased sample value") {
+  auto oracle = make_oracle(synthetic_params(3, 6, 30, 2));
+  const Vec x = random_vec(6, 5);
+
+  // J off by a factor in both the samples and the exact pass: unbiased, but not the derivative.
+  DistortedOracle wrong_j(*oracle, 1.5, 0.0);
+  const auto rep = scfw::conformance::check_oracle(wrong_j, x);
+  INFO(rep.message);
+  CHECK_FALSE(rep.ok);
+  CHECK(rep.max_error > 1.0);
+  CHECK(rep.message.find("finite differences of exact f vs exact J") != std::string::npos);
+  CHECK(rep.message.find("finite differences of f~(.; xi) vs J~(.; xi)") != std::string::npos);
+  CHECK(rep.message.find("unbiasedness") == std::string::npos);  // the means still agree
+  CHECK(rep.message.find("J(0, 0): finite difference") != std::string::npos);
+
+  // f~ shifted by 1 (a few percent of f here): the derivatives agree, the sample mean does not.
+  DistortedOracle biased(*oracle, 1.0, 1.0);
+  const auto rep2 = scfw::conformance::check_oracle(biased, x);
+  INFO(rep2.message);
+  CHECK_FALSE(rep2.ok);
+  CHECK(rep2.message.find("unbiasedness") != std::string::npos);
+  CHECK(rep2.message.find("f[0]: sample mean") != std::string::npos);
+  CHECK(rep2.message.find("finite differences of") == std::string::npos);
+}
+
+TEST_CASE("least_squares_tasks: the synthetic data depend on the data seed only") {
+  auto a = make_oracle(synthetic_params(3, 5, 20, 1, 11));
+  auto b = make_oracle(synthetic_params(3, 5, 20, 4, 11));  // batch does not change the data
+  auto c = make_oracle(synthetic_params(3, 5, 20, 1, 12));
+  const Vec x = random_vec(5, 1);
+  Vec fa(3), fb(3), fc(3);
+  a->exact(x, &fa, nullptr);
+  b->exact(x, &fb, nullptr);
+  c->exact(x, &fc, nullptr);
+  CHECK(fa == fb);
+  CHECK(fa != fc);
+}
+
+namespace {
+// 8 rows, 5 features; labels +1 -1 -1 +1 -1 +1 -1 -1, with a comment, a blank line, trailing
+// spaces, a tab, "+1" labels and a '#' comment after a row.
+const char* kSmallFile =
+    "# a small LIBSVM file\n"
+    "+1 1:0.5 3:-2 \n"
+    "-1 2:1.5\t5:3\n"
+    "\n"
+    "-1 1:1 2:1 3:1 4:1 5:1   \n"
+    "1 4:-0.25 # comment after a row\n"
+    "-1 \n"
+    "+1 2:2 3:0.75\n"
+    "-1 1:-1 5:0.5\n"
+    "-1.0 3:4\n";
+const double kDense[8][5] = {{0.5, 0, -2, 0, 0}, {0, 1.5, 0, 0, 3},    {1, 1, 1, 1, 1},   {0, 0, 0, -0.25, 0},
+                             {0, 0, 0, 0, 0},    {0, 2, 0.75, 0, 0}, {-1, 0, 0, 0, 0.5}, {0, 0, 4, 0, 0}};
+const double kLabels[8] = {1, -1, -1, 1, -1, 1, -1, -1};
+const int kTokens = 2 + 2 + 5 + 1 + 0 + 2 + 2 + 1;
+}  // namespace
+
+TEST_CASE("LIBSVM reader: values, labels and non-zeros of a small file") {
+  TempDir dir;
+  const std::string path = dir.write("small.svm", kSmallFile);
+  const auto data = scfw::libsvm::read(path);
+  REQUIRE(data.rows() == 8);
+  CHECK(data.max_index == 5);
+  CHECK(data.nnz() == static_cast<size_t>(kTokens));
+  for (int r = 0; r < 8; ++r) {
+    CHECK(data.labels[r] == kLabels[r]);
+    double dense[5] = {0, 0, 0, 0, 0};
+    for (auto k = data.row_ptr[r]; k < data.row_ptr[r + 1]; ++k) dense[data.cols[k]] = data.vals[k];
+    for (int j = 0; j < 5; ++j) CHECK(dense[j] == kDense[r][j]);
+  }
+}
+
+TEST_CASE("LIBSVM reader: the stratified split keeps the label proportions") {
+  // 30 rows of -1 and 9 of +1, interleaved; 3 tasks: each gets 10 and 3.
+  std::string text;
+  std::vector<double> labels;
+  for (int r = 0; r < 39; ++r) {
+    const bool pos = r % 13 < 3;
+    labels.push_back(pos ? 1 : -1);
+    text += std::string(pos ? "+1" : "-1") + " 1:" + std::to_string(r + 1) + "\n";
+  }
+  TempDir dir;
+  const auto data = scfw::libsvm::read(dir.write("strat.svm", text));
+  const auto split = scfw::libsvm::stratified_split(data.labels, 3);
+  REQUIRE(split.size() == 3);
+  size_t total = 0;
+  for (const auto& task : split) {
+    int pos = 0, neg = 0;
+    for (size_t r : task) (labels[r] > 0 ? pos : neg)++;
+    CHECK(pos == 3);
+    CHECK(neg == 10);
+    total += task.size();
+    CHECK(std::is_sorted(task.begin(), task.end()));
+  }
+  CHECK(total == 39);
+}
+
+TEST_CASE("least_squares_tasks: exact f and J of a LIBSVM file equal a dense computation") {
+  TempDir dir;
+  dir.write("small.svm", kSmallFile);
+  scfw::Context ctx;
+  ctx.base_dir = dir.path.string();  // a relative `file` resolves against the problem's folder
+  auto oracle = make_oracle(file_params("small.svm", 2), ctx);
+  REQUIRE(oracle->outputs() == 2);
+  REQUIRE(oracle->dim() == 5);
+  // The documented split: label +1 (first seen) rows 0, 3, 5 dealt to tasks 0, 1, 0; then label
+  // -1 continues at task 1: rows 1, 2, 4, 6, 7 to tasks 1, 0, 1, 0, 1.
+  const std::vector<std::vector<int>> tasks = {{0, 2, 5, 6}, {1, 3, 4, 7}};
+  const Vec x = random_vec(5, 9);
+  Vec f(2);
+  Mat J(2, 5);
+  oracle->exact(x, &f, &J);
+  for (int i = 0; i < 2; ++i) {
+    double fi = 0;
+    double gi[5] = {0, 0, 0, 0, 0};
+    for (int r : tasks[i]) {
+      double res = -kLabels[r];
+      for (int j = 0; j < 5; ++j) res += kDense[r][j] * x[j];
+      fi += res * res;
+      for (int j = 0; j < 5; ++j) gi[j] += res * kDense[r][j];
+    }
+    const double N = static_cast<double>(tasks[i].size());
+    CHECK(f[i] == doctest::Approx(fi / (2 * N)).epsilon(1e-14));
+    for (int j = 0; j < 5; ++j) CHECK(J(i, j) == doctest::Approx(gi[j] / N).epsilon(1e-14));
+  }
+
+  // `files`: one file per task, same rows, so the same f and J.
+  dir.write("t0.svm", "+1 1:0.5 3:-2\n-1 1:1 2:1 3:1 4:1 5:1\n+1 2:2 3:0.75\n-1 1:-1 5:0.5\n");
+  dir.write("t1.svm", "-1 2:1.5 5:3\n1 4:-0.25\n-1\n-1 3:4\n");
+  scfw::Params p;
+  p.set("batch", std::int64_t{1});
+  p.set("files", std::string("t0.svm, t1.svm"));
+  auto per_file = make_oracle(p, ctx);
+  REQUIRE(per_file->outputs() == 2);
+  Vec f2(2);
+  Mat J2(2, 5);
+  per_file->exact(x, &f2, &J2);
+  CHECK((f2 - f).norm() <= 1e-14 * f.norm());
+  CHECK((J2 - J).norm() <= 1e-14 * J.norm());
+}
+
+TEST_CASE("least_squares_tasks: bad data files are reported with file and line, word for word") {
+  TempDir dir;
+  const std::string base = dir.path.string();
+  auto error_for = [&](const std::string& text, std::int64_t tasks = 1) {
+    const std::string path = dir.write("data.svm", text);
+    return input_error([&] { make_oracle(file_params(path, tasks)); });
+  };
+  const std::string path = (dir.path / "data.svm").string();
+
+  CHECK(error_for("1 1:1\n-1 2:1\n1 3:1 7x1\n") == path + ":3: expected index:value, got \"7x1\"");
+  CHECK(error_for("1 1:1\n# comment\n\n-1 2:1\n1 2:1 9:1 4:1\n") == path + ":5: feature indices must increase (4 after 9)");
+  CHECK(error_for("1 1:1\nabc 2:1\n") == path + ":2: bad label \"abc\"");
+  CHECK(error_for("1 1:1 3:x\n") == path + ":1: expected index:value, got \"3:x\"");
+  CHECK(error_for("1 0:1\n") == path + ":1: feature indices start at 1, got 0");
+  CHECK(error_for("1 1:1\n-1 2:1\n", 3) ==
+        path + ": task 3 of 3 has no rows (the file has 2 rows; use at most that many tasks)");
+  CHECK(input_error([&] { make_oracle(file_params((dir.path / "missing.svm").string(), 2)); }) ==
+        (dir.path / "missing.svm").string() + ": cannot open file");
+  // Relative paths resolve against the problem file's folder, and the message names the result.
+  scfw::Context ctx;
+  ctx.base_dir = base;
+  CHECK(input_error([&] { make_oracle(file_params("nope.svm", 2), ctx); }) == (dir.path / "nope.svm").string() + ": cannot open file");
+
+  // Parameter errors name the parameter.
+  scfw::Params none;
+  none.set("batch", std::int64_t{1});
+  CHECK(input_error([&] { make_oracle(none); }) ==
+        "<input>: /synthetic: no data source: give one of \"synthetic\", \"file\" (with \"tasks\") or \"files\"");
+  scfw::Params no_tasks;
+  no_tasks.set("file", path);
+  CHECK(input_error([&] { make_oracle(no_tasks); }) ==
+        "<input>: /tasks: \"file\" needs \"tasks\", the number of subsets to split it into");
+}
+
+TEST_CASE("least_squares_tasks: a9a, 10 label-stratified tasks") {
+  const std::string path = SCFW_DATA_DIR "/a9a";
+  if (!fs::exists(path)) {
+    MESSAGE("skipped: " << path << " not found");
+    return;
+  }
+  const auto data = scfw::libsvm::read(path);
+  CHECK(data.rows() == 32561);
+  CHECK(data.max_index == 123);
+  CHECK(data.nnz() == 451592);
+  std::map<double, int> counts;
+  for (double y : data.labels) counts[y]++;
+  CHECK(counts.size() == 2);
+  CHECK(counts[-1] == 24720);
+  CHECK(counts[1] == 7841);
+
+  const auto split = scfw::libsvm::stratified_split(data.labels, 10);
+  REQUIRE(split.size() == 10);
+  for (const auto& task : split) {
+    int neg = 0, pos = 0;
+    for (size_t r : task) (data.labels[r] > 0 ? pos : neg)++;
+    CHECK(std::abs(neg - 24720 / 10.0) <= 1.0);
+    CHECK(std::abs(pos - 7841 / 10.0) <= 1.0);
+  }
+
+  auto oracle = make_oracle(file_params(path, 10));
+  CHECK(oracle->outputs() == 10);
+  CHECK(oracle->dim() == 123);
+  // At x = 0 every residual is -b = -(+-1), so f_i = 1/2 exactly.
+  Vec f(10);
+  oracle->exact(Vec::Zero(123), &f, nullptr);
+  for (int i = 0; i < 10; ++i) CHECK(f[i] == doctest::Approx(0.5).epsilon(1e-15));
+}
+
+TEST_CASE("least_squares_tasks: the Hessian action equals finite differences of J~ for one sample") {
+  auto oracle = make_oracle(synthetic_params(4, 12, 50, 3));
+  REQUIRE(oracle->has_hessian_action());
+  const Vec x = random_vec(12, 21), v = random_vec(12, 22);
+  scfw::Rng rng(5);
+  auto s = oracle->make_sample();
+  oracle->draw(rng, *s);
+  Mat H(4, 12), Jp(4, 12), Jm(4, 12);
+  oracle->hessian_action(*s, x, v, H);
+  const double h = 1e-4;
+  oracle->evaluate(*s, x + h * v, nullptr, &Jp);
+  oracle->evaluate(*s, x - h * v, nullptr, &Jm);
+  const Mat fd = (Jp - Jm) / (2 * h);
+  INFO("max |H - fd| = " << (H - fd).cwiseAbs().maxCoeff());
+  CHECK((H - fd).cwiseAbs().maxCoeff() <= 1e-7 * std::max(1.0, H.cwiseAbs().maxCoeff()));
+  CHECK(H.cwiseAbs().maxCoeff() > 0.1);  // not trivially zero
+}

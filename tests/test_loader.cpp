@@ -1,0 +1,211 @@
+// The run-time loader: each broken library is reported with its path and reason, the good ones
+// in the same folder still load, duplicate names are refused naming both files, and the search
+// path honours SCFW_PLUGIN_PATH. The broken libraries are built from tests/fixtures/<case>/.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "scfw/core/registry.hpp"
+#include "scfw/error.hpp"
+
+namespace fs = std::filesystem;
+using scfw::Kind;
+using scfw::Registry;
+
+namespace {
+
+fs::path fixture(const std::string& folder) { return fs::path(SCFW_FIXTURE_DIR) / folder; }
+
+/// The path the registry records for a library: its canonical form.
+std::string lib(const std::string& folder, const std::string& stem) {
+  return fs::weakly_canonical(fixture(folder) / ("lib" + stem + ".so")).string();
+}
+
+const scfw::LoadFailure* failure_for(const Registry& r, const std::string& path) {
+  for (const auto& f : r.failures())
+    if (f.path == path) return &f;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a good fixture library loads and registers its component") {
+  Registry r;
+  CHECK(r.load_library(fixture("good") / "libgood.so"));
+  CHECK(r.failures().empty());
+  REQUIRE(r.components().size() == 1);
+  const auto* c = r.find(Kind::Outer, "fixture_sum");
+  REQUIRE(c != nullptr);
+  CHECK(c->library_path == lib("good", "good"));
+  CHECK(c->library_name == "fixture_good");
+  CHECK(c->library_version == "1.0.0");
+  CHECK(r.find(Kind::Domain, "fixture_sum") == nullptr);
+  CHECK(r.find_any_kind("fixture_sum").size() == 1);
+
+  // The component works through its factory.
+  auto made = c->info.make(scfw::Params(), scfw::Context{});
+  auto* outer = dynamic_cast<scfw::OuterFunction*>(made.get());
+  REQUIRE(outer != nullptr);
+  CHECK(outer->value(scfw::Vec::Constant(3, 2.0), scfw::Vec::Zero(1)) == 6.0);
+}
+
+TEST_CASE("loading the same library twice is a no-op") {
+  Registry r;
+  CHECK(r.load_library(fixture("good") / "libgood.so"));
+  CHECK(r.load_library(fixture("good") / "libgood.so"));
+  // Another spelling of the same file is the same library.
+  CHECK(r.load_library(fixture("good") / ".." / "good" / "libgood.so"));
+  CHECK(r.components().size() == 1);
+  CHECK(r.libraries().size() == 1);
+  CHECK(r.failures().empty());
+
+  // A failing library is recorded once, however often it is tried.
+  CHECK_FALSE(r.load_library(fixture("throws") / "libthrows.so"));
+  CHECK_FALSE(r.load_library(fixture("throws") / "libthrows.so"));
+  CHECK(r.failures().size() == 1);
+}
+
+TEST_CASE("a library built for another ABI version is refused with its path and reason") {
+  Registry r;
+  CHECK_FALSE(r.load_library(fixture("bad_abi") / "libbad_abi.so"));
+  REQUIRE(r.failures().size() == 1);
+  CHECK(r.failures()[0].path == lib("bad_abi", "bad_abi"));
+  CHECK(r.failures()[0].reason == "built for scfw plugin ABI version 999, this scfw needs ABI version 1");
+  CHECK(r.components().empty());
+  CHECK(r.libraries().empty());
+}
+
+TEST_CASE("a shared library without a descriptor is not a plugin") {
+  Registry r;
+  CHECK_FALSE(r.load_library(fixture("no_descriptor") / "libno_descriptor.so"));
+  REQUIRE(r.failures().size() == 1);
+  CHECK(r.failures()[0].path == lib("no_descriptor", "no_descriptor"));
+  CHECK(r.failures()[0].reason == "not an scfw plugin (no scfw_plugin descriptor)");
+}
+
+TEST_CASE("a library whose registration throws is reported with the exception's message") {
+  Registry r;
+  CHECK_FALSE(r.load_library(fixture("throws") / "libthrows.so"));
+  REQUIRE(r.failures().size() == 1);
+  CHECK(r.failures()[0].path == lib("throws", "throws"));
+  CHECK(r.failures()[0].reason == "threw while registering its components: boom");
+  CHECK(r.components().empty());
+}
+
+TEST_CASE("a library with an unresolved symbol fails at load time, not at its first call") {
+  Registry r;
+  CHECK_FALSE(r.load_library(fixture("missing_symbol") / "libmissing_symbol.so"));
+  REQUIRE(r.failures().size() == 1);
+  const std::string path = lib("missing_symbol", "missing_symbol");
+  CHECK(r.failures()[0].path == path);
+  // Boost.DLL's message around the dynamic loader's own explanation.
+  CHECK(r.failures()[0].reason ==
+        "cannot be loaded: boost::dll::shared_library::load() failed (dlerror system message: " + path +
+            ": undefined symbol: scfw_fixture_undefined_function): Bad file descriptor");
+}
+
+TEST_CASE("a file that does not exist is reported, not thrown") {
+  Registry r;
+  CHECK_FALSE(r.load_library(fixture("good") / "libnot_there.so"));
+  REQUIRE(r.failures().size() == 1);
+  CHECK(r.failures()[0].path == fixture("good").string() + "/libnot_there.so");
+  CHECK(r.failures()[0].reason.rfind("cannot be loaded: ", 0) == 0);
+}
+
+TEST_CASE("in a folder with a good and a bad library, the good one still loads") {
+  Registry r;
+  r.load_directory(fixture("mixed"));
+  REQUIRE(r.failures().size() == 1);
+  CHECK(r.failures()[0].path == lib("mixed", "bad_abi"));
+  CHECK(r.failures()[0].reason == "built for scfw plugin ABI version 999, this scfw needs ABI version 1");
+  REQUIRE(r.libraries().size() == 1);
+  CHECK(r.libraries()[0] == lib("mixed", "good"));
+  CHECK(r.find(Kind::Outer, "fixture_sum") != nullptr);
+}
+
+TEST_CASE("every broken fixture in one pass: each reported, the good ones loaded") {
+  Registry r;
+  r.load_path({fixture("bad_abi"), fixture("no_descriptor"), fixture("throws"), fixture("missing_symbol"),
+               fixture("good")});
+  CHECK(r.failures().size() == 4);
+  for (const char* name : {"bad_abi", "no_descriptor", "throws", "missing_symbol"})
+    CHECK_MESSAGE(failure_for(r, lib(name, name)) != nullptr, name);
+  CHECK(r.find(Kind::Outer, "fixture_sum") != nullptr);
+}
+
+TEST_CASE("two libraries registering the same name: an InputError naming both files") {
+  Registry r;
+  CHECK(r.load_library(fixture("duplicate") / "libduplicate.so"));
+  REQUIRE(r.find(Kind::Outer, "max") != nullptr);
+
+  // Against the real max plugin when it is built, else against a second copy of the fixture
+  // under another name is impossible (same canonical file), so use the real one.
+  const fs::path real_max = fs::path(SCFW_PLUGIN_DIR) / "libscfw_max.so";
+  REQUIRE_MESSAGE(fs::exists(real_max), "build the max plugin first: ", real_max.string());
+  const std::string real = fs::weakly_canonical(real_max).string();
+  try {
+    r.load_library(real_max);
+    FAIL("expected an InputError");
+  } catch (const scfw::InputError& e) {
+    CHECK(std::string(e.what()) == "plugin name \"max\" (outer) is registered by two libraries: " +
+                                       lib("duplicate", "duplicate") + " and " + real);
+  }
+  // Nothing of the second library was added.
+  CHECK(r.components().size() == 1);
+  CHECK(r.find(Kind::Outer, "max")->library_path == lib("duplicate", "duplicate"));
+
+  // The other order names the files the other way round.
+  Registry r2;
+  CHECK(r2.load_library(real_max));
+  CHECK_THROWS_WITH_AS(r2.load_library(fixture("duplicate") / "libduplicate.so"),
+                       ("plugin name \"max\" (outer) is registered by two libraries: " + real + " and " +
+                        lib("duplicate", "duplicate"))
+                           .c_str(),
+                       scfw::InputError);
+}
+
+TEST_CASE("SCFW_PLUGIN_PATH directories are searched, in order, after the extra ones") {
+  const char* old = std::getenv("SCFW_PLUGIN_PATH");
+  const std::string saved = old ? old : "";
+  const std::string env = fixture("good").string() + ":/no/such/folder::" + fixture("throws").string();
+  REQUIRE(setenv("SCFW_PLUGIN_PATH", env.c_str(), 1) == 0);
+
+  const auto dirs = Registry::search_path({fixture("bad_abi")});
+  if (old) setenv("SCFW_PLUGIN_PATH", saved.c_str(), 1);
+  else unsetenv("SCFW_PLUGIN_PATH");
+
+  REQUIRE(dirs.size() >= 3);
+  CHECK(dirs[0] == fs::weakly_canonical(fixture("bad_abi")));
+  CHECK(dirs[1] == fs::weakly_canonical(fixture("good")));
+  CHECK(dirs[2] == fs::weakly_canonical(fixture("throws")));
+  // Missing folders are skipped.
+  CHECK(std::none_of(dirs.begin(), dirs.end(), [](const fs::path& p) { return p == "/no/such/folder"; }));
+
+  Registry r;
+  r.load_path(dirs);
+  CHECK(r.find(Kind::Outer, "fixture_sum") != nullptr);
+  CHECK(failure_for(r, lib("throws", "throws")) != nullptr);
+  CHECK(failure_for(r, lib("bad_abi", "bad_abi")) != nullptr);
+}
+
+TEST_CASE("closest names for suggestions") {
+  CHECK(scfw::edit_distance("maks", "max") == 2);
+  CHECK(scfw::edit_distance("", "abc") == 3);
+  CHECK(scfw::edit_distance("l1_ball", "l1_ball") == 0);
+  CHECK(scfw::edit_distance("simplx", "simplex") == 1);
+
+  const std::vector<std::string> names = {"simplex", "box", "l1_ball", "l2_ball"};
+  CHECK(scfw::closest_names("l1_bal", names) == std::vector<std::string>{"l1_ball", "l2_ball", "box"});
+  CHECK(scfw::closest_names("simplx", names, 1) == std::vector<std::string>{"simplex"});
+  CHECK(scfw::closest_names("box", {"box", "box"}) == std::vector<std::string>{"box"});
+
+  Registry r;
+  r.load_library(fixture("good") / "libgood.so");
+  r.load_library(fixture("duplicate") / "libduplicate.so");
+  CHECK(r.closest(Kind::Outer, "maks") == std::vector<std::string>{"max", "fixture_sum"});
+  CHECK(r.closest(Kind::Outer, "fixture_sun", 1) == std::vector<std::string>{"fixture_sum"});
+  CHECK(r.closest(Kind::Domain, "maks").empty());
+}

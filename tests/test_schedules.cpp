@@ -1,0 +1,157 @@
+// The schedule plugins against the paper's formulas (Theorem 1, Theorem 2 and its proof,
+// Corollary 1), at given k and K.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "scfw/core/registry.hpp"
+#include "scfw/error.hpp"
+
+namespace {
+
+scfw::Registry& registry() {
+  static scfw::Registry* reg = [] {
+    auto* r = new scfw::Registry();
+    r->load_directory(SCFW_PLUGIN_DIR);
+    return r;
+  }();
+  return *reg;
+}
+
+std::unique_ptr<scfw::Schedule> schedule(const std::string& name, const scfw::Params& p = {}) {
+  const auto* c = registry().find(scfw::Kind::Schedule, name);
+  REQUIRE_MESSAGE(c != nullptr, "schedule " << name << " not found in " SCFW_PLUGIN_DIR);
+  std::unique_ptr<scfw::Component> made = c->info.make(p, scfw::Context{});
+  auto* s = dynamic_cast<scfw::Schedule*>(made.get());
+  REQUIRE(s != nullptr);
+  made.release();
+  return std::unique_ptr<scfw::Schedule>(s);
+}
+
+scfw::Params with(const std::string& name, scfw::ParamValue v) {
+  scfw::Params p;
+  p.set(name, std::move(v));
+  return p;
+}
+
+std::string input_error(const std::string& name, const scfw::Params& p) {
+  try {
+    schedule(name, p);
+  } catch (const scfw::InputError& e) {
+    return e.what();
+  }
+  return "no InputError";
+}
+
+using doctest::Approx;
+
+}  // namespace
+
+TEST_CASE("nonconvex: Theorem 1's constant steps") {
+  // r = 2: gamma = K^-3/4, beta = rho = K^-1/2; K = 10^4 gives 10^-3 and 10^-2 at every k.
+  auto s = schedule("nonconvex", with("r", 2.0));
+  for (long k : {0L, 1L, 5000L, 9999L}) {
+    const auto st = s->at(k, 10000);
+    CHECK(st.gamma == Approx(1e-3).epsilon(1e-12));
+    CHECK(st.beta == Approx(1e-2).epsilon(1e-12));
+    CHECK(st.rho == Approx(1e-2).epsilon(1e-12));
+  }
+  const std::string text = s->describe();
+  CHECK(text.find("gamma = K^-3/4 = 0.001") != std::string::npos);
+  CHECK(text.find("beta = rho = K^-1/2 = 0.01") != std::string::npos);
+
+  // r = 1.5: exponents (2r-1)/(3r-2) = 4/5 and r/(3r-2) = 3/5; K = 1024 = 2^10 gives 2^-8, 2^-6.
+  auto s15 = schedule("nonconvex", with("r", 1.5));
+  const auto st = s15->at(3, 1024);
+  CHECK(st.gamma == Approx(1.0 / 256).epsilon(1e-12));
+  CHECK(st.beta == Approx(1.0 / 64).epsilon(1e-12));
+  CHECK(st.rho == st.beta);
+  CHECK(s15->describe().find("K^-4/5") != std::string::npos);
+
+  // The default is r = 2.
+  CHECK(schedule("nonconvex")->at(0, 16).gamma == Approx(0.125).epsilon(1e-12));
+
+  CHECK(input_error("nonconvex", with("r", 2.5)) == "<input>: /r: expected a number in (1, 2], got 2.5");
+  CHECK(input_error("nonconvex", with("r", 1.0)) == "<input>: /r: expected a number in (1, 2], got 1");
+}
+
+TEST_CASE("convex: Theorem 2's decreasing steps with the proof's c0 and k0") {
+  // Own derivation of k0 at r = 2: y = r/(2r-1) = 2/3, q = y(r-1) = 2/3,
+  // (4q)^(1/(1-y)) = (8/3)^3 = 512/27 = 18.96..., so k0 = 19 + 2 = 21 ...
+  const double y = 2.0 / 3.0, q = 2.0 / 3.0;
+  CHECK(std::pow(4 * q, 1 / (1 - y)) == Approx(512.0 / 27.0));
+  // ... and it satisfies what the proof needs of it: 2 q k0^(y-1) <= 1/2.
+  CHECK(2 * q * std::pow(21.0, y - 1) <= 0.5);
+
+  auto s = schedule("convex", with("r", 2.0));
+  // beta_k = min{1, 1/(k+21)^(2/3)}: k = 6 gives 27^(-2/3) = 1/9, k = 43 gives 64^(-2/3) = 1/16.
+  CHECK(s->at(6, 100).beta == Approx(1.0 / 9).epsilon(1e-12));
+  CHECK(s->at(6, 100).rho == Approx(1.0 / 9).epsilon(1e-12));
+  CHECK(s->at(43, 100).beta == Approx(1.0 / 16).epsilon(1e-12));
+  CHECK(s->at(0, 100).beta == Approx(std::pow(21.0, -2.0 / 3)).epsilon(1e-12));
+  // gamma_k = 2/(k+2), independent of K.
+  CHECK(s->at(0, 100).gamma == 1.0);
+  CHECK(s->at(6, 100).gamma == Approx(0.25).epsilon(1e-15));
+  CHECK(s->at(6, 7).gamma == s->at(6, 100000).gamma);
+  CHECK(s->describe().find("k0 = 21") != std::string::npos);
+
+  // r = 1.5: y = 3/4, q = 3/8, (3/2)^4 = 5.06, so k0 = 8; k = 8 gives 16^(-3/4) = 1/8.
+  auto s15 = schedule("convex", with("r", 1.5));
+  CHECK(s15->at(8, 100).beta == Approx(0.125).epsilon(1e-12));
+  CHECK(s15->at(0, 100).beta == Approx(std::pow(8.0, -0.75)).epsilon(1e-12));
+
+  // Explicit c0 and k0, and the cap at 1: c0 = 4, k0 = 1, r = 2.
+  scfw::Params p;
+  p.set("r", 2.0);
+  p.set("c0", 4.0);
+  p.set("k0", std::int64_t{1});
+  auto s4 = schedule("convex", p);
+  CHECK(s4->at(0, 10).beta == 1.0);                                 // 4/1 capped
+  CHECK(s4->at(7, 10).beta == Approx(1.0).epsilon(1e-12));          // 4/8^(2/3) = 1
+  CHECK(s4->at(26, 100).beta == Approx(4.0 / 9).epsilon(1e-12));    // 4/27^(2/3)
+  CHECK(s4->at(26, 100).gamma == Approx(2.0 / 28).epsilon(1e-15));
+
+  scfw::Params bad;
+  bad.set("k0", std::int64_t{0});
+  CHECK(input_error("convex", bad) == "<input>: /k0: expected an integer >= 1, got 0");
+}
+
+TEST_CASE("deterministic: Corollary 1") {
+  auto cvx = schedule("deterministic", with("step", std::string("convex")));
+  auto ncv = schedule("deterministic", with("step", std::string("nonconvex")));
+  for (long k : {0L, 3L, 99L}) {
+    const auto a = cvx->at(k, 100), b = ncv->at(k, 100);
+    CHECK(a.gamma == Approx(2.0 / (k + 2)).epsilon(1e-15));
+    CHECK(b.gamma == Approx(1.0 / std::sqrt(k + 1.0)).epsilon(1e-15));
+    CHECK(a.beta == 1.0);
+    CHECK(a.rho == 1.0);
+    CHECK(b.beta == 1.0);
+    CHECK(b.rho == 1.0);
+  }
+  CHECK(ncv->at(3, 100).gamma == 0.5);
+  CHECK(cvx->at(3, 100).gamma == Approx(0.4).epsilon(1e-15));
+  CHECK(input_error("deterministic", with("step", std::string("linear"))) ==
+        "<input>: /step: expected one of \"convex\", \"nonconvex\", got \"linear\"");
+}
+
+TEST_CASE("constant: fixed steps and their range") {
+  auto d = schedule("constant");
+  CHECK(d->at(0, 10).gamma == 0.1);
+  CHECK(d->at(9, 10).beta == 1.0);
+  CHECK(d->at(9, 10).rho == 1.0);
+  scfw::Params p;
+  p.set("gamma", 0.25);
+  p.set("beta", 0.5);
+  p.set("rho", 0.75);
+  auto c = schedule("constant", p);
+  for (long k : {0L, 7L, 1000L}) {
+    const auto st = c->at(k, 2000);
+    CHECK(st.gamma == 0.25);
+    CHECK(st.beta == 0.5);
+    CHECK(st.rho == 0.75);
+  }
+  CHECK(c->describe() == "constant: gamma = 0.25, beta = 0.5, rho = 0.75");
+  CHECK(input_error("constant", with("gamma", 0.0)) == "<input>: /gamma: expected a number in (0, 1], got 0");
+  CHECK(input_error("constant", with("rho", 1.5)) == "<input>: /rho: expected a number in (0, 1], got 1.5");
+}
