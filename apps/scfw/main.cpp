@@ -1,0 +1,616 @@
+// scfw — the host app. Git-style subcommands around libscfw_core: argument parsing and
+// printing only; loading, composing and solving live in the core library.
+//
+//   scfw run FILE        solve and print a summary
+//   scfw validate FILE   compose only
+//   scfw plugins         list the plugins found
+//   scfw describe NAME   a plugin's parameters
+//
+// Exit codes: 0 ok, 1 the run failed, 2 bad input or bad usage, 130 interrupted (Ctrl-C).
+#include <unistd.h>
+
+#include <algorithm>
+#include <boost/program_options.hpp>
+#include <charconv>
+#include <cmath>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "scfw/core/problem.hpp"
+#include "scfw/core/registry.hpp"
+#include "scfw/core/report.hpp"
+#include "scfw/core/solver.hpp"
+#include "scfw/error.hpp"
+
+#ifndef SCFW_VERSION
+#define SCFW_VERSION "0"
+#endif
+
+namespace po = boost::program_options;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+constexpr int kExitInterrupted = 130;  // the shell's convention for SIGINT
+
+constexpr const char* kTopUsage =
+    "usage: scfw <command> [<args>]\n"
+    "       scfw <command> --help\n"
+    "       scfw --version\n"
+    "\n"
+    "Solves min_{x in X} F(f(x), x) with the Hybrid Momentum Stochastic Frank-Wolfe method.\n"
+    "\n"
+    "commands:\n"
+    "  run FILE        solve the problem described by a JSON file and print a summary\n"
+    "  validate FILE   compose the problem (load plugins, check every parameter) without solving\n"
+    "  plugins         list the plugins found on the search path\n"
+    "  describe NAME   show a plugin's summary and parameters (types, defaults, ranges)\n"
+    "\n"
+    "Plugins are searched in: each --plugin-path DIR, each directory of $SCFW_PLUGIN_PATH\n"
+    "(':'-separated), then <scfw>/../lib/scfw/plugins.\n"
+    "Exit codes: 0 ok, 1 the run failed, 2 bad input or bad usage, 130 interrupted.\n";
+
+/// Bad command-line usage: the command's usage goes to stderr, exit 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// One line, whatever a plugin put in its message.
+std::string one_line(std::string s) {
+  std::replace(s.begin(), s.end(), '\n', ' ');
+  std::replace(s.begin(), s.end(), '\r', ' ');
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Command-line parsing shared by the subcommands
+
+struct Command {
+  const char* name;
+  const char* synopsis;     // "FILE [options]"
+  const char* description;  // what it does, a few lines
+};
+
+const Command kRun{"run", "FILE [options]",
+                   "Loads the plugins, composes the problem in FILE and solves it with the Hybrid Momentum\n"
+                   "Stochastic Frank-Wolfe method; prints the summary to stdout. A progress line is drawn\n"
+                   "on stderr when it is a terminal. Ctrl-C stops the run after the current iteration\n"
+                   "(status interrupted, exit 130); trace rows written so far stay readable.\n"};
+const Command kValidate{"validate", "FILE [options]",
+                        "Composes the problem in FILE (loads the plugins, checks every block against the\n"
+                        "plugin's declared parameters, builds the plugin objects) without solving it.\n"};
+const Command kPlugins{"plugins", "[options]",
+                       "Lists the plugins found on the search path: kind, name, version, library file,\n"
+                       "summary. --json prints them with their declared parameters.\n"};
+const Command kDescribe{"describe", "NAME [options]",
+                        "Shows the plugin(s) called NAME: kind, library, version, summary and each\n"
+                        "parameter's type, default, range and documentation.\n"};
+
+std::string usage_line(const Command& c) {
+  return std::string("usage: scfw ") + c.name + " " + c.synopsis + "\n";
+}
+
+void print_help(const Command& c, const po::options_description& visible) {
+  std::cout << usage_line(c) << "\n" << c.description << "\n" << visible;
+}
+
+po::options_description plugin_path_option() {
+  po::options_description o;
+  o.add_options()("plugin-path", po::value<std::vector<std::string>>()->composing(),
+                  "DIR: also load the plugin libraries in DIR (searched first; repeatable)");
+  return o;
+}
+
+/// Parses `args` against `visible` plus one optional positional `positional_name`.
+po::variables_map parse(const std::vector<std::string>& args, const po::options_description& visible,
+                        const char* positional_name) {
+  po::options_description all;
+  all.add(visible);
+  po::positional_options_description pos;
+  if (positional_name) {
+    all.add_options()(positional_name, po::value<std::string>(), "");
+    pos.add(positional_name, 1);
+  }
+  po::variables_map vm;
+  try {
+    po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
+    po::notify(vm);
+  } catch (const po::error& e) {
+    throw UsageError(e.what());
+  }
+  return vm;
+}
+
+std::vector<std::string> plugin_paths(const po::variables_map& vm) {
+  if (!vm.count("plugin-path")) return {};
+  return vm["plugin-path"].as<std::vector<std::string>>();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plugins
+
+/// Loads every library on the search path and reports each failure once on stderr.
+void load_plugins(scfw::Registry& registry, const std::vector<std::string>& extra) {
+  std::vector<fs::path> dirs;
+  for (const auto& d : extra) {
+    std::error_code ec;
+    if (!fs::is_directory(d, ec))
+      std::cerr << "scfw: warning: plugin path " << d << " is not a directory\n";
+    dirs.emplace_back(d);
+  }
+  auto report_failures = [&] {
+    for (const auto& f : registry.failures())
+      std::cerr << "scfw: warning: skipped " << f.path << ": " << one_line(f.reason) << '\n';
+  };
+  try {
+    registry.load_path(scfw::Registry::search_path(dirs));
+  } catch (...) {
+    report_failures();
+    throw;
+  }
+  report_failures();
+}
+
+int kind_order(scfw::Kind k) { return static_cast<int>(k); }
+
+/// Components sorted by kind (in the order of a problem file), then name.
+std::vector<const scfw::RegisteredComponent*> sorted_components(const scfw::Registry& registry) {
+  std::vector<const scfw::RegisteredComponent*> out;
+  for (const auto& c : registry.components()) out.push_back(&c);
+  std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) {
+    if (a->info.kind != b->info.kind) return kind_order(a->info.kind) < kind_order(b->info.kind);
+    return a->info.name < b->info.name;
+  });
+  return out;
+}
+
+const char* kind_title(scfw::Kind k) {
+  switch (k) {
+    case scfw::Kind::Oracle: return "oracle";
+    case scfw::Kind::Outer: return "outer function";
+    case scfw::Kind::Domain: return "domain";
+    case scfw::Kind::Glmo: return "GLMO";
+    case scfw::Kind::Tracker: return "tracker";
+    case scfw::Kind::Schedule: return "schedule";
+  }
+  return "?";
+}
+
+const char* type_token(scfw::ParamType t) {
+  switch (t) {
+    case scfw::ParamType::Number: return "number";
+    case scfw::ParamType::Integer: return "integer";
+    case scfw::ParamType::Boolean: return "boolean";
+    case scfw::ParamType::String: return "string";
+    case scfw::ParamType::Choice: return "choice";
+    case scfw::ParamType::NumberList: return "number_list";
+    case scfw::ParamType::Object: return "object";
+  }
+  return "?";
+}
+
+json params_to_json(const scfw::Params& p);
+
+json value_to_json(const scfw::ParamValue& v) {
+  return std::visit(
+      [](const auto& x) -> json {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return nullptr;
+        } else if constexpr (std::is_same_v<T, double>) {
+          return std::isfinite(x) ? json(x) : json(nullptr);
+        } else if constexpr (std::is_same_v<T, std::shared_ptr<const scfw::Params>>) {
+          return x ? params_to_json(*x) : json(nullptr);
+        } else {
+          return json(x);
+        }
+      },
+      v);
+}
+
+json params_to_json(const scfw::Params& p) {
+  json o = json::object();
+  for (const auto& [name, v] : p.values()) o[name] = value_to_json(v);
+  return o;
+}
+
+json spec_to_json(const scfw::ParamSpec& s) {
+  json o;
+  o["name"] = s.name;
+  o["type"] = type_token(s.type);
+  o["default"] = value_to_json(s.default_value);
+  o["required"] = s.required;
+  o["min"] = std::isfinite(s.min) ? json(s.min) : json(nullptr);
+  o["max"] = std::isfinite(s.max) ? json(s.max) : json(nullptr);
+  o["min_open"] = s.min_open;
+  o["max_open"] = s.max_open;
+  o["choices"] = s.choices;
+  o["doc"] = s.doc;
+  if (s.type == scfw::ParamType::Object) {
+    json fields = json::array();
+    for (const auto& f : s.fields) fields.push_back(spec_to_json(f));
+    o["fields"] = std::move(fields);
+  }
+  return o;
+}
+
+std::string format_number(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return buf;
+}
+
+std::string format_default(const scfw::ParamSpec& s) {
+  if (s.required) return "(required)";
+  if (std::holds_alternative<std::monostate>(s.default_value)) return "-";
+  if (auto d = std::get_if<double>(&s.default_value)) return format_number(*d);
+  return value_to_json(s.default_value).dump();
+}
+
+std::string format_range(const scfw::ParamSpec& s) {
+  if (s.type == scfw::ParamType::Choice) {
+    std::string out;
+    for (size_t i = 0; i < s.choices.size(); ++i) out += (i ? " | " : "") + s.choices[i];
+    return out;
+  }
+  const bool numeric = s.type == scfw::ParamType::Number || s.type == scfw::ParamType::Integer ||
+                       s.type == scfw::ParamType::NumberList;
+  if (!numeric || (std::isinf(s.min) && std::isinf(s.max))) return "-";
+  return std::string(s.min_open || std::isinf(s.min) ? "(" : "[") + format_number(s.min) + ", " +
+         format_number(s.max) + (s.max_open || std::isinf(s.max) ? ")" : "]");
+}
+
+/// A plain text table: columns padded to their widest cell, the last one left ragged.
+void print_table(std::ostream& out, const std::vector<std::vector<std::string>>& rows, const std::string& indent) {
+  std::vector<size_t> width;
+  for (const auto& r : rows)
+    for (size_t i = 0; i < r.size(); ++i) {
+      if (width.size() <= i) width.push_back(0);
+      width[i] = std::max(width[i], r[i].size());
+    }
+  for (const auto& r : rows) {
+    std::string line = indent;
+    for (size_t i = 0; i < r.size(); ++i) {
+      line += r[i];
+      if (i + 1 < r.size()) line.append(width[i] - r[i].size() + 2, ' ');
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << '\n';
+  }
+}
+
+void add_param_rows(std::vector<std::vector<std::string>>& rows, const std::vector<scfw::ParamSpec>& specs,
+                    const std::string& prefix) {
+  for (const auto& s : specs) {
+    std::string type = s.type == scfw::ParamType::NumberList ? "number list" : type_token(s.type);
+    rows.push_back({prefix + s.name, type, format_default(s), format_range(s), s.doc});
+    if (s.type == scfw::ParamType::Object) add_param_rows(rows, s.fields, prefix + s.name + ".");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// SIGINT: a flag that a solver callback reads to stop the run.
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void on_sigint(int) { g_interrupted = 1; }
+
+/// Installs the handler for the lifetime of the object. SA_RESETHAND: a second Ctrl-C kills the
+/// process the usual way, for a run stuck inside one long plugin call.
+class SigintGuard {
+ public:
+  SigintGuard() {
+    struct sigaction sa{};
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    installed_ = sigaction(SIGINT, &sa, &previous_) == 0;
+  }
+  ~SigintGuard() {
+    if (installed_) sigaction(SIGINT, &previous_, nullptr);
+  }
+  SigintGuard(const SigintGuard&) = delete;
+  SigintGuard& operator=(const SigintGuard&) = delete;
+
+ private:
+  struct sigaction previous_{};
+  bool installed_ = false;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Subcommands
+
+std::string required_positional(const po::variables_map& vm, const char* name, const char* what) {
+  if (!vm.count(name)) throw UsageError(std::string("missing ") + what);
+  return vm[name].as<std::string>();
+}
+
+int cmd_run(const std::vector<std::string>& args) {
+  po::options_description visible("options");
+  visible.add_options()("help,h", "print this help")(
+      "iterations", po::value<std::string>()->value_name("K"),
+      "number of iterations K (overrides \"iterations\" in FILE)")(
+      "seed", po::value<std::string>()->value_name("S"), "random seed (overrides \"seed\" in FILE)")(
+      "trace", po::value<std::string>()->value_name("OUT.csv"),
+      "write a CSV row per gap report to OUT.csv (overrides \"report\": {\"trace\"})")(
+      "quiet,q", "no progress line; print the one-line summary instead of the full one");
+  visible.add(plugin_path_option());
+  const po::variables_map vm = parse(args, visible, "file");
+  if (vm.count("help")) {
+    print_help(kRun, visible);
+    return kExitOk;
+  }
+  const std::string file = required_positional(vm, "file", "FILE (the problem's JSON file)");
+
+  scfw::Overrides overrides;
+  if (vm.count("iterations")) {
+    const std::string& s = vm["iterations"].as<std::string>();
+    long k = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), k);
+    if (ec != std::errc() || p != s.data() + s.size() || k < 1)
+      throw UsageError("--iterations: expected an integer >= 1, got '" + s + "'");
+    overrides.iterations = k;
+  }
+  if (vm.count("seed")) {
+    const std::string& s = vm["seed"].as<std::string>();
+    std::uint64_t seed = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), seed);
+    if (ec != std::errc() || p != s.data() + s.size())
+      throw UsageError("--seed: expected an integer in [0, 2^64), got '" + s + "'");
+    overrides.seed = seed;
+  }
+  if (vm.count("trace")) overrides.trace = vm["trace"].as<std::string>();
+  const bool quiet = vm.count("quiet") > 0;
+
+  scfw::Registry registry;
+  load_plugins(registry, plugin_paths(vm));
+  scfw::Problem problem = scfw::load_problem(registry, file, overrides);
+
+  scfw::SolverOptions options;
+  options.iterations = problem.iterations;
+  options.seed = problem.seed;
+  options.report_every = problem.report.every;
+  scfw::Solver solver(problem, options);
+
+  // The trace: header now, one flushed row per gap report.
+  const std::string trace_path = overrides.trace ? *overrides.trace : problem.report.trace;
+  std::unique_ptr<std::ofstream> trace;
+  if (!trace_path.empty()) {
+    trace = scfw::open_trace_file(trace_path);
+    solver.add_callback(scfw::trace_csv(*trace));
+  }
+  std::unique_ptr<scfw::ProgressLine> progress;
+  if (!quiet && isatty(STDERR_FILENO)) {
+    progress = std::make_unique<scfw::ProgressLine>(std::cerr, 0.1);
+    solver.add_callback([p = progress.get()](const scfw::IterationState& s) { return (*p)(s); });
+  }
+  // Last, so that the trace and the progress line have seen the iteration it stops after.
+  g_interrupted = 0;
+  solver.add_callback([](const scfw::IterationState&) { return g_interrupted == 0; });
+
+  scfw::Summary summary;
+  {
+    SigintGuard guard;
+    try {
+      summary = solver.run();
+    } catch (...) {
+      if (progress) progress->finish();  // the error message starts on a fresh line
+      throw;
+    }
+  }
+  if (progress) progress->finish();
+  if (quiet) std::cout << summary.brief() << '\n';
+  else {
+    const std::string full = summary.full();
+    std::cout << full << (full.ends_with('\n') ? "" : "\n");
+  }
+  std::cout.flush();
+  if (summary.status == scfw::Status::Failed) return kExitFailure;
+  if (summary.status == scfw::Status::Interrupted && g_interrupted) return kExitInterrupted;
+  return kExitOk;
+}
+
+int cmd_validate(const std::vector<std::string>& args) {
+  po::options_description visible("options");
+  visible.add_options()("help,h", "print this help");
+  visible.add(plugin_path_option());
+  const po::variables_map vm = parse(args, visible, "file");
+  if (vm.count("help")) {
+    print_help(kValidate, visible);
+    return kExitOk;
+  }
+  const std::string file = required_positional(vm, "file", "FILE (the problem's JSON file)");
+  scfw::Registry registry;
+  load_plugins(registry, plugin_paths(vm));
+  const scfw::Problem problem = scfw::load_problem(registry, file);
+
+  std::string parts;
+  for (const auto& [role, name] : problem.plugins) {
+    if (!parts.empty()) parts += ", ";
+    parts += role + " " + name;
+    if (role == "oracle" && problem.oracle)
+      parts += " d=" + std::to_string(problem.oracle->dim()) + " n=" + std::to_string(problem.oracle->outputs());
+  }
+  std::cout << file << ": ok (" << parts << ")\n";
+  return kExitOk;
+}
+
+int cmd_plugins(const std::vector<std::string>& args) {
+  po::options_description visible("options");
+  visible.add_options()("help,h", "print this help")(
+      "json", "print a JSON array: name, kind, version, library, summary, parameters");
+  visible.add(plugin_path_option());
+  const po::variables_map vm = parse(args, visible, nullptr);
+  if (vm.count("help")) {
+    print_help(kPlugins, visible);
+    return kExitOk;
+  }
+  scfw::Registry registry;
+  load_plugins(registry, plugin_paths(vm));
+  const auto components = sorted_components(registry);
+
+  if (vm.count("json")) {
+    json out = json::array();
+    for (const auto* c : components) {
+      json params = json::array();
+      for (const auto& s : c->info.params) params.push_back(spec_to_json(s));
+      out.push_back({{"name", c->info.name},
+                     {"kind", scfw::to_string(c->info.kind)},
+                     {"version", c->library_version},
+                     {"library", c->library_path},
+                     {"library_name", c->library_name},
+                     {"summary", c->info.summary},
+                     {"parameters", std::move(params)}});
+    }
+    std::cout << out.dump(2) << '\n';
+    return kExitOk;
+  }
+  if (components.empty()) {
+    std::cerr << "scfw: no plugins found; give a folder with --plugin-path or $SCFW_PLUGIN_PATH\n";
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows{{"KIND", "NAME", "VERSION", "LIBRARY", "SUMMARY"}};
+  for (const auto* c : components)
+    rows.push_back({scfw::to_string(c->info.kind), c->info.name, c->library_version,
+                    fs::path(c->library_path).filename().string(), c->info.summary});
+  print_table(std::cout, rows, "");
+  return kExitOk;
+}
+
+int cmd_describe(const std::vector<std::string>& args) {
+  po::options_description visible("options");
+  visible.add_options()("help,h", "print this help");
+  visible.add(plugin_path_option());
+  const po::variables_map vm = parse(args, visible, "name");
+  if (vm.count("help")) {
+    print_help(kDescribe, visible);
+    return kExitOk;
+  }
+  const std::string name = required_positional(vm, "name", "NAME (a plugin name; 'scfw plugins' lists them)");
+  scfw::Registry registry;
+  load_plugins(registry, plugin_paths(vm));
+
+  auto found = registry.find_any_kind(name);
+  if (found.empty()) {
+    std::vector<std::string> names;
+    for (const auto& c : registry.components()) names.push_back(c.info.name);
+    const auto close = scfw::closest_names(name, names, 3);
+    std::string msg = "unknown plugin \"" + name + "\"";
+    if (names.empty()) {
+      msg += ": no plugins were found (give a folder with --plugin-path or $SCFW_PLUGIN_PATH)";
+    } else {
+      if (!close.empty()) {
+        msg += "; did you mean ";
+        for (size_t i = 0; i < close.size(); ++i)
+          msg += (i == 0 ? "" : (i + 1 == close.size() ? " or " : ", ")) + ("\"" + close[i] + "\"");
+        msg += "?";
+      }
+      msg += " ('scfw plugins' lists them all)";
+    }
+    throw scfw::InputError(msg);
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](auto* a, auto* b) { return kind_order(a->info.kind) < kind_order(b->info.kind); });
+  bool first = true;
+  for (const auto* c : found) {
+    if (!first) std::cout << '\n';
+    first = false;
+    std::cout << c->info.name << " (" << kind_title(c->info.kind) << ", JSON block \""
+              << scfw::to_string(c->info.kind) << "\")\n";
+    print_table(std::cout,
+                {{"summary", c->info.summary},
+                 {"library", c->library_name + " " + c->library_version},
+                 {"file", c->library_path}},
+                "  ");
+    if (c->info.params.empty()) {
+      std::cout << "  parameters: none\n";
+      continue;
+    }
+    std::cout << "  parameters:\n";
+    std::vector<std::vector<std::string>> rows{{"NAME", "TYPE", "DEFAULT", "RANGE", "DOC"}};
+    add_param_rows(rows, c->info.params, "");
+    print_table(std::cout, rows, "    ");
+  }
+  return kExitOk;
+}
+
+const Command* find_command(const std::string& name) {
+  for (const Command* c : {&kRun, &kValidate, &kPlugins, &kDescribe})
+    if (name == c->name) return c;
+  return nullptr;
+}
+
+int dispatch(const Command& c, const std::vector<std::string>& args) {
+  const std::string name = c.name;
+  if (name == "run") return cmd_run(args);
+  if (name == "validate") return cmd_validate(args);
+  if (name == "plugins") return cmd_plugins(args);
+  return cmd_describe(args);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::cerr << kTopUsage;
+    return kExitBadInput;
+  }
+  const std::string command = args[0];
+  if (command == "--help" || command == "-h") {
+    std::cout << kTopUsage;
+    return kExitOk;
+  }
+  if (command == "--version") {
+    std::cout << "scfw " << SCFW_VERSION << " (plugin ABI " << scfw::kAbiVersion << ")\n";
+    return kExitOk;
+  }
+  if (command == "help") {  // `scfw help run` == `scfw run --help`
+    if (args.size() >= 2) {
+      if (const Command* c = find_command(args[1])) return dispatch(*c, {"--help"});
+    }
+    std::cout << kTopUsage;
+    return kExitOk;
+  }
+  const Command* cmd = find_command(command);
+  if (!cmd) {
+    std::string msg = "scfw: unknown command '" + command + "'";
+    const auto close = scfw::closest_names(command, {"run", "validate", "plugins", "describe"}, 1);
+    if (!close.empty() && scfw::edit_distance(command, close[0]) <= 3) msg += "; did you mean '" + close[0] + "'?";
+    std::cerr << msg << "\n\n" << kTopUsage;
+    return kExitBadInput;
+  }
+  args.erase(args.begin());
+  try {
+    return dispatch(*cmd, args);
+  } catch (const UsageError& e) {
+    std::cerr << "scfw " << cmd->name << ": " << one_line(e.what()) << '\n'
+              << usage_line(*cmd) << "Run 'scfw " << cmd->name << " --help' for the options.\n";
+    return kExitBadInput;
+  } catch (const scfw::InputError& e) {
+    std::cerr << "error: " << one_line(e.what()) << '\n';
+    return kExitBadInput;
+  } catch (const scfw::Error& e) {
+    std::cerr << "error: " << one_line(e.what()) << '\n';
+    return kExitFailure;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << one_line(e.what()) << '\n';
+    return kExitFailure;
+  }
+}

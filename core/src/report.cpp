@@ -1,0 +1,151 @@
+#include "scfw/core/report.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <string>
+#include <system_error>
+
+#include "scfw/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace scfw {
+
+namespace {
+
+// 12 significant digits: enough to compare runs, short enough to read.
+void put(std::ostream& out, double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  out << buf;
+}
+
+// "42s", "3m07s", "2h05m"
+std::string format_duration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "?";
+  const long s = std::lround(seconds);
+  char buf[32];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%lds", s);
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%ldm%02lds", s / 60, s % 60);
+  else std::snprintf(buf, sizeof buf, "%ldh%02ldm", s / 3600, (s % 3600) / 60);
+  return buf;
+}
+
+std::string fmt_seconds(double seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fs", seconds);
+  return buf;
+}
+
+}  // namespace
+
+Callback trace_csv(std::ostream& out) {
+  out << kTraceHeader << '\n';
+  out.flush();
+  return [&out](const IterationState& s) {
+    if (!s.has_gap) return true;
+    out << s.iteration << ',';
+    put(out, s.objective);
+    out << ',';
+    put(out, s.gap);
+    out << ',';
+    put(out, s.best_gap);
+    out << ',';
+    put(out, s.seconds);
+    out << ',';
+    put(out, s.steps.gamma);
+    out << ',';
+    put(out, s.steps.beta);
+    out << ',';
+    put(out, s.steps.rho);
+    out << ',';
+    put(out, s.glmo_value);
+    out << ',' << s.glmo_iterations << '\n';
+    // Rows already written survive a failure or an interrupt later in the run.
+    out.flush();
+    return true;
+  };
+}
+
+std::unique_ptr<std::ofstream> open_trace_file(const fs::path& path) {
+  const std::string fail = path.string() + ": cannot write trace file";
+  std::error_code ec;
+  const fs::path parent = path.parent_path();
+  if (!parent.empty()) {
+    fs::create_directories(parent, ec);
+    if (ec) throw InputError(fail);
+  }
+  if (fs::is_directory(path, ec)) throw InputError(fail);
+  auto file = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
+  if (!*file) throw InputError(fail);
+  return file;
+}
+
+ProgressLine::ProgressLine(std::ostream& out, double min_interval_seconds)
+    : out_(out), min_interval_(min_interval_seconds) {}
+
+bool ProgressLine::operator()(const IterationState& s) {
+  if (finished_) return true;
+  iteration_ = s.iteration;
+  iterations_ = s.iterations;
+  seconds_ = s.seconds;
+  if (s.has_gap) {
+    has_gap_ = true;
+    gap_ = s.gap;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  const bool last = s.iterations > 0 && s.iteration >= s.iterations;
+  if (!drawn_ || last || std::chrono::duration<double>(now - last_draw_).count() >= min_interval_) {
+    last_draw_ = now;
+    draw();
+  }
+  return true;
+}
+
+void ProgressLine::draw() {
+  char buf[200];
+  const double pct = iterations_ > 0 ? 100.0 * static_cast<double>(iteration_) / static_cast<double>(iterations_) : 0.0;
+  const double rate = seconds_ > 0 ? static_cast<double>(iteration_) / seconds_ : 0.0;
+  std::string line;
+  std::snprintf(buf, sizeof buf, "%ld/%ld (%3.0f%%)", iteration_, iterations_, pct);
+  line += buf;
+  if (has_gap_) {
+    std::snprintf(buf, sizeof buf, "  gap %.3e", gap_);
+    line += buf;
+  }
+  if (rate > 0) {
+    std::snprintf(buf, sizeof buf, "  %.0f it/s", rate);
+    line += buf;
+    if (iteration_ < iterations_)
+      line += "  ETA " + format_duration(static_cast<double>(iterations_ - iteration_) / rate);
+    else
+      line += "  done in " + (seconds_ < 10 ? fmt_seconds(seconds_) : format_duration(seconds_));
+  }
+  // Pad over the remains of a longer previous line.
+  const size_t width = line.size();
+  if (width < last_width_) line.append(last_width_ - width, ' ');
+  last_width_ = width;
+  out_ << '\r' << line;
+  out_.flush();
+  drawn_ = true;
+}
+
+void ProgressLine::finish() {
+  if (finished_ || !drawn_) return;
+  draw();
+  out_ << '\n';
+  out_.flush();
+  finished_ = true;
+}
+
+Callback progress_line(std::ostream& out, double min_interval_seconds) {
+  auto line = std::make_shared<ProgressLine>(out, min_interval_seconds);
+  return [line](const IterationState& s) {
+    (*line)(s);
+    if (s.iterations > 0 && s.iteration >= s.iterations) line->finish();
+    return true;
+  };
+}
+
+}  // namespace scfw

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Bad input ends with exactly one line "error: <where>: <what>" on stderr and exit code 2.
+SCFW=$1
+source "$(dirname "$0")/lib.sh"
+
+run "$SCFW" run missing.json
+expect_rc 2 "missing file"
+expect_stderr "error: missing.json: cannot open file" "missing file"
+
+# Malformed JSON: the parser's line and column (line 3, the ',' in column 17).
+printf '{\n  "seed": 1,\n  "iterations": ,\n  "outer": { "plugin": "max" }\n}\n' >malformed.json
+run "$SCFW" run malformed.json
+expect_rc 2 "malformed JSON"
+expect_stderr "error: malformed.json: line 3, column 17: syntax error while parsing value - unexpected ','; expected '[', '{', or a literal" "malformed JSON"
+run "$SCFW" validate malformed.json
+expect_rc 2 "validate malformed JSON"
+
+# A parameter out of its declared range.
+write_problem ok.json '{ "plugin": "max" }'
+sed 's/"radius": 2/"radius": -1/' ok.json >bad_radius.json
+run "$SCFW" run bad_radius.json
+expect_rc 2 "radius out of range"
+expect_stderr "error: bad_radius.json: /domain/radius: expected a number > 0, got -1" "radius out of range"
+[[ -z "$OUT" ]] || fail "radius out of range: stdout should be empty, got: $OUT"
+
+# An unknown plugin name, with the closest one.
+write_problem typo.json '{ "plugin": "maxx" }'
+run "$SCFW" validate typo.json
+expect_rc 2 "unknown plugin"
+expect_contains "$ERR" 'error: typo.json: /outer/plugin: unknown outer plugin "maxx"; closest: "max"' "unknown plugin"
+[[ $(wc -l <<<"$ERR") == 1 ]] || fail "unknown plugin: expected one stderr line, got: $ERR"
+
+# An override out of range.
+run "$SCFW" run ok.json --iterations 0
+expect_rc 2 "--iterations 0"
+
+# A trace that cannot be written.
+run "$SCFW" run ok.json --trace /dev/null/trace.csv
+expect_rc 2 "unwritable trace"
+expect_stderr "error: /dev/null/trace.csv: cannot write trace file" "unwritable trace"
+
+# validate: the composed problem in one line.
+run "$SCFW" validate ok.json
+expect_rc 0 "validate"
+[[ "$OUT" == "ok.json: ok (oracle least_squares_tasks d=20 n=4, outer max, domain l1_ball, glmo clp, tracker momentum, schedule nonconvex)" ]] ||
+  fail "validate printed: $OUT"
+[[ -z "$ERR" ]] || fail "validate: unexpected stderr: $ERR"
+
+# describe: unknown names get the closest ones; known ones their parameters.
+run "$SCFW" describe l1ball
+expect_rc 2 "describe unknown"
+expect_contains "$ERR" 'error: unknown plugin "l1ball"; did you mean "l1_ball"' "describe unknown"
+run "$SCFW" describe l1_ball
+expect_rc 0 "describe l1_ball"
+expect_contains "$OUT" "l1_ball (domain" "describe l1_ball"
+grep -Eq '^ +radius +number +1 +\(0, inf\) +radius' <<<"$OUT" || fail "describe l1_ball: no radius row in:
+$OUT"
+echo "cli_input_errors: ok"

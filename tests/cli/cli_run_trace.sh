@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# `scfw run`: the summary, the trace CSV (header, rows, flushed as it goes), the seed, and Ctrl-C.
+SCFW=$1
+source "$(dirname "$0")/lib.sh"
+HEADER="iteration,objective,gap,best_gap,seconds,gamma,beta,rho,glmo_value,glmo_iterations"
+
+write_problem p.json '{ "plugin": "max" }' 100 '{ "every": 25 }'
+run "$SCFW" run p.json --trace out/nested/t.csv
+expect_rc 0 "run --trace"
+expect_contains "$OUT" "status" "run prints the summary"
+expect_contains "$OUT" "objective" "run prints the summary"
+[[ -f out/nested/t.csv ]] || fail "--trace did not create out/nested/t.csv"
+[[ "$(head -n1 out/nested/t.csv)" == "$HEADER" ]] || fail "trace header is '$(head -n1 out/nested/t.csv)'"
+rows=$(($(wc -l <out/nested/t.csv) - 1))
+[[ $rows -ge 4 ]] || fail "trace: expected a row every 25 of 100 iterations, got $rows rows"
+awk -F, 'NR > 1 && NF != 10 { bad = 1 } END { exit bad }' out/nested/t.csv || fail "trace rows without 10 fields"
+[[ "$(tail -n1 out/nested/t.csv | cut -d, -f1)" == 100 ]] || fail "trace: last row is not iteration 100"
+
+# The same file and seed give the same trace (all but the seconds column).
+run "$SCFW" run p.json --trace again.csv --quiet
+expect_rc 0 "second run"
+[[ $(wc -l <<<"$OUT") == 1 ]] || fail "--quiet: expected the one-line summary, got:
+$OUT"
+diff <(cut -d, -f1-4,6- out/nested/t.csv) <(cut -d, -f1-4,6- again.csv) >/dev/null ||
+  fail "same seed, different traces"
+run "$SCFW" run p.json --trace other.csv --seed 4 --quiet
+expect_rc 0 "--seed 4"
+! diff <(cut -d, -f2,3 out/nested/t.csv) <(cut -d, -f2,3 other.csv) >/dev/null ||
+  fail "--seed 4 gave the trace of seed 3"
+
+# The trace named in the file, relative to the current directory.
+write_problem q.json '{ "plugin": "max" }' 50 '{ "every": 10, "trace": "from_file.csv" }'
+run "$SCFW" run q.json --iterations 60 --quiet
+expect_rc 0 "report.trace"
+[[ "$(head -n1 from_file.csv)" == "$HEADER" ]] || fail "report.trace: no trace written"
+[[ "$(tail -n1 from_file.csv | cut -d, -f1)" == 60 ]] || fail "--iterations 60 did not override the file"
+
+# Ctrl-C: the run stops after the current iteration, prints its summary, exits 130, and the
+# trace written so far stays readable.
+write_problem long.json '{ "plugin": "max" }' 100000000 '{ "every": 20 }'
+"$SCFW" run long.json --trace long.csv >long.out 2>long.err &
+pid=$!
+for _ in $(seq 1 300); do
+  [[ -f long.csv && $(wc -l <long.csv) -ge 3 ]] && break
+  sleep 0.1
+done
+kill -INT "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+[[ $rc == 130 ]] || fail "SIGINT: exit code $rc, expected 130; stderr: $(cat long.err)"
+grep -q "interrupted" long.out || fail "SIGINT: the summary does not say interrupted:
+$(cat long.out)"
+[[ "$(head -n1 long.csv)" == "$HEADER" ]] || fail "SIGINT: trace header lost"
+awk -F, 'NR > 1 && NF != 10 { bad = 1 } END { exit bad }' long.csv || fail "SIGINT: a partial trace row"
+echo "cli_run_trace: ok"

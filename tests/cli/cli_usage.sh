@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Command-line usage: help everywhere (exit 0), bad usage -> a usage message and exit 2.
+SCFW=$1
+source "$(dirname "$0")/lib.sh"
+
+run "$SCFW"
+expect_rc 2 "no command"
+expect_contains "$ERR" "usage: scfw <command> [<args>]" "no command"
+
+run "$SCFW" --help
+expect_rc 0 "--help"
+for c in "run FILE" "validate FILE" "plugins" "describe NAME"; do
+  expect_contains "$OUT" "  $c" "--help lists the commands"
+done
+
+run "$SCFW" --version
+expect_rc 0 "--version"
+expect_contains "$OUT" "scfw " "--version"
+
+for c in run validate plugins describe; do
+  run "$SCFW" "$c" --help
+  expect_rc 0 "$c --help"
+  expect_contains "$OUT" "usage: scfw $c" "$c --help"
+  expect_contains "$OUT" "--plugin-path" "$c --help"
+  run "$SCFW" help "$c"
+  expect_rc 0 "help $c"
+  expect_contains "$OUT" "usage: scfw $c" "help $c"
+done
+
+run "$SCFW" rnu problem.json
+expect_rc 2 "unknown command"
+[[ "$(head -n1 <<<"$ERR")" == "scfw: unknown command 'rnu'; did you mean 'run'?" ]] ||
+  fail "unknown command: first stderr line is '$(head -n1 <<<"$ERR")'"
+
+run "$SCFW" run
+expect_rc 2 "run without FILE"
+[[ "$(head -n1 <<<"$ERR")" == "scfw run: missing FILE (the problem's JSON file)" ]] ||
+  fail "run without FILE: first stderr line is '$(head -n1 <<<"$ERR")'"
+expect_contains "$ERR" "usage: scfw run FILE [options]" "run without FILE"
+
+run "$SCFW" run problem.json --bogus
+expect_rc 2 "unknown option"
+expect_contains "$ERR" "--bogus" "unknown option"
+expect_contains "$ERR" "usage: scfw run FILE [options]" "unknown option"
+
+run "$SCFW" run problem.json --iterations abc
+expect_rc 2 "--iterations abc"
+[[ "$(head -n1 <<<"$ERR")" == "scfw run: --iterations: expected an integer >= 1, got 'abc'" ]] ||
+  fail "--iterations abc: first stderr line is '$(head -n1 <<<"$ERR")'"
+
+run "$SCFW" run problem.json --seed -1
+expect_rc 2 "--seed -1"
+
+run "$SCFW" validate a.json b.json
+expect_rc 2 "two files"
+
+run "$SCFW" describe
+expect_rc 2 "describe without NAME"
+echo "cli_usage: ok"

@@ -1,0 +1,71 @@
+# Shared by the cli_*.sh tests: a scratch folder, a runner that captures exit code, stdout and
+# stderr, and assertions that print what they saw when they fail.
+set -euo pipefail
+unset SCFW_PLUGIN_PATH  # only the plugins this build ships (or the test's own --plugin-path)
+
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/scfw-cli.XXXXXX")
+trap 'rm -rf "$SCRATCH"' EXIT
+cd "$SCRATCH"
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# run CMD... : sets RC, OUT (stdout) and ERR (stderr) without stopping on a failure.
+run() {
+  set +e
+  "$@" >"$SCRATCH/.out" 2>"$SCRATCH/.err"
+  RC=$?
+  set -e
+  OUT=$(cat "$SCRATCH/.out")
+  ERR=$(cat "$SCRATCH/.err")
+}
+
+# expect_rc CODE WHAT
+expect_rc() {
+  [[ "$RC" == "$1" ]] || fail "$2: exit code $RC, expected $1
+--- stdout:
+$OUT
+--- stderr:
+$ERR"
+}
+
+# expect_stderr LINE WHAT : stderr is exactly LINE (one line).
+expect_stderr() {
+  [[ "$ERR" == "$1" ]] || fail "$2: stderr differs
+--- expected:
+$1
+--- got:
+$ERR"
+}
+
+# expect_contains HAYSTACK NEEDLE WHAT
+expect_contains() {
+  [[ "$1" == *"$2"* ]] || fail "$3: expected to find '$2' in:
+$1"
+}
+
+# A small problem of the paper's Task 1 shape that solves in well under a second.
+# write_problem FILE OUTER_BLOCK [ITERATIONS] [REPORT_BLOCK]
+write_problem() {
+  local iterations=100 report='{ "every": 50 }'
+  if [[ $# -ge 3 ]]; then iterations=$3; fi
+  if [[ $# -ge 4 ]]; then report=$4; fi
+  cat >"$1" <<JSON
+{
+  "name": "cli test",
+  "seed": 3,
+  "iterations": $iterations,
+  "oracle": { "plugin": "least_squares_tasks",
+              "synthetic": { "tasks": 4, "dim": 20, "rows_per_task": 40 },
+              "batch": 1 },
+  "outer": $2,
+  "domain": { "plugin": "l1_ball", "radius": 2 },
+  "glmo": { "plugin": "clp" },
+  "tracker": { "plugin": "momentum", "value": "taylor" },
+  "schedule": { "plugin": "nonconvex", "r": 2 },
+  "report": $report
+}
+JSON
+}
