@@ -1,0 +1,314 @@
+// Oracle `matrix_completion`: the inner map of the paper's Task 3 (robust matrix completion,
+// Section 6), over x = X flattened row-major (x[i * cols + j] = X_ij, d = rows * cols; the
+// domain is `nuclear_ball` with the same rows and cols).
+//
+// The observed entries Omega = {e = (i_e, j_e, M_e)} are split into n groups G_1..G_n by a fixed
+// seeded random partition (`groups`; group sizes differ by at most one; groups = 0 means one
+// group per entry, n = |Omega|). Then
+//
+//   f_g(x) = 1/|G_g| sum_{e in G_g} (X_{i_e j_e} - M_e)      (mean residual of group g)
+//
+// and, with the outer function F(u) = (1/n) ||u||_1, the objective is
+//   (1/n) sum_g |mean_{e in G_g} (X_e - M_e)|.
+// With groups = 0 this is exactly the paper's 1/|Omega| sum_e |X_e - M_e| (and f is then
+// deterministic: a sample is exact); with n < |Omega| groups it is a lower bound of it that
+// is reached by unbiased samples (docs/formulations.md discusses the choice).
+// A sample draws `batch` entries per group uniformly with replacement: f~_g is the mean of the
+// drawn residuals, its Jacobian row holds 1/batch at each drawn entry's coordinate. f is affine:
+// the Hessian action is 0.
+//
+// Data: `synthetic` (the paper's 30 x 20 rank-5 matrix, 30% observed, Laplacian noise) or `file`:
+// whitespace-separated `row col value` lines (extra fields, e.g. MovieLens' timestamp, are
+// ignored; u.data is read as is), indices 1-based unless `one_based` = false.
+#include <scfw/plugin.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+using scfw::Mat;
+using scfw::Params;
+using scfw::Rng;
+using scfw::Vec;
+
+std::int64_t int_or(const Params& p, const std::string& name, std::int64_t def) {
+  return p.has(name) ? p.integer(name) : def;
+}
+double num_or(const Params& p, const std::string& name, double def) { return p.has(name) ? p.number(name) : def; }
+
+struct Entries {
+  int rows = 0, cols = 0;
+  std::vector<std::int64_t> index;  // i * cols + j
+  std::vector<double> value;
+};
+
+// Synthetic data. With g = Rng(seed), in this order: U (rows x rank) and W (cols x rank) entries
+// N(0, 1) (std::normal_distribution), L = U W^T / sqrt(rank) (entries of unit variance); the
+// observed set is the first round(density * rows * cols) positions of a partial Fisher-Yates
+// shuffle (std::uniform_int_distribution); each observed M_e = L_e + noise * (E1 - E2), E1, E2
+// ~ Exp(1) (std::exponential_distribution): Laplace noise of scale `noise`.
+Entries make_synthetic(const Params& s) {
+  const std::int64_t r = int_or(s, "rows", 30), c = int_or(s, "cols", 20), rank = int_or(s, "rank", 5),
+                     seed = int_or(s, "seed", 1);
+  const double density = num_or(s, "density", 0.3), noise = num_or(s, "noise", 0.3);
+  if (r < 1) s.fail("rows", "expected an integer >= 1");
+  if (c < 1) s.fail("cols", "expected an integer >= 1");
+  if (rank < 1) s.fail("rank", "expected an integer >= 1");
+  if (!(density > 0.0 && density <= 1.0)) s.fail("density", "expected a number in (0, 1]");
+  if (!(noise >= 0.0)) s.fail("noise", "expected a number >= 0");
+  Rng g(static_cast<std::uint64_t>(seed));
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd U(r, rank), W(c, rank);
+  for (std::int64_t i = 0; i < r; ++i)
+    for (std::int64_t k = 0; k < rank; ++k) U(i, k) = normal(g);
+  for (std::int64_t j = 0; j < c; ++j)
+    for (std::int64_t k = 0; k < rank; ++k) W(j, k) = normal(g);
+  const Eigen::MatrixXd L = U * W.transpose() / std::sqrt(static_cast<double>(rank));
+  const std::int64_t total = r * c;
+  const std::int64_t m = std::max<std::int64_t>(1, std::llround(density * static_cast<double>(total)));
+  std::vector<std::int64_t> pos(static_cast<size_t>(total));
+  std::iota(pos.begin(), pos.end(), 0);
+  for (std::int64_t k = 0; k < m; ++k) {
+    std::uniform_int_distribution<std::int64_t> pick(k, total - 1);
+    std::swap(pos[static_cast<size_t>(k)], pos[static_cast<size_t>(pick(g))]);
+  }
+  std::exponential_distribution<double> expo(1.0);
+  Entries e;
+  e.rows = static_cast<int>(r);
+  e.cols = static_cast<int>(c);
+  for (std::int64_t k = 0; k < m; ++k) {
+    const std::int64_t p = pos[static_cast<size_t>(k)];
+    const double lap = expo(g) - expo(g);
+    e.index.push_back(p);
+    e.value.push_back(L(p / c, p % c) + noise * lap);
+  }
+  return e;
+}
+
+Entries read_file(const std::string& path, bool one_based, std::int64_t rows, std::int64_t cols) {
+  std::ifstream in(path);
+  if (!in) throw scfw::InputError(path + ": cannot open the file");
+  std::vector<std::int64_t> ri, ci;
+  std::vector<double> vals;
+  std::vector<int> line_of;
+  std::string line;
+  int number = 0;
+  const std::int64_t base = one_based ? 1 : 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::istringstream ss(line);
+    std::string a, b, v;
+    if (!(ss >> a)) continue;  // blank line
+    if (a[0] == '#') continue;
+    const std::string where = path + ":" + std::to_string(number) + ": ";
+    if (!(ss >> b >> v)) throw scfw::InputError(where + "expected `row col value`, got \"" + line + "\"");
+    auto parse_index = [&](const std::string& t, const char* what) {
+      size_t used = 0;
+      long long k = 0;
+      try {
+        k = std::stoll(t, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != t.size() || t.empty()) throw scfw::InputError(where + what + " is not an integer: \"" + t + "\"");
+      if (k < base) throw scfw::InputError(where + what + " " + t + " is below " + std::to_string(base) + (one_based ? " (indices are 1-based)" : ""));
+      return static_cast<std::int64_t>(k) - base;
+    };
+    const std::int64_t i = parse_index(a, "row"), j = parse_index(b, "col");
+    size_t used = 0;
+    double x = 0.0;
+    try {
+      x = std::stod(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != v.size() || !std::isfinite(x)) throw scfw::InputError(where + "value is not a finite number: \"" + v + "\"");
+    if (rows >= 1 && i >= rows) throw scfw::InputError(where + "row " + a + " is beyond rows = " + std::to_string(rows));
+    if (cols >= 1 && j >= cols) throw scfw::InputError(where + "col " + b + " is beyond cols = " + std::to_string(cols));
+    ri.push_back(i);
+    ci.push_back(j);
+    vals.push_back(x);
+    line_of.push_back(number);
+  }
+  if (vals.empty()) throw scfw::InputError(path + ": no entries");
+  Entries e;
+  const std::int64_t R = rows >= 1 ? rows : *std::max_element(ri.begin(), ri.end()) + 1;
+  const std::int64_t C = cols >= 1 ? cols : *std::max_element(ci.begin(), ci.end()) + 1;
+  if (R * C > (std::int64_t{1} << 31) - 1) throw scfw::InputError(path + ": rows * cols is too large");
+  e.rows = static_cast<int>(R);
+  e.cols = static_cast<int>(C);
+  std::unordered_map<std::int64_t, int> seen;
+  seen.reserve(vals.size());
+  for (size_t k = 0; k < vals.size(); ++k) {
+    const std::int64_t p = ri[k] * C + ci[k];
+    const auto [it, fresh] = seen.emplace(p, line_of[k]);
+    if (!fresh)
+      throw scfw::InputError(path + ":" + std::to_string(line_of[k]) + ": entry (" + std::to_string(ri[k] + base) + ", " +
+                             std::to_string(ci[k] + base) + ") repeats line " + std::to_string(it->second));
+    e.index.push_back(p);
+    e.value.push_back(vals[k]);
+  }
+  return e;
+}
+
+struct EntrySample final : scfw::Sample {
+  std::vector<std::int64_t> picks;  // positions into the group-ordered entry list
+};
+
+class MatrixCompletion final : public scfw::Oracle {
+ public:
+  MatrixCompletion(const Params& p, const scfw::Context& ctx) {
+    const bool synthetic = p.has("synthetic"), file = p.has("file");
+    if (synthetic == file)
+      p.fail(file ? "file" : "synthetic", synthetic ? "give only one of \"synthetic\" and \"file\"" : "no data source: give \"synthetic\" or \"file\"");
+    if (synthetic) {
+      for (const char* k : {"rows", "cols"})
+        if (p.has(k)) p.fail(k, "only used with \"file\"; the generator takes synthetic.rows / synthetic.cols");
+      e_ = make_synthetic(p.object("synthetic"));
+    } else {
+      std::filesystem::path path(p.string("file"));
+      if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
+      e_ = read_file(path.string(), p.has("one_based") ? p.boolean("one_based") : true, int_or(p, "rows", 0), int_or(p, "cols", 0));
+    }
+    const std::int64_t m = static_cast<std::int64_t>(e_.value.size());
+    std::int64_t n = int_or(p, "groups", 20);
+    if (n < 0) p.fail("groups", "expected an integer >= 0 (0: one group per observed entry)");
+    if (n == 0) n = m;
+    if (n > m) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(m) + " observed entries");
+    batch_ = static_cast<int>(int_or(p, "batch", 1));
+    if (batch_ < 1) p.fail("batch", "expected an integer >= 1");
+    // The partition: entries in a shuffled order (Rng(partition_seed)), dealt into n consecutive
+    // blocks. groups = 0 keeps the file/generator order (group g = entry g).
+    std::vector<std::int64_t> order(static_cast<size_t>(m));
+    std::iota(order.begin(), order.end(), 0);
+    if (n < m) {
+      Rng g(static_cast<std::uint64_t>(int_or(p, "partition_seed", 1)));
+      std::shuffle(order.begin(), order.end(), g);
+    }
+    idx_.resize(static_cast<size_t>(m));
+    val_.resize(static_cast<size_t>(m));
+    for (std::int64_t k = 0; k < m; ++k) {
+      idx_[static_cast<size_t>(k)] = e_.index[static_cast<size_t>(order[static_cast<size_t>(k)])];
+      val_[static_cast<size_t>(k)] = e_.value[static_cast<size_t>(order[static_cast<size_t>(k)])];
+    }
+    n_ = static_cast<int>(n);
+    begin_.resize(static_cast<size_t>(n) + 1);
+    for (std::int64_t g = 0; g <= n; ++g) begin_[static_cast<size_t>(g)] = g * m / n;
+    d_ = e_.rows * e_.cols;
+  }
+
+  int dim() const override { return d_; }
+  int outputs() const override { return n_; }
+
+  std::unique_ptr<scfw::Sample> make_sample() const override {
+    auto s = std::make_unique<EntrySample>();
+    s->picks.assign(static_cast<size_t>(n_) * batch_, 0);
+    return s;
+  }
+
+  void draw(Rng& rng, scfw::Sample& s) const override {
+    auto& picks = own(s).picks;
+    for (int g = 0; g < n_; ++g) {
+      std::uniform_int_distribution<std::int64_t> pick(begin_[g], begin_[g + 1] - 1);
+      for (int b = 0; b < batch_; ++b) picks[static_cast<size_t>(g) * batch_ + b] = pick(rng);
+    }
+  }
+
+  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+    check(x, f, J);
+    const auto& picks = own(s).picks;
+    const double inv = 1.0 / batch_;
+    for (int g = 0; g < n_; ++g) {
+      double sum = 0.0;
+      if (J) J->row(g).setZero();
+      for (int b = 0; b < batch_; ++b) {
+        const std::int64_t k = picks[static_cast<size_t>(g) * batch_ + b];
+        sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
+        if (J) (*J)(g, idx_[static_cast<size_t>(k)]) += inv;
+      }
+      if (f) (*f)[g] = inv * sum;
+    }
+  }
+
+  bool has_exact() const override { return true; }
+  void exact(const Vec& x, Vec* f, Mat* J) const override {
+    check(x, f, J);
+    for (int g = 0; g < n_; ++g) {
+      const double inv = 1.0 / static_cast<double>(begin_[g + 1] - begin_[g]);
+      double sum = 0.0;
+      if (J) J->row(g).setZero();
+      for (std::int64_t k = begin_[g]; k < begin_[g + 1]; ++k) {
+        sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
+        if (J) (*J)(g, idx_[static_cast<size_t>(k)]) += inv;
+      }
+      if (f) (*f)[g] = inv * sum;
+    }
+  }
+
+  bool has_hessian_action() const override { return true; }
+  void hessian_action(const scfw::Sample&, const Vec& x, const Vec&, Mat& out) const override {
+    check(x, nullptr, &out);
+    out.setZero();
+  }
+
+ private:
+  static const EntrySample& own(const scfw::Sample& s) {
+    auto* p = dynamic_cast<const EntrySample*>(&s);
+    if (!p) throw scfw::Error("matrix_completion: the sample was not made by this oracle's make_sample()");
+    return *p;
+  }
+  static EntrySample& own(scfw::Sample& s) { return const_cast<EntrySample&>(own(static_cast<const scfw::Sample&>(s))); }
+
+  void check(const Vec& x, const Vec* f, const Mat* J) const {
+    if (x.size() != d_) throw scfw::Error("matrix_completion: x has size " + std::to_string(x.size()) + ", expected " + std::to_string(d_));
+    if (f && f->size() != n_) throw scfw::Error("matrix_completion: f has size " + std::to_string(f->size()) + ", expected " + std::to_string(n_));
+    if (J && (J->rows() != n_ || J->cols() != d_))
+      throw scfw::Error("matrix_completion: J is " + std::to_string(J->rows()) + " x " + std::to_string(J->cols()) + ", expected " +
+                        std::to_string(n_) + " x " + std::to_string(d_));
+  }
+
+  Entries e_;
+  std::vector<std::int64_t> idx_;  // group-ordered entries: coordinate in x
+  std::vector<double> val_;        // and observed value
+  std::vector<std::int64_t> begin_;
+  int n_ = 0, d_ = 0, batch_ = 1;
+};
+
+void register_components(scfw::Registrar& r) {
+  using scfw::ParamSpec;
+  r.add<MatrixCompletion>(
+      scfw::Kind::Oracle, "matrix_completion",
+      "f_g(X) = mean_{e in G_g} (X_e - M_e) over n groups of observed entries (Task 3, x = X row-major); a sample "
+      "draws `batch` entries per group",
+      {ParamSpec::integer("groups", "number n of groups of observed entries (0: one per entry, the paper's exact objective)")
+           .nonnegative()
+           .def(20),
+       ParamSpec::integer("batch", "entries drawn per group for one sample, uniformly with replacement").range(1, scfw::inf).def(1),
+       ParamSpec::integer("partition_seed", "seed of the random partition of the entries into groups").nonnegative().def(1),
+       ParamSpec::object("synthetic",
+                         {ParamSpec::integer("rows", "rows of M").range(1, scfw::inf).def(30),
+                          ParamSpec::integer("cols", "columns of M").range(1, scfw::inf).def(20),
+                          ParamSpec::integer("rank", "rank of the low-rank part").range(1, scfw::inf).def(5),
+                          ParamSpec::number("density", "fraction of entries observed").range(0.0, 1.0).def(0.3),
+                          ParamSpec::number("noise", "scale b of the Laplace noise").nonnegative().def(0.3),
+                          ParamSpec::integer("seed", "data seed, independent of the run seed").nonnegative().def(1)},
+                         "rank-r M = U W^T / sqrt(r) with Gaussian factors, a random observed subset, Laplace noise"),
+       ParamSpec::string("file", "`row col value` lines, whitespace-separated, extra fields ignored (MovieLens u.data); relative to the problem file"),
+       ParamSpec::integer("rows", "rows of M (default: the largest row index)").range(1, scfw::inf),
+       ParamSpec::integer("cols", "columns of M (default: the largest column index)").range(1, scfw::inf),
+       ParamSpec::boolean("one_based", "indices in the file start at 1 (MovieLens); false: at 0").def(true)});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("matrix_completion", "0.1.0", register_components)

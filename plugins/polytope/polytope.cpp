@@ -1,0 +1,248 @@
+// Domain `polytope`: X = {x in R^d : A x <= b}, a bounded polyhedron given inline (`A` row-major
+// m x d, `b` of length m) or as a CSV file `file` (one row a_1,...,a_d,b per line; blank lines
+// and lines starting with '#' are skipped; relative paths resolve against the problem file).
+//
+//   model:  x_j free (bounded by the box found at construction) and the m rows A x <= b.
+//   LMO:    argmin_{A x <= b} <g, x>, one LP solved with Clp's primal simplex, warm-started from
+//           the previous call's basis.
+// At construction the polytope is checked to be non-empty and bounded by solving min and max of
+// every coordinate (2d LPs); their solutions give the bounding box [lo, hi]. The initial point
+// is the average of those 2d vertices (a convex combination, hence in X), and diameter() returns
+// the box diagonal ||hi - lo||_2, an upper bound on the true diameter (computing the diameter of
+// an H-polytope is NP-hard; an upper bound is what the step-size theory needs).
+#include <scfw/scfw.hpp>
+
+#include <ClpSimplex.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  const auto e = s.find_last_not_of(" \t\r");
+  return s.substr(b, e - b + 1);
+}
+
+// Rows of the CSV file: each `a_1,...,a_d,b`. d is fixed by the first data line (or `expect_d`).
+void read_csv(const std::string& path, int expect_d, std::vector<double>& A, std::vector<double>& b, int& d) {
+  std::ifstream in(path);
+  if (!in) throw scfw::InputError(path + ": cannot open the file");
+  std::string line;
+  int number = 0;
+  d = expect_d;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::string t = trim(line);
+    if (t.empty() || t[0] == '#') continue;
+    std::vector<double> values;
+    std::stringstream ss(t);
+    std::string cell;
+    while (std::getline(ss, cell, ',')) {
+      const std::string c = trim(cell);
+      std::size_t used = 0;
+      double v = 0.0;
+      try {
+        v = std::stod(c, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (c.empty() || used != c.size() || !std::isfinite(v))
+        throw scfw::InputError(path + ":" + std::to_string(number) + ": not a finite number: \"" + c + "\"");
+      values.push_back(v);
+    }
+    if (!t.empty() && t.back() == ',')
+      throw scfw::InputError(path + ":" + std::to_string(number) + ": not a finite number: \"\"");
+    if (d < 1) {
+      if (values.size() < 2)
+        throw scfw::InputError(path + ":" + std::to_string(number) + ": expected a_1, ..., a_d, b with d >= 1, got " +
+                               std::to_string(values.size()) + " number(s)");
+      d = static_cast<int>(values.size()) - 1;
+    }
+    if (static_cast<int>(values.size()) != d + 1)
+      throw scfw::InputError(path + ":" + std::to_string(number) + ": expected " + std::to_string(d + 1) +
+                             " numbers (a_1, ..., a_" + std::to_string(d) + ", b), got " + std::to_string(values.size()));
+    A.insert(A.end(), values.begin(), values.end() - 1);
+    b.push_back(values.back());
+  }
+  if (b.empty()) throw scfw::InputError(path + ": no constraint rows");
+}
+
+class Polytope final : public scfw::Domain {
+ public:
+  Polytope(const scfw::Params& p, const scfw::Context& c) {
+    int expect_d = c.dim;
+    if (p.has("dim")) {
+      const std::int64_t dim = p.integer("dim");
+      if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
+      if (c.dim >= 1 && dim != c.dim)
+        p.fail("dim", "the domain has dimension " + std::to_string(dim) + " but the oracle has dimension " +
+                          std::to_string(c.dim));
+      expect_d = static_cast<int>(dim);
+    }
+    const bool inline_rows = p.has("A") || p.has("b");
+    if (inline_rows && p.has("file")) p.fail("file", "give either \"A\" and \"b\" or \"file\", not both");
+    if (p.has("file")) {
+      std::filesystem::path path(p.string("file"));
+      if (path.is_relative() && !c.base_dir.empty()) path = std::filesystem::path(c.base_dir) / path;
+      read_csv(path.string(), expect_d, A_, b_, d_);
+      if (expect_d >= 1 && d_ != expect_d)
+        throw scfw::InputError(path.string() + ": the rows have " + std::to_string(d_) +
+                               " coefficients but the dimension is " + std::to_string(expect_d));
+    } else {
+      if (!p.has("A")) p.fail("A", "required: the constraint matrix (row-major), or give \"file\"");
+      if (!p.has("b")) p.fail("b", "required: the right-hand sides, or give \"file\"");
+      A_ = p.numbers("A");
+      b_ = p.numbers("b");
+      if (b_.empty()) p.fail("b", "expected at least one right-hand side");
+      if (A_.size() % b_.size() != 0 || A_.empty())
+        p.fail("A", "has " + std::to_string(A_.size()) + " numbers, not a multiple of the " +
+                        std::to_string(b_.size()) + " rows of b");
+      d_ = static_cast<int>(A_.size() / b_.size());
+      if (expect_d >= 1 && d_ != expect_d)
+        p.fail("A", "has " + std::to_string(d_) + " columns (" + std::to_string(A_.size()) + " numbers / " +
+                        std::to_string(b_.size()) + " rows) but the dimension is " + std::to_string(expect_d));
+      for (double v : A_)
+        if (!std::isfinite(v)) p.fail("A", "expected finite numbers");
+      for (double v : b_)
+        if (!std::isfinite(v)) p.fail("b", "expected finite numbers");
+    }
+    build_lp();
+    bound_box(p);
+  }
+
+  int dim() const override { return d_; }
+
+  std::vector<scfw::Expr> model(scfw::Model& m) const override {
+    std::vector<scfw::Expr> xs;
+    xs.reserve(static_cast<size_t>(d_));
+    for (int j = 0; j < d_; ++j) xs.emplace_back(m.add_var(lo_[j], hi_[j], "x[" + std::to_string(j) + "]"));
+    const int rows = static_cast<int>(b_.size());
+    for (int r = 0; r < rows; ++r) {
+      scfw::Expr e;
+      for (int j = 0; j < d_; ++j) {
+        const double a = A_[static_cast<size_t>(r) * d_ + j];
+        if (a != 0.0) e += a * xs[static_cast<size_t>(j)];
+      }
+      m.add_row(std::move(e), -scfw::inf, b_[static_cast<size_t>(r)]);
+    }
+    return xs;
+  }
+
+  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
+    if (g.size() != d_) throw scfw::Error("polytope: lmo direction has size " + std::to_string(g.size()));
+    solve_lp(g, x);
+  }
+
+  scfw::Vec initial_point() const override { return start_; }
+  double diameter() const override { return (hi_ - lo_).norm(); }
+
+  bool contains(const scfw::Vec& x, double tol) const override {
+    if (x.size() != d_ || !x.allFinite()) return false;
+    for (size_t r = 0; r < b_.size(); ++r) {
+      double s = 0.0;
+      for (int j = 0; j < d_; ++j) s += A_[r * d_ + j] * x[j];
+      if (s > b_[r] + tol * (1.0 + std::abs(b_[r]))) return false;
+    }
+    return true;
+  }
+
+ private:
+  void build_lp() {
+    const int m = static_cast<int>(b_.size());
+    std::vector<CoinBigIndex> start(1, 0);
+    std::vector<int> index;
+    std::vector<double> value;
+    for (int j = 0; j < d_; ++j) {
+      for (int r = 0; r < m; ++r) {
+        const double a = A_[static_cast<size_t>(r) * d_ + j];
+        if (a != 0.0) {
+          index.push_back(r);
+          value.push_back(a);
+        }
+      }
+      start.push_back(static_cast<CoinBigIndex>(index.size()));
+    }
+    std::vector<double> col_lo(d_, -COIN_DBL_MAX), col_up(d_, COIN_DBL_MAX), cost(d_, 0.0), row_lo(m, -COIN_DBL_MAX);
+    lp_ = std::make_unique<ClpSimplex>();
+    lp_->setLogLevel(0);
+    lp_->loadProblem(d_, m, start.data(), index.data(), value.data(), col_lo.data(), col_up.data(), cost.data(),
+                     row_lo.data(), b_.data());
+    lp_->setLogLevel(0);
+  }
+
+  // Returns the Clp status (0 optimal, 1 infeasible, 2 unbounded).
+  int solve_raw(const scfw::Vec& g, scfw::Vec& x) const {
+    for (int j = 0; j < d_; ++j) lp_->setObjectiveCoefficient(j, g[j]);
+    lp_->primal();
+    const int status = lp_->status();
+    if (status == 0) {
+      x.resize(d_);
+      const double* sol = lp_->primalColumnSolution();
+      for (int j = 0; j < d_; ++j) x[j] = sol[j];
+    }
+    return status;
+  }
+
+  void solve_lp(const scfw::Vec& g, scfw::Vec& x) const {
+    int status = solve_raw(g, x);
+    if (status != 0 && status != 1 && status != 2) {  // numerical trouble: once more from scratch
+      lp_->allSlackBasis(true);
+      status = solve_raw(g, x);
+    }
+    if (status == 1) throw scfw::Error("polytope: the LMO LP is infeasible (the polytope is empty)");
+    if (status == 2) throw scfw::Error("polytope: the LMO LP is unbounded (the polytope is not bounded)");
+    if (status != 0) throw scfw::Error("polytope: the LMO LP failed (Clp status " + std::to_string(status) + ")");
+  }
+
+  void bound_box(const scfw::Params& p) {
+    lo_.resize(d_);
+    hi_.resize(d_);
+    start_ = scfw::Vec::Zero(d_);
+    scfw::Vec g = scfw::Vec::Zero(d_), x;
+    const std::string where = p.has("file") ? p.where("file") : p.where("A");
+    for (int j = 0; j < d_; ++j) {
+      for (int sign : {1, -1}) {
+        g.setZero();
+        g[j] = sign;
+        const int status = solve_raw(g, x);
+        if (status == 1) throw scfw::InputError(where + ": the polytope {x : A x <= b} is empty");
+        if (status == 2)
+          throw scfw::InputError(where + ": the polytope {x : A x <= b} is unbounded (x[" + std::to_string(j) + "] " +
+                                 (sign > 0 ? "has no lower bound" : "has no upper bound") + ")");
+        if (status != 0) throw scfw::Error("polytope: Clp failed (status " + std::to_string(status) + ") while bounding x[" + std::to_string(j) + "]");
+        (sign > 0 ? lo_ : hi_)[j] = x[j];
+        start_ += x;
+      }
+    }
+    start_ /= 2.0 * d_;
+  }
+
+  std::vector<double> A_, b_;
+  int d_ = 0;
+  scfw::Vec lo_, hi_, start_;
+  std::unique_ptr<ClpSimplex> lp_;  // LMO state (warm basis); mutable through the pointer
+};
+
+void register_components(scfw::Registrar& r) {
+  using scfw::ParamSpec;
+  r.add<Polytope>(scfw::Kind::Domain, "polytope",
+                  "X = {x : A x <= b}, a bounded polytope (inline A, b or a CSV file); LMO by Clp",
+                  {ParamSpec::number_list("A", "constraint matrix, row-major, m * d numbers"),
+                   ParamSpec::number_list("b", "right-hand sides, m numbers"),
+                   ParamSpec::string("file", "CSV file, one row a_1,...,a_d,b per line (relative to the problem file)"),
+                   ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)").range(1, scfw::inf)});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("polytope", "0.1.0", register_components)

@@ -1,0 +1,268 @@
+// Oracle `portfolio_returns`: the inner map of the paper's Task 2 (CVaR portfolio, Section 6).
+//
+// x = (w, y0) in R^{A+1}: w the weights of A assets, y0 the CVaR threshold (read by the outer
+// function `cvar_ru`; f does not depend on it). The T days of returns r_1..r_T are split into n
+// scenario groups of consecutive days (`groups`; group g holds days [floor(g T / n),
+// floor((g+1) T / n))). Then
+//
+//   f_g(x) = -1/|G_g| sum_{t in G_g} r_t^T w          (the expected loss of group g)
+//
+// A sample xi draws `batch` days per group uniformly with replacement; f~_g is the mean of -r_t^T w
+// over the drawn days and its Jacobian row is -mean r_t (0 in the y0 column): unbiased for f_g and
+// its Jacobian. f is linear, so the Hessian action is 0.
+//
+// Data: `synthetic` (seeded generator below) or `file`, a CSV with a header row whose first
+// column is the date (the format of sp500_5yr_close_top100.csv); with `prices` = true (default)
+// the columns are prices and r_t = p_t / p_{t-1} - 1 (T = rows - 1), otherwise they are returns.
+#include <scfw/plugin.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using scfw::Mat;
+using scfw::Params;
+using scfw::Rng;
+using scfw::Vec;
+using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+std::int64_t int_or(const Params& p, const std::string& name, std::int64_t def) {
+  return p.has(name) ? p.integer(name) : def;
+}
+double num_or(const Params& p, const std::string& name, double def) { return p.has(name) ? p.number(name) : def; }
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic returns. With g = Rng(seed), in this order:
+//   1. loadings B (A x K, K = `factors`): each N(0, 1) (one std::normal_distribution);
+//      drifts mu_a = drift * (0.5 + U(0, 1)) (std::uniform_real_distribution);
+//   2. for each day t: K factor draws f_k ~ t_3 * factor_vol / sqrt(3 * K), then A idiosyncratic
+//      draws e_a ~ t_3 * idio_vol / sqrt(3) (std::student_t_distribution(3), variance 3);
+//      r_t = mu + B f + e.
+// So the daily volatility is about sqrt(factor_vol^2 + idio_vol^2) = 1% with the defaults
+// (0.006, 0.008), the tails are Student-t with 3 degrees of freedom (finite variance, infinite
+// fourth moment) and the assets are correlated through the factors.
+RowMat make_synthetic(const Params& s) {
+  const std::int64_t A = int_or(s, "assets", 50), T = int_or(s, "days", 2000), K = int_or(s, "factors", 3),
+                     seed = int_or(s, "seed", 1);
+  const double drift = num_or(s, "drift", 3e-4), fvol = num_or(s, "factor_vol", 0.006), ivol = num_or(s, "idio_vol", 0.008);
+  if (A < 1) s.fail("assets", "expected an integer >= 1");
+  if (T < 1) s.fail("days", "expected an integer >= 1");
+  if (K < 0) s.fail("factors", "expected an integer >= 0");
+  Rng g(static_cast<std::uint64_t>(seed));
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  std::student_t_distribution<double> t3(3.0);
+  Eigen::MatrixXd B(A, K);
+  for (std::int64_t a = 0; a < A; ++a)
+    for (std::int64_t k = 0; k < K; ++k) B(a, k) = normal(g);
+  Vec mu(A);
+  for (std::int64_t a = 0; a < A; ++a) mu[a] = drift * (0.5 + unif(g));
+  RowMat R(T, A);
+  Vec f(K), e(A);
+  const double fs = K > 0 ? fvol / std::sqrt(3.0 * static_cast<double>(K)) : 0.0, is = ivol / std::sqrt(3.0);
+  for (std::int64_t t = 0; t < T; ++t) {
+    for (std::int64_t k = 0; k < K; ++k) f[k] = fs * t3(g);
+    for (std::int64_t a = 0; a < A; ++a) e[a] = is * t3(g);
+    R.row(t) = (mu + B * f + e).transpose();
+  }
+  return R;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> cells;
+  std::stringstream ss(line);
+  std::string cell;
+  while (std::getline(ss, cell, ',')) cells.push_back(cell);
+  if (!line.empty() && line.back() == ',') cells.emplace_back();
+  return cells;
+}
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+RowMat read_file(const std::string& path, bool prices) {
+  std::ifstream in(path);
+  if (!in) throw scfw::InputError(path + ": cannot open the file");
+  std::string line;
+  if (!std::getline(in, line)) throw scfw::InputError(path + ":1: empty file (expected a header row date,<asset>,...)");
+  const std::vector<std::string> header = split_csv(trim(line));
+  if (header.size() < 2) throw scfw::InputError(path + ":1: the header has no asset column (expected date,<asset>,...)");
+  const size_t A = header.size() - 1;
+  std::vector<double> values;
+  int number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    const std::string t = trim(line);
+    if (t.empty()) continue;
+    const std::vector<std::string> cells = split_csv(t);
+    const std::string where = path + ":" + std::to_string(number) + ": ";
+    if (cells.size() != A + 1)
+      throw scfw::InputError(where + "expected " + std::to_string(A + 1) + " fields (date and " + std::to_string(A) +
+                             " assets), got " + std::to_string(cells.size()));
+    for (size_t a = 1; a <= A; ++a) {
+      const std::string c = trim(cells[a]);
+      size_t used = 0;
+      double v = 0.0;
+      try {
+        v = std::stod(c, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (c.empty() || used != c.size() || !std::isfinite(v))
+        throw scfw::InputError(where + "column " + std::to_string(a + 1) + " (" + trim(header[a]) + "): not a finite number: \"" + c + "\"");
+      if (prices && !(v > 0.0))
+        throw scfw::InputError(where + "column " + std::to_string(a + 1) + " (" + trim(header[a]) + "): a price must be > 0, got \"" + c + "\"");
+      values.push_back(v);
+    }
+  }
+  const std::int64_t rows = static_cast<std::int64_t>(values.size() / A);
+  if (rows < (prices ? 2 : 1))
+    throw scfw::InputError(path + ": " + std::to_string(rows) + " data row(s); need at least " + (prices ? "2 prices" : "1 return"));
+  const Eigen::Map<const RowMat> P(values.data(), rows, static_cast<Eigen::Index>(A));
+  if (!prices) return P;
+  RowMat R(rows - 1, static_cast<Eigen::Index>(A));
+  for (std::int64_t t = 1; t < rows; ++t) R.row(t - 1) = P.row(t).cwiseQuotient(P.row(t - 1)).array() - 1.0;
+  return R;
+}
+
+struct DaySample final : scfw::Sample {
+  std::vector<std::int64_t> days;
+};
+
+class PortfolioReturns final : public scfw::Oracle {
+ public:
+  PortfolioReturns(const Params& p, const scfw::Context& ctx) {
+    const bool synthetic = p.has("synthetic"), file = p.has("file");
+    if (synthetic == file) p.fail(file ? "file" : "synthetic", synthetic ? "give only one of \"synthetic\" and \"file\"" : "no data source: give \"synthetic\" or \"file\"");
+    if (synthetic) {
+      R_ = make_synthetic(p.object("synthetic"));
+    } else {
+      std::filesystem::path path(p.string("file"));
+      if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
+      R_ = read_file(path.string(), p.has("prices") ? p.boolean("prices") : true);
+    }
+    const std::int64_t T = R_.rows();
+    const std::int64_t n = int_or(p, "groups", 200);
+    if (n < 1) p.fail("groups", "expected an integer >= 1, got " + std::to_string(n));
+    if (n > T) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(T) + " days of returns");
+    batch_ = static_cast<int>(int_or(p, "batch", 1));
+    if (batch_ < 1) p.fail("batch", "expected an integer >= 1");
+    begin_.resize(static_cast<size_t>(n) + 1);
+    for (std::int64_t g = 0; g <= n; ++g) begin_[static_cast<size_t>(g)] = g * T / n;
+    A_ = static_cast<int>(R_.cols());
+    n_ = static_cast<int>(n);
+    means_.resize(n_, A_);
+    for (int g = 0; g < n_; ++g)
+      means_.row(g) = R_.middleRows(begin_[g], begin_[g + 1] - begin_[g]).colwise().mean();
+  }
+
+  int dim() const override { return A_ + 1; }
+  int outputs() const override { return n_; }
+  /// Days of returns T (for tests and summaries).
+  std::int64_t days() const { return R_.rows(); }
+
+  std::unique_ptr<scfw::Sample> make_sample() const override {
+    auto s = std::make_unique<DaySample>();
+    s->days.assign(static_cast<size_t>(n_) * batch_, 0);
+    return s;
+  }
+
+  void draw(Rng& rng, scfw::Sample& s) const override {
+    auto& days = own(s).days;
+    for (int g = 0; g < n_; ++g) {
+      std::uniform_int_distribution<std::int64_t> pick(begin_[g], begin_[g + 1] - 1);
+      for (int b = 0; b < batch_; ++b) days[static_cast<size_t>(g) * batch_ + b] = pick(rng);
+    }
+  }
+
+  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+    check(x, f, J);
+    const auto& days = own(s).days;
+    const double inv = 1.0 / batch_;
+    const auto w = x.head(A_);
+    for (int g = 0; g < n_; ++g) {
+      double sum = 0.0;
+      if (J) J->row(g).setZero();
+      for (int b = 0; b < batch_; ++b) {
+        const std::int64_t t = days[static_cast<size_t>(g) * batch_ + b];
+        sum -= R_.row(t).dot(w);
+        if (J) J->row(g).head(A_) -= inv * R_.row(t);
+      }
+      if (f) (*f)[g] = inv * sum;
+    }
+  }
+
+  bool has_exact() const override { return true; }
+  void exact(const Vec& x, Vec* f, Mat* J) const override {
+    check(x, f, J);
+    if (f) *f = -(means_ * x.head(A_));
+    if (J) {
+      J->leftCols(A_) = -means_;
+      J->col(A_).setZero();
+    }
+  }
+
+  bool has_hessian_action() const override { return true; }
+  void hessian_action(const scfw::Sample&, const Vec& x, const Vec&, Mat& out) const override {
+    check(x, nullptr, &out);
+    out.setZero();
+  }
+
+ private:
+  static const DaySample& own(const scfw::Sample& s) {
+    auto* p = dynamic_cast<const DaySample*>(&s);
+    if (!p) throw scfw::Error("portfolio_returns: the sample was not made by this oracle's make_sample()");
+    return *p;
+  }
+  static DaySample& own(scfw::Sample& s) { return const_cast<DaySample&>(own(static_cast<const scfw::Sample&>(s))); }
+
+  void check(const Vec& x, const Vec* f, const Mat* J) const {
+    const int d = A_ + 1;
+    if (x.size() != d) throw scfw::Error("portfolio_returns: x has size " + std::to_string(x.size()) + ", expected " + std::to_string(d));
+    if (f && f->size() != n_) throw scfw::Error("portfolio_returns: f has size " + std::to_string(f->size()) + ", expected " + std::to_string(n_));
+    if (J && (J->rows() != n_ || J->cols() != d))
+      throw scfw::Error("portfolio_returns: J is " + std::to_string(J->rows()) + " x " + std::to_string(J->cols()) + ", expected " +
+                        std::to_string(n_) + " x " + std::to_string(d));
+  }
+
+  RowMat R_;        // T x A returns
+  RowMat means_;    // n x A group means
+  std::vector<std::int64_t> begin_;
+  int A_ = 0, n_ = 0, batch_ = 1;
+};
+
+void register_components(scfw::Registrar& r) {
+  using scfw::ParamSpec;
+  r.add<PortfolioReturns>(
+      scfw::Kind::Oracle, "portfolio_returns",
+      "f_g(w, y0) = -mean_{t in group g} r_t^T w, the expected loss of n groups of consecutive days (Task 2); a "
+      "sample draws `batch` days per group",
+      {ParamSpec::integer("groups", "number n of scenario groups of consecutive days").range(1, scfw::inf).def(200),
+       ParamSpec::integer("batch", "days drawn per group for one sample, uniformly with replacement").range(1, scfw::inf).def(1),
+       ParamSpec::object("synthetic",
+                         {ParamSpec::integer("assets", "number of assets A (d = A + 1)").range(1, scfw::inf).def(50),
+                          ParamSpec::integer("days", "days of returns T").range(1, scfw::inf).def(2000),
+                          ParamSpec::integer("factors", "common factors K").nonnegative().def(3),
+                          ParamSpec::number("drift", "mean daily return scale (asset a: drift * U(0.5, 1.5))").def(3e-4),
+                          ParamSpec::number("factor_vol", "daily volatility from the factors").nonnegative().def(0.006),
+                          ParamSpec::number("idio_vol", "idiosyncratic daily volatility").nonnegative().def(0.008),
+                          ParamSpec::integer("seed", "data seed, independent of the run seed").nonnegative().def(1)},
+                         "Student-t (3 degrees of freedom) factor model of daily returns, about 1% daily volatility"),
+       ParamSpec::string("file", "CSV with a header row, a first `date` column and one column per asset (relative to the problem file)"),
+       ParamSpec::boolean("prices", "the file holds prices (converted to simple returns p_t/p_{t-1} - 1); false: returns").def(true)});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("portfolio_returns", "0.1.0", register_components)

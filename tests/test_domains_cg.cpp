@@ -1,0 +1,438 @@
+// The domains `nuclear_ball`, `polytope`, `simplex_interval`, the GLMO `column_generation`, the
+// outer function `cvar_ru` and the oracles `portfolio_returns` and `matrix_completion` (paper,
+// Section 6 Tasks 2 and 3), loaded as real plugins:
+//   * nuclear LMO: <G, LMO(G)> = -tau sigma_max(G) from an independent full SVD, and no random
+//     matrix of nuclear norm <= tau does better (dense-SVD and Lanczos paths);
+//   * column generation over a `polytope` equals the `clp` LP over the same polytope (outer `max`
+//     and `linear`) within 1e-7, with a certified lower bound; and over the nuclear ball it
+//     matches the closed-form LMO under `linear`;
+//   * polytope CSV errors word for word; unbounded and empty polytopes are refused;
+//   * simplex_interval's LMO and LP model (through clp) against brute-force vertices;
+//   * cvar_ru's model against its value (conformance::check_outer_model);
+//   * the oracles: unbiasedness and Jacobians (conformance::check_oracle); the S&P 500 file
+//     (100 assets x 1258 returns) and MovieLens u.data when SCFW_DATA_DIR exists.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+#include <unistd.h>
+
+#include "scfw/conformance.hpp"
+#include "scfw/core/registry.hpp"
+#include "scfw/scfw.hpp"
+
+using namespace scfw;
+
+namespace {
+
+Registry& registry() {
+  static Registry r;
+  static const bool loaded = (r.load_directory(SCFW_PLUGIN_DIR), true);
+  (void)loaded;
+  return r;
+}
+
+template <class T>
+std::unique_ptr<T> make(Kind kind, const std::string& name, const Params& p, const Context& c) {
+  const RegisteredComponent* rc = registry().find(kind, name);
+  REQUIRE_MESSAGE(rc != nullptr, "plugin \"" << name << "\" not found in " << SCFW_PLUGIN_DIR);
+  std::unique_ptr<Component> made = rc->info.make(p, c);
+  T* typed = dynamic_cast<T*>(made.get());
+  REQUIRE(typed != nullptr);
+  made.release();
+  return std::unique_ptr<T>(typed);
+}
+
+Context context(int d, int n, std::string base_dir = {}) {
+  Context c;
+  c.dim = d;
+  c.outputs = n;
+  c.base_dir = std::move(base_dir);
+  return c;
+}
+
+Params params(std::initializer_list<std::pair<const char*, ParamValue>> values) {
+  Params p("problem.json", "/block");
+  for (const auto& [name, v] : values) p.set(name, v);
+  return p;
+}
+
+using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+double rel_diff(double a, double b) { return std::abs(a - b) / std::max(1.0, std::abs(b)); }
+
+std::unique_ptr<Domain> make_nuclear(int r, int c, double tau) {
+  return make<Domain>(Kind::Domain, "nuclear_ball",
+                      params({{"rows", std::int64_t{r}}, {"cols", std::int64_t{c}}, {"radius", tau}}), context(r * c, 1));
+}
+
+// A random polytope around the origin: m random rows a ~ N(0, I) with b = 1 + U(0, 1), plus the
+// box |x_j| <= 3 so that it is bounded.
+void random_polytope(int d, int m, std::mt19937_64& rng, std::vector<double>& A, std::vector<double>& b) {
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  A.clear();
+  b.clear();
+  for (int r = 0; r < m; ++r) {
+    for (int j = 0; j < d; ++j) A.push_back(normal(rng));
+    b.push_back(1.0 + unif(rng));
+  }
+  for (int j = 0; j < d; ++j)
+    for (int s : {1, -1}) {
+      for (int k = 0; k < d; ++k) A.push_back(k == j ? s : 0.0);
+      b.push_back(3.0);
+    }
+}
+
+std::unique_ptr<Domain> make_polytope(int d, const std::vector<double>& A, const std::vector<double>& b) {
+  return make<Domain>(Kind::Domain, "polytope", params({{"A", A}, {"b", b}, {"dim", std::int64_t{d}}}), context(d, 1));
+}
+
+std::unique_ptr<Glmo> make_cg(int d, int n, double tol = 1e-9) {
+  return make<Glmo>(Kind::Glmo, "column_generation", params({{"tolerance", tol}}), context(d, n));
+}
+std::unique_ptr<Glmo> make_clp(int d, int n) { return make<Glmo>(Kind::Glmo, "clp", Params{}, context(d, n)); }
+
+struct Instance {
+  Vec z;
+  Mat V;
+  Vec y;
+};
+
+Instance random_instance(const Domain& domain, int n, std::mt19937_64& rng) {
+  const int d = domain.dim();
+  std::normal_distribution<double> normal;
+  Instance in{Vec(n), Mat(n, d), domain.initial_point()};
+  for (int i = 0; i < n; ++i) in.z[i] = normal(rng);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < d; ++j) in.V(i, j) = normal(rng);
+  Vec g(d), v(d);
+  for (int s = 0; s < 3; ++s) {
+    for (int j = 0; j < d; ++j) g[j] = normal(rng);
+    domain.lmo(g, v);
+    const double w = std::uniform_real_distribution<double>(0.0, 0.5)(rng);
+    in.y = (1.0 - w) * in.y + w * v;
+  }
+  return in;
+}
+
+std::string data_dir() {
+  if (const char* env = std::getenv("SCFW_DATA_DIR")) return env;
+  return SCFW_DATA_DIR;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("nuclear_ball: LMO = -tau u1 v1^T, value -tau sigma_max, no feasible matrix does better") {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal;
+  for (auto [r, c] : {std::pair{7, 5}, std::pair{3, 9}, std::pair{120, 90}}) {  // 120 x 90: the Lanczos path
+    CAPTURE(r);
+    CAPTURE(c);
+    const double tau = 2.5;
+    auto ball = make_nuclear(r, c, tau);
+    REQUIRE(ball->dim() == r * c);
+    CHECK_FALSE(ball->has_model());
+    CHECK(ball->diameter() == doctest::Approx(2 * tau));
+    for (int trial = 0; trial < 3; ++trial) {
+      Vec g(r * c);
+      for (auto& v : g) v = normal(rng);
+      Vec x;
+      ball->lmo(g, x);
+      REQUIRE(x.size() == r * c);
+      const Eigen::MatrixXd G = Eigen::Map<const RowMat>(g.data(), r, c);
+      const double sigma = Eigen::JacobiSVD<Eigen::MatrixXd>(G).singularValues()[0];
+      CHECK(rel_diff(g.dot(x), -tau * sigma) <= 1e-9);
+      CHECK(ball->contains(x, 1e-9));
+      const Eigen::MatrixXd X = Eigen::Map<const RowMat>(x.data(), r, c);
+      CHECK(Eigen::JacobiSVD<Eigen::MatrixXd>(X).singularValues()[0] == doctest::Approx(tau));  // rank one
+      // Random feasible matrices: Z / ||Z||_* * tau, rank-one ones too.
+      for (int k = 0; k < 200; ++k) {
+        Eigen::MatrixXd Z(r, c);
+        if (k % 2 == 0) {
+          for (int i = 0; i < r; ++i)
+            for (int j = 0; j < c; ++j) Z(i, j) = normal(rng);
+        } else {
+          Eigen::VectorXd a(r), b(c);
+          for (auto& v : a) v = normal(rng);
+          for (auto& v : b) v = normal(rng);
+          Z = a * b.transpose();
+        }
+        Z *= tau / Eigen::JacobiSVD<Eigen::MatrixXd>(Z).singularValues().sum();
+        CHECK((G.cwiseProduct(Z)).sum() >= g.dot(x) - 1e-9);
+      }
+    }
+    Vec outside = Vec::Zero(r * c);
+    outside[0] = tau * 1.01;
+    CHECK_FALSE(ball->contains(outside, 1e-6));
+    CHECK(ball->contains(ball->initial_point(), 0.0));
+  }
+}
+
+TEST_CASE("nuclear_ball: rows * cols must equal the oracle's d") {
+  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "nuclear_ball", params({{"rows", std::int64_t{3}}, {"cols", std::int64_t{4}}}),
+                                    context(10, 1)),
+                       "problem.json: /block/rows: the domain has dimension rows * cols = 12 but the oracle has dimension 10",
+                       InputError);
+}
+
+TEST_CASE("column_generation over a polytope equals the clp LP (outer max and linear)") {
+  std::mt19937_64 rng(11);
+  for (int d : {2, 5, 12}) {
+    CAPTURE(d);
+    std::vector<double> A, b;
+    random_polytope(d, 3 * d, rng, A, b);
+    auto poly = make_polytope(d, A, b);
+    for (int n : {1, 4}) {
+      CAPTURE(n);
+      auto max_outer = make<OuterFunction>(Kind::Outer, "max", Params{}, context(d, n));
+      auto lin_outer = make<OuterFunction>(Kind::Outer, "linear", params({{"component", std::int64_t{n - 1}}}), context(d, n));
+      for (const OuterFunction* outer : {max_outer.get(), lin_outer.get()}) {
+        auto cg = make_cg(d, n);
+        auto clp = make_clp(d, n);
+        cg->setup(*outer, *poly, n, d);
+        clp->setup(*outer, *poly, n, d);
+        for (int trial = 0; trial < 5; ++trial) {  // the cg keeps its atoms between solves (warm)
+          const Instance in = random_instance(*poly, n, rng);
+          Vec x_cg, x_clp;
+          const GlmoResult r_cg = cg->solve(in.z, in.V, in.y, x_cg);
+          const GlmoResult r_clp = clp->solve(in.z, in.V, in.y, x_clp);
+          CHECK(rel_diff(r_cg.value, r_clp.value) <= 1e-7);
+          CHECK(r_cg.lower_bound <= r_clp.value + 1e-7 * std::max(1.0, std::abs(r_clp.value)));
+          CHECK(r_cg.value - r_cg.lower_bound <= 1e-7 * std::max(1.0, std::abs(r_cg.value)));
+          CHECK(r_cg.iterations >= 1);
+          CHECK(poly->contains(x_cg, 1e-7));
+          const Vec u = in.z + in.V * (x_cg - in.y);
+          CHECK(rel_diff(outer->value(u, x_cg), r_cg.value) <= 1e-7);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("column_generation with cvar_ru (depends on x) over simplex_interval equals clp") {
+  std::mt19937_64 rng(5);
+  const int d = 8, n = 6;
+  auto dom = make<Domain>(Kind::Domain, "simplex_interval", Params{}, context(d, n));
+  auto outer = make<OuterFunction>(Kind::Outer, "cvar_ru", params({{"alpha", 0.8}}), context(d, n));
+  auto cg = make_cg(d, n);
+  auto cold = make<Glmo>(Kind::Glmo, "column_generation", params({{"tolerance", 1e-9}, {"warm_start", false}}), context(d, n));
+  auto clp = make_clp(d, n);
+  cg->setup(*outer, *dom, n, d);
+  cold->setup(*outer, *dom, n, d);
+  clp->setup(*outer, *dom, n, d);
+  for (int trial = 0; trial < 10; ++trial) {
+    const Instance in = random_instance(*dom, n, rng);
+    Vec x_cg, x_cold, x_clp;
+    const GlmoResult a = cg->solve(in.z, in.V, in.y, x_cg), b = clp->solve(in.z, in.V, in.y, x_clp),
+                     c = cold->solve(in.z, in.V, in.y, x_cold);
+    CHECK(rel_diff(a.value, b.value) <= 1e-7);
+    CHECK(rel_diff(c.value, b.value) <= 1e-7);
+    CHECK(dom->contains(x_cg, 1e-7));
+  }
+}
+
+TEST_CASE("column_generation over the nuclear ball with `linear` is the nuclear LMO") {
+  std::mt19937_64 rng(3);
+  const int r = 6, c = 4, d = r * c, n = 3;
+  auto ball = make_nuclear(r, c, 1.5);
+  auto lin = make<OuterFunction>(Kind::Outer, "linear", params({{"component", std::int64_t{1}}}), context(d, n));
+  auto cg = make_cg(d, n);
+  cg->setup(*lin, *ball, n, d);
+  const Instance in = random_instance(*ball, n, rng);
+  Vec x, s;
+  const GlmoResult res = cg->solve(in.z, in.V, in.y, x);
+  ball->lmo(in.V.row(1).transpose(), s);
+  const double expected = in.z[1] + in.V.row(1).dot(s - in.y);
+  CHECK(rel_diff(res.value, expected) <= 1e-7);
+  CHECK(res.lower_bound <= expected + 1e-9);
+  // and the clp GLMO refuses a domain without a model
+  auto clp = make_clp(d, n);
+  CHECK_THROWS_AS(clp->setup(*lin, *ball, n, d), CapabilityError);
+}
+
+TEST_CASE("polytope: inline and CSV agree; bad lines, unbounded and empty polytopes are refused") {
+  const auto dir = std::filesystem::temp_directory_path() / ("scfw_test_polytope_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "tri.csv") << "# x >= 0, y >= 0, x + y <= 1\n-1,0,0\n0,-1,0\n\n1, 1, 1\n";
+    auto p = make<Domain>(Kind::Domain, "polytope", params({{"file", std::string("tri.csv")}}), context(2, 1, dir.string()));
+    REQUIRE(p->dim() == 2);
+    Vec x;
+    p->lmo(Vec(Eigen::Vector2d(1.0, -2.0)), x);
+    CHECK(x[0] == doctest::Approx(0.0));
+    CHECK(x[1] == doctest::Approx(1.0));
+    CHECK(p->contains(p->initial_point(), 1e-9));
+    CHECK(p->diameter() >= std::sqrt(2.0) - 1e-9);
+  }
+  std::ofstream(dir / "bad.csv") << "1,0,1\n-1,0,1\n0,1\n";
+  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "polytope", params({{"file", std::string("bad.csv")}}), context(2, 1, dir.string())),
+                       ((dir / "bad.csv").string() + ":3: expected 3 numbers (a_1, ..., a_2, b), got 2").c_str(), InputError);
+  std::ofstream(dir / "nan.csv") << "1,0,1\n-1,zero,1\n";
+  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "polytope", params({{"file", std::string("nan.csv")}}), context(2, 1, dir.string())),
+                       ((dir / "nan.csv").string() + ":2: not a finite number: \"zero\"").c_str(), InputError);
+  // x <= 1, -x <= 1 and y <= 1: y has no lower bound
+  CHECK_THROWS_WITH_AS(make_polytope(2, {1, 0, -1, 0, 0, 1}, {1, 1, 1}),
+                       "problem.json: /block/A: the polytope {x : A x <= b} is unbounded (x[1] has no lower bound)", InputError);
+  CHECK_THROWS_WITH_AS(make_polytope(1, {1, -1}, {-1, -1}), "problem.json: /block/A: the polytope {x : A x <= b} is empty",
+                       InputError);
+  CHECK_THROWS_WITH_AS(make_polytope(2, {1, 0, 1}, {1, 1}),
+                       "problem.json: /block/A: has 3 numbers, not a multiple of the 2 rows of b", InputError);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("simplex_interval: LMO and LP model against brute-force vertices") {
+  std::mt19937_64 rng(2);
+  std::normal_distribution<double> normal;
+  const int d = 6;
+  const double lo = -0.5, hi = 2.0;
+  auto dom = make<Domain>(Kind::Domain, "simplex_interval", params({{"lower", lo}, {"upper", hi}}), context(d, 1));
+  REQUIRE(dom->dim() == d);
+  std::vector<Vec> vertices;
+  for (int j = 0; j + 1 < d; ++j)
+    for (double t : {lo, hi}) {
+      Vec v = Vec::Zero(d);
+      v[j] = 1.0;
+      v[d - 1] = t;
+      vertices.push_back(v);
+    }
+  CHECK(dom->diameter() == doctest::Approx(std::sqrt(2.0 + (hi - lo) * (hi - lo))));
+  CHECK(dom->contains(dom->initial_point(), 0.0));
+  auto lin = make<OuterFunction>(Kind::Outer, "linear", Params{}, context(d, 1));
+  auto clp = make_clp(d, 1);
+  clp->setup(*lin, *dom, 1, d);
+  for (int trial = 0; trial < 50; ++trial) {
+    Vec g(d);
+    for (auto& v : g) v = normal(rng);
+    double best = inf;
+    for (const Vec& v : vertices) best = std::min(best, g.dot(v));
+    Vec x;
+    dom->lmo(g, x);
+    CHECK(g.dot(x) == doctest::Approx(best).epsilon(1e-12));
+    CHECK(dom->contains(x, 1e-12));
+    // the model: min_x <g, x> over the LP model through clp (u = 0 + g^T (x - 0))
+    Mat V(1, d);
+    V.row(0) = g.transpose();
+    Vec xm;
+    const GlmoResult r = clp->solve(Vec::Zero(1), V, Vec::Zero(d), xm);
+    CHECK(r.value == doctest::Approx(best).epsilon(1e-9));
+    CHECK(dom->contains(xm, 1e-9));
+  }
+}
+
+TEST_CASE("cvar_ru: its LP model equals its value (conformance)") {
+  const int d = 5, n = 7;
+  auto outer = make<OuterFunction>(Kind::Outer, "cvar_ru", params({{"alpha", 0.9}}), context(d, n));
+  CHECK(outer->traits().depends_on_x);
+  CHECK(outer->traits().monotone);
+  CHECK(outer->traits().lipschitz == doctest::Approx(1.0 / (0.1 * std::sqrt(7.0))));
+  auto clp = make_clp(d, n);
+  const auto singleton = [&](const Vec& x) {
+    std::vector<double> v(x.data(), x.data() + x.size());
+    return make<Domain>(Kind::Domain, "box", params({{"lower", v}, {"upper", v}, {"dim", std::int64_t{d}}}), context(d, n));
+  };
+  auto dom = make<Domain>(Kind::Domain, "simplex_interval", Params{}, context(d, n));
+  (void)dom;
+  const conformance::Report rep = conformance::check_outer_model(*outer, n, d, *clp, singleton);
+  CHECK_MESSAGE(rep.ok, rep.message);
+  // a hand value: y0 = 0.5, u = (1, 0, 2, ...): 0.5 + (0.5 + 1.5) / (0.1 * 3)
+  Vec x = Vec::Zero(2);
+  x[1] = 0.5;
+  CHECK(outer->value(Vec(Eigen::Vector3d(1.0, 0.0, 2.0)), x) == doctest::Approx(0.5 + 2.0 / 0.3));
+}
+
+TEST_CASE("portfolio_returns (synthetic): unbiased samples and Jacobians") {
+  Params syn("problem.json", "/oracle/synthetic");
+  syn.set("assets", std::int64_t{10});
+  syn.set("days", std::int64_t{300});
+  auto p = params({{"groups", std::int64_t{15}}, {"batch", std::int64_t{2}}});
+  p.set("synthetic", std::make_shared<const Params>(syn));
+  auto oracle = make<Oracle>(Kind::Oracle, "portfolio_returns", p, context(-1, -1));
+  REQUIRE(oracle->dim() == 11);
+  REQUIRE(oracle->outputs() == 15);
+  Vec x = Vec::Constant(11, 0.1);
+  x[10] = 0.3;
+  const conformance::Report rep = conformance::check_oracle(*oracle, x);
+  CHECK_MESSAGE(rep.ok, rep.message);
+  // the default synthetic instance: 50 assets, 2000 days, about 1% daily volatility
+  auto p2 = params({});
+  p2.set("synthetic", std::make_shared<const Params>(Params("problem.json", "/oracle/synthetic")));
+  auto big = make<Oracle>(Kind::Oracle, "portfolio_returns", p2, context(-1, -1));
+  CHECK(big->dim() == 51);
+  CHECK(big->outputs() == 200);
+}
+
+TEST_CASE("matrix_completion (synthetic): unbiased samples and Jacobians; groups = 0 is exact") {
+  Params syn("problem.json", "/oracle/synthetic");
+  for (std::int64_t groups : {20, 0}) {
+    auto p = params({{"groups", groups}});
+    p.set("synthetic", std::make_shared<const Params>(syn));
+    auto oracle = make<Oracle>(Kind::Oracle, "matrix_completion", p, context(-1, -1));
+    REQUIRE(oracle->dim() == 600);
+    REQUIRE(oracle->outputs() == (groups == 0 ? 180 : 20));
+    std::mt19937_64 rng(4);
+    std::normal_distribution<double> normal;
+    Vec x(600);
+    for (auto& v : x) v = 0.3 * normal(rng);
+    conformance::OracleCheckOptions opt;
+    opt.samples = 4000;
+    const conformance::Report rep = conformance::check_oracle(*oracle, x, opt);
+    CHECK_MESSAGE(rep.ok, rep.message);
+  }
+}
+
+TEST_CASE("matrix_completion: file errors name the line") {
+  const auto dir = std::filesystem::temp_directory_path() / ("scfw_test_mc_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "m.txt") << "1 1 5\n2 3 1.5\n1 1 4\n";
+  CHECK_THROWS_WITH_AS(make<Oracle>(Kind::Oracle, "matrix_completion", params({{"file", std::string("m.txt")}}),
+                                    context(-1, -1, dir.string())),
+                       ((dir / "m.txt").string() + ":3: entry (1, 1) repeats line 1").c_str(), InputError);
+  std::ofstream(dir / "m2.txt") << "1\t1\t5\t99\n2\t3\t1.5\t99\n";
+  auto ok = make<Oracle>(Kind::Oracle, "matrix_completion", params({{"file", std::string("m2.txt")}, {"groups", std::int64_t{2}}}),
+                         context(-1, -1, dir.string()));
+  CHECK(ok->dim() == 6);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("real data: S&P 500 (100 assets x 1258 returns) and MovieLens-100K") {
+  const std::string dir = data_dir();
+  const std::string sp = dir + "/sp500_5yr_close_top100.csv";
+  if (!std::filesystem::exists(sp)) {
+    MESSAGE("skipped: " << sp << " not found (set SCFW_DATA_DIR to the shared data folder)");
+    return;
+  }
+  // 1258 groups = one per day: accepted; 1259 would exceed the 1258 returns.
+  auto oracle = make<Oracle>(Kind::Oracle, "portfolio_returns", params({{"file", sp}, {"groups", std::int64_t{1258}}}), context(-1, -1));
+  CHECK(oracle->dim() == 101);
+  CHECK(oracle->outputs() == 1258);
+  CHECK_THROWS_WITH_AS(make<Oracle>(Kind::Oracle, "portfolio_returns", params({{"file", sp}, {"groups", std::int64_t{1259}}}), context(-1, -1)),
+                       "problem.json: /block/groups: there are 1259 groups but only 1258 days of returns", InputError);
+  auto grouped = make<Oracle>(Kind::Oracle, "portfolio_returns", params({{"file", sp}}), context(-1, -1));
+  Vec x = Vec::Constant(101, 0.01);
+  x[100] = 0.0;
+  conformance::OracleCheckOptions opt;
+  opt.samples = 5000;
+  const conformance::Report rep = conformance::check_oracle(*grouped, x, opt);
+  CHECK_MESSAGE(rep.ok, rep.message);
+
+  const std::string ml = dir + "/ml-100k/u.data";
+  if (!std::filesystem::exists(ml)) {
+    MESSAGE("skipped: " << ml << " not found");
+    return;
+  }
+  auto mc = make<Oracle>(Kind::Oracle, "matrix_completion", params({{"file", ml}}), context(-1, -1));
+  CHECK(mc->dim() == 943 * 1682);
+  CHECK(mc->outputs() == 20);
+}
