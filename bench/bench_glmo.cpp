@@ -1,0 +1,146 @@
+// Microseconds per GLMO solve on the Task 1 LP (max over the l1 ball of radius 5, n = 10 tasks,
+// d = 100) drifting as under momentum: V_{k+1} = (1 - b) V_k + b G_k, z likewise, with
+// G_k = J + noise and b = K^{-1/2} (K = 10^4: b = 0.01), and y_{k+1} = (1 - b) y_k + b x_{k+1}.
+//
+//   build/bin/bench_glmo [--steps S] [--dim D] [--tasks M] [--b B] [--seed N]
+//
+// The trajectory (z_k, V_k, y_k) is generated once, then each solver runs over the same sequence
+// in the same process: dense_simplex warm, clp warm, clp cold (warm_start false). Each solve is
+// timed on its own; the figures are medians (and 90th percentiles) over the steps.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scfw/core/registry.hpp"
+#include "scfw/scfw.hpp"
+
+using namespace scfw;
+
+namespace {
+
+template <class T>
+std::unique_ptr<T> make(Registry& reg, Kind kind, const std::string& name, const Params& p, const Context& c) {
+  const RegisteredComponent* rc = reg.find(kind, name);
+  if (!rc) throw Error("bench_glmo: plugin " + name + " not found");
+  std::unique_ptr<Component> made = rc->info.make(p, c);
+  T* typed = dynamic_cast<T*>(made.get());
+  if (!typed) throw Error("bench_glmo: " + name + " has the wrong kind");
+  made.release();
+  return std::unique_ptr<T>(typed);
+}
+
+struct Stats {
+  double median = 0, p90 = 0, pivots = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 3000, d = 100, n = 10;
+  double b = 0.01;
+  unsigned seed = 1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--steps") steps = std::atoi(argv[i + 1]);
+    else if (a == "--dim") d = std::atoi(argv[i + 1]);
+    else if (a == "--tasks") n = std::atoi(argv[i + 1]);
+    else if (a == "--b") b = std::atof(argv[i + 1]);
+    else if (a == "--seed") seed = static_cast<unsigned>(std::atoi(argv[i + 1]));
+    else {
+      std::fprintf(stderr, "unknown option %s\n", a.c_str());
+      return 2;
+    }
+  }
+  try {
+    Registry reg;
+    reg.load_path(Registry::search_path());
+    Context ctx;
+    ctx.dim = d;
+    ctx.outputs = n;
+    Params dom_p;
+    dom_p.set("radius", 5.0);
+    dom_p.set("dim", std::int64_t{d});
+    auto domain = make<Domain>(reg, Kind::Domain, "l1_ball", dom_p, ctx);
+    auto outer = make<OuterFunction>(reg, Kind::Outer, "max", Params{}, ctx);
+    Params cold_p;
+    cold_p.set("warm_start", false);
+    auto dense = make<Glmo>(reg, Kind::Glmo, "dense_simplex", Params{}, ctx);
+    auto clp_warm = make<Glmo>(reg, Kind::Glmo, "clp", Params{}, ctx);
+    auto clp_cold = make<Glmo>(reg, Kind::Glmo, "clp", cold_p, ctx);
+    for (Glmo* g : {dense.get(), clp_warm.get(), clp_cold.get()}) g->setup(*outer, *domain, n, d);
+
+    // The trajectory, generated with dense_simplex's answers for x.
+    std::mt19937_64 rng(seed);
+    std::normal_distribution<double> normal;
+    Mat J(n, d), V(n, d);
+    Vec zbar(n), z(n), y = domain->initial_point(), x(d);
+    for (int i = 0; i < n; ++i) {
+      zbar[i] = normal(rng);
+      for (int j = 0; j < d; ++j) J(i, j) = normal(rng);
+    }
+    V = J;
+    z = zbar;
+    std::vector<Mat> Vs;
+    std::vector<Vec> zs, ys;
+    Vs.reserve(static_cast<size_t>(steps));
+    for (int k = 0; k < steps; ++k) {
+      for (int i = 0; i < n; ++i) {
+        z[i] = (1 - b) * z[i] + b * (zbar[i] + normal(rng));
+        for (int j = 0; j < d; ++j) V(i, j) = (1 - b) * V(i, j) + b * (J(i, j) + normal(rng));
+      }
+      Vs.push_back(V);
+      zs.push_back(z);
+      ys.push_back(y);
+      dense->solve(z, V, y, x);
+      y = (1 - b) * y + b * x;
+    }
+    dense->setup(*outer, *domain, n, d);  // start the timed run from scratch
+
+    auto run = [&](Glmo& g, std::vector<double>* values) {
+      std::vector<double> t(static_cast<size_t>(steps));
+      long pivots = 0;
+      Vec xk(d);
+      for (int k = 0; k < steps; ++k) {
+        const auto t0 = std::chrono::steady_clock::now();
+        const GlmoResult r = g.solve(zs[static_cast<size_t>(k)], Vs[static_cast<size_t>(k)], ys[static_cast<size_t>(k)], xk);
+        const auto t1 = std::chrono::steady_clock::now();
+        t[static_cast<size_t>(k)] = std::chrono::duration<double, std::micro>(t1 - t0).count();
+        pivots += r.iterations;
+        if (values) values->push_back(r.value);
+      }
+      std::sort(t.begin(), t.end());
+      Stats s;
+      s.median = t[t.size() / 2];
+      s.p90 = t[t.size() * 9 / 10];
+      s.pivots = static_cast<double>(pivots) / steps;
+      return s;
+    };
+    std::vector<double> vd, vw, vc;
+    const Stats sd = run(*dense, &vd);
+    const Stats sw = run(*clp_warm, &vw);
+    const Stats sc = run(*clp_cold, &vc);
+    double maxrel = 0;
+    for (size_t k = 0; k < vd.size(); ++k)
+      maxrel = std::max(maxrel, std::abs(vd[k] - vc[k]) / std::max(1.0, std::abs(vc[k])));
+
+    std::printf("bench_glmo: Task 1 LP (max over the l1 ball r = 5), n = %d, d = %d, drift b = %g, %d steps\n", n, d, b,
+                steps);
+    std::printf("  %s\n", dense->describe().c_str());
+    std::printf("  solver               median us   p90 us   pivots/solve\n");
+    std::printf("  dense_simplex warm   %9.2f %8.2f %10.3f\n", sd.median, sd.p90, sd.pivots);
+    std::printf("  clp warm             %9.2f %8.2f %10.3f\n", sw.median, sw.p90, sw.pivots);
+    std::printf("  clp cold             %9.2f %8.2f %10.3f\n", sc.median, sc.p90, sc.pivots);
+    std::printf("  ratio dense warm / clp cold (median)  %.4f  (1/%.1f; target <= 1/20)\n", sd.median / sc.median,
+                sc.median / sd.median);
+    std::printf("  ratio dense warm / clp warm (median)  %.4f  (1/%.1f)\n", sd.median / sw.median, sw.median / sd.median);
+    std::printf("  max relative |dense - clp cold| over the steps: %.3g\n", maxrel);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

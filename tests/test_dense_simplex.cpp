@@ -1,0 +1,383 @@
+// The `dense_simplex` GLMO (Alg. 1 line 7) against the `clp` GLMO, both loaded as real plugins,
+// with `max`, `linear`, `l1_ball`, `simplex`, `box`:
+//
+//   * optimal values equal Clp's within 1e-9 (relative) on random instances, on degenerate ones
+//     (duplicate rows of V, zero columns, z all equal, V = 0), and along a 1000-step momentum-like
+//     drift V_{k+1} = (1 - b) V_k + b G_k (b = 0.01, 0.1) solved warm;
+//   * the returned x lies in the domain and F(z + V (x - y)) at it is the returned value;
+//   * infeasible and unbounded LPs, cones, model-less domains and max_rows, word for word;
+//   * cross_check runs clean along a drift;
+//   * solve() allocates nothing over 1000 warm solves (a counting malloc, as in test_momentum).
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "scfw/core/registry.hpp"
+#include "scfw/scfw.hpp"
+
+using namespace scfw;
+
+// Counts every malloc of the process (plugins included: the executable's malloc interposes on
+// glibc's). operator new and Eigen's temporaries go through malloc.
+extern "C" void* __libc_malloc(std::size_t);
+static std::atomic<long> g_mallocs{0};
+extern "C" void* malloc(std::size_t size) {
+  g_mallocs.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(size);
+}
+
+namespace {
+
+Registry& registry() {
+  static Registry* r = [] {
+    auto* reg = new Registry();
+    reg->load_directory(SCFW_PLUGIN_DIR);
+    return reg;
+  }();
+  return *r;
+}
+
+template <class T>
+std::unique_ptr<T> make(Kind kind, const std::string& name, const Params& p, const Context& c) {
+  const RegisteredComponent* rc = registry().find(kind, name);
+  REQUIRE_MESSAGE(rc != nullptr, "plugin \"" << name << "\" not found in " << SCFW_PLUGIN_DIR);
+  std::unique_ptr<Component> made = rc->info.make(p, c);
+  T* typed = dynamic_cast<T*>(made.get());
+  REQUIRE(typed != nullptr);
+  made.release();
+  return std::unique_ptr<T>(typed);
+}
+
+Context context(int d, int n) {
+  Context c;
+  c.dim = d;
+  c.outputs = n;
+  return c;
+}
+
+Params params(std::initializer_list<std::pair<const char*, ParamValue>> values) {
+  Params p;
+  for (const auto& [name, v] : values) p.set(name, v);
+  return p;
+}
+
+std::unique_ptr<Glmo> make_clp(int d, int n) {
+  return make<Glmo>(Kind::Glmo, "clp", Params{}, context(d, n));
+}
+std::unique_ptr<Glmo> make_dense(int d, int n, bool cross_check = false, std::int64_t max_rows = 100) {
+  return make<Glmo>(Kind::Glmo, "dense_simplex",
+                    params({{"cross_check", cross_check}, {"max_rows", max_rows}}), context(d, n));
+}
+std::unique_ptr<OuterFunction> make_max(int d, int n) {
+  return make<OuterFunction>(Kind::Outer, "max", Params{}, context(d, n));
+}
+std::unique_ptr<OuterFunction> make_linear(int d, int n, int k) {
+  return make<OuterFunction>(Kind::Outer, "linear", params({{"component", std::int64_t{k}}}), context(d, n));
+}
+std::unique_ptr<Domain> make_l1(int d, int n, double radius) {
+  return make<Domain>(Kind::Domain, "l1_ball", params({{"radius", radius}, {"dim", std::int64_t{d}}}), context(d, n));
+}
+std::unique_ptr<Domain> make_simplex(int d, int n, double scale) {
+  return make<Domain>(Kind::Domain, "simplex", params({{"scale", scale}, {"dim", std::int64_t{d}}}), context(d, n));
+}
+std::unique_ptr<Domain> make_box(int d, int n, std::vector<double> lower, std::vector<double> upper) {
+  return make<Domain>(Kind::Domain, "box",
+                      params({{"lower", std::move(lower)}, {"upper", std::move(upper)}, {"dim", std::int64_t{d}}}),
+                      context(d, n));
+}
+
+double rel_diff(double a, double b) { return std::abs(a - b) / std::max(1.0, std::abs(b)); }
+
+struct Instance {
+  Vec z;
+  Mat V;
+  Vec y;
+};
+
+// y is a random convex combination of LMO vertices, as Frank-Wolfe iterates are.
+Instance random_instance(const Domain& domain, int n, std::mt19937_64& rng) {
+  const int d = domain.dim();
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unif(-1.0, 1.0);
+  Instance in{Vec(n), Mat(n, d), domain.initial_point()};
+  for (int i = 0; i < n; ++i) in.z[i] = unif(rng);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < d; ++j) in.V(i, j) = normal(rng);
+  Vec g(d), v(d);
+  for (int s = 0; s < 3; ++s) {
+    for (int j = 0; j < d; ++j) g[j] = normal(rng);
+    domain.lmo(g, v);
+    const double w = std::uniform_real_distribution<double>(0.0, 0.5)(rng);
+    in.y = (1.0 - w) * in.y + w * v;
+  }
+  return in;
+}
+
+// Solves with both GLMOs and checks value agreement, feasibility of x and value = F(u(x)).
+void compare(Glmo& dense, Glmo& clp, const OuterFunction& outer, const Domain& domain, const Instance& in,
+             long* pivots = nullptr) {
+  Vec xd(domain.dim()), xc(domain.dim());
+  const GlmoResult rd = dense.solve(in.z, in.V, in.y, xd);
+  const GlmoResult rc = clp.solve(in.z, in.V, in.y, xc);
+  CHECK(rel_diff(rd.value, rc.value) <= 1e-9);
+  CHECK(rd.lower_bound == rd.value);
+  CHECK(domain.contains(xd, 1e-8));
+  const Vec u = in.z + in.V * (xd - in.y);
+  CHECK(rel_diff(outer.value(u, xd), rd.value) <= 1e-9);
+  if (pivots) *pivots += rd.iterations;
+}
+
+// Test-only outer functions with broken models (as in test_glmo_clp.cpp).
+class BrokenOuter final : public OuterFunction {
+ public:
+  enum class Kind { Unbounded, Infeasible, Cone, UnboundedRay };
+  explicit BrokenOuter(Kind k) : kind_(k) {}
+  double value(const Vec& u, const Vec&) const override { return kind_ == Kind::Cone ? u.norm() : 0.0; }
+  Expr model(Model& m, std::span<const Expr> u, std::span<const Expr>) const override {
+    const Var t = m.add_var(-inf, inf, "t");
+    switch (kind_) {
+      case Kind::Unbounded:  // min -t, t free
+        return -Expr(t);
+      case Kind::Infeasible:  // t >= 1 and t <= 0
+        m.add_row(Expr(t), 1.0, inf);
+        m.add_row(Expr(t), -inf, 0.0);
+        return Expr(t);
+      case Kind::Cone:  // ||u||_2 <= t
+        m.add_second_order_cone(Expr(t), std::vector<Expr>(u.begin(), u.end()));
+        return Expr(t);
+      case Kind::UnboundedRay:  // min t - 2 s with t >= u_0 + s, s >= 0: unbounded through rows
+      {
+        const Var s = m.add_var(0.0, inf, "s");
+        m.add_ge(Expr(t), u[0] + Expr(s));
+        return Expr(t) - 2.0 * Expr(s);
+      }
+    }
+    return Expr(t);
+  }
+  OuterTraits traits() const override { return {}; }
+
+ private:
+  Kind kind_;
+};
+
+class LmoOnlyDomain final : public Domain {
+ public:
+  int dim() const override { return 2; }
+  bool has_model() const override { return false; }
+  void lmo(const Vec& g, Vec& x) const override { x = -g.normalized(); }
+  Vec initial_point() const override { return Vec::Zero(2); }
+  double diameter() const override { return 2.0; }
+  bool contains(const Vec& x, double tol) const override { return x.norm() <= 1.0 + tol; }
+};
+
+struct Case {
+  std::string name;
+  std::unique_ptr<Domain> domain;
+};
+
+std::vector<Case> domains(int d, int n) {
+  std::vector<Case> cs;
+  cs.push_back({"l1_ball", make_l1(d, n, 5.0)});
+  cs.push_back({"simplex", make_simplex(d, n, 2.0)});
+  cs.push_back({"box", make_box(d, n, {-1.0}, {2.0})});
+  return cs;
+}
+
+}  // namespace
+
+TEST_CASE("dense_simplex equals Clp on random instances (max and linear over l1_ball, simplex, box)") {
+  std::mt19937_64 rng(11);
+  for (const auto& [d, n] : std::vector<std::pair<int, int>>{{5, 3}, {30, 4}, {100, 10}}) {
+    for (auto& c : domains(d, n)) {
+      for (int which = 0; which < 2; ++which) {
+        CAPTURE(c.name);
+        CAPTURE(d);
+        CAPTURE(which);
+        auto outer = which == 0 ? make_max(d, n) : make_linear(d, n, n - 1);
+        auto dense = make_dense(d, n);
+        auto clp = make_clp(d, n);
+        dense->setup(*outer, *c.domain, n, d);
+        clp->setup(*outer, *c.domain, n, d);
+        // One GLMO object across unrelated instances: each solve starts from a stale basis.
+        for (int t = 0; t < 25; ++t) compare(*dense, *clp, *outer, *c.domain, random_instance(*c.domain, n, rng));
+      }
+    }
+  }
+}
+
+TEST_CASE("dense_simplex equals Clp on degenerate instances") {
+  std::mt19937_64 rng(5);
+  const int d = 40, n = 8;
+  for (auto& c : domains(d, n)) {
+    CAPTURE(c.name);
+    auto outer = make_max(d, n);
+    auto dense = make_dense(d, n);
+    auto clp = make_clp(d, n);
+    dense->setup(*outer, *c.domain, n, d);
+    clp->setup(*outer, *c.domain, n, d);
+    for (int trial = 0; trial < 40; ++trial) {
+      CAPTURE(trial);
+      Instance in = random_instance(*c.domain, n, rng);
+      switch (trial % 5) {
+        case 0:  // tied rows: duplicates of V (and of z)
+          for (int i = 1; i < n; i += 2) {
+            in.V.row(i) = in.V.row(i - 1);
+            in.z[i] = in.z[i - 1];
+          }
+          break;
+        case 1:  // zero columns of V
+          for (int j = 0; j < d; j += 3) in.V.col(j).setZero();
+          break;
+        case 2:  // z all equal, duplicate rows of V with different z
+          in.z.setConstant(0.25);
+          in.V.row(n - 1) = in.V.row(0);
+          break;
+        case 3:  // V = 0: every x is optimal
+          in.V.setZero();
+          break;
+        case 4:  // rank one V with tied z: a heavily degenerate vertex
+          for (int i = 0; i < n; ++i) in.V.row(i) = in.V.row(0) * (1.0 + 0.0 * i);
+          in.z.setZero();
+          break;
+      }
+      compare(*dense, *clp, *outer, *c.domain, in);
+    }
+  }
+}
+
+TEST_CASE("dense_simplex equals Clp along a 1000-step momentum-like drift, solved warm") {
+  const int d = 100, n = 10;
+  for (double b : {0.01, 0.1}) {
+    for (int dom = 0; dom < 2; ++dom) {
+      CAPTURE(b);
+      CAPTURE(dom);
+      auto domain = dom == 0 ? make_l1(d, n, 5.0) : make_simplex(d, n, 1.0);
+      auto outer = make_max(d, n);
+      auto dense = make_dense(d, n);
+      auto clp = make_clp(d, n);
+      dense->setup(*outer, *domain, n, d);
+      clp->setup(*outer, *domain, n, d);
+      std::mt19937_64 rng(7);
+      std::normal_distribution<double> normal;
+      Instance in = random_instance(*domain, n, rng);
+      Mat G(n, d);
+      Vec x(d), g(n);
+      long pivots = 0;
+      for (int k = 0; k < 1000; ++k) {
+        for (int i = 0; i < n; ++i) {
+          g[i] = normal(rng);
+          for (int j = 0; j < d; ++j) G(i, j) = normal(rng);
+        }
+        in.V = (1.0 - b) * in.V + b * G;
+        in.z = (1.0 - b) * in.z + b * g;
+        compare(*dense, *clp, *outer, *domain, in, &pivots);
+        // y moves toward the new GLMO point, as Alg. 1 line 8 does.
+        dense->solve(in.z, in.V, in.y, x);
+        in.y = 0.99 * in.y + 0.01 * x;
+      }
+      MESSAGE("drift b = " << b << (dom == 0 ? ", l1_ball" : ", simplex") << ": "
+                           << static_cast<double>(pivots) / 1000.0 << " pivots per solve");
+    }
+  }
+}
+
+TEST_CASE("dense_simplex with cross_check runs clean along a drift and describes itself") {
+  const int d = 100, n = 10;
+  auto domain = make_l1(d, n, 5.0);
+  auto outer = make_max(d, n);
+  auto dense = make_dense(d, n, true);
+  dense->setup(*outer, *domain, n, d);
+  CHECK(dense->describe() ==
+        "dense_simplex (bounded dual simplex, kept basis; LP 11 rows x 201 columns; cross-checked "
+        "against Clp at every solve)");
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> normal;
+  Instance in = random_instance(*domain, n, rng);
+  Vec x(d);
+  for (int k = 0; k < 200; ++k) {
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < d; ++j) in.V(i, j) = 0.9 * in.V(i, j) + 0.1 * normal(rng);
+    REQUIRE_NOTHROW(dense->solve(in.z, in.V, in.y, x));
+  }
+}
+
+TEST_CASE("dense_simplex reports infeasible and unbounded LPs, cones, model-less domains and max_rows word for word") {
+  const int d = 2, n = 2;
+  auto domain = make_box(d, n, {-1.0}, {1.0});
+  const Vec z = Vec::Zero(n), y = Vec::Zero(d);
+  const Mat V = Mat::Ones(n, d);
+  Vec x(d);
+  for (auto kind : {BrokenOuter::Kind::Unbounded, BrokenOuter::Kind::UnboundedRay}) {
+    BrokenOuter outer(kind);
+    auto glmo = make_dense(d, n);
+    glmo->setup(outer, *domain, n, d);
+    CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "dense_simplex: the GLMO LP is unbounded", Error);
+    auto clp = make_clp(d, n);
+    clp->setup(outer, *domain, n, d);
+    CHECK_THROWS_WITH_AS(clp->solve(z, V, y, x), "clp: the GLMO LP is unbounded", Error);
+  }
+  {
+    BrokenOuter outer(BrokenOuter::Kind::Infeasible);
+    auto glmo = make_dense(d, n);
+    glmo->setup(outer, *domain, n, d);
+    CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "dense_simplex: the GLMO LP is infeasible", Error);
+    // And again from the basis the failed solve left behind.
+    CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "dense_simplex: the GLMO LP is infeasible", Error);
+  }
+  {
+    BrokenOuter outer(BrokenOuter::Kind::Cone);
+    auto glmo = make_dense(d, n);
+    CHECK_THROWS_WITH_AS(glmo->setup(outer, *domain, n, d),
+                         "dense_simplex: the model has second-order cones, which this LP solver does not "
+                         "handle; use the clp GLMO",
+                         CapabilityError);
+  }
+  {
+    auto outer = make_max(d, n);
+    LmoOnlyDomain lmo_only;
+    auto glmo = make_dense(d, n);
+    CHECK_THROWS_WITH_AS(glmo->setup(*outer, lmo_only, n, d),
+                         "dense_simplex: the domain has no LP model (it is known only through its LMO); "
+                         "the dense_simplex GLMO needs the domain's model",
+                         CapabilityError);
+  }
+  {
+    auto outer = make_max(d, n);
+    auto glmo = make_dense(d, n, false, 1);  // box + max: the 2 epigraph rows
+    CHECK_THROWS_WITH_AS(glmo->setup(*outer, *domain, n, d),
+                         "dense_simplex: the GLMO LP has 2 rows, more than max_rows = 1", CapabilityError);
+  }
+}
+
+TEST_CASE("dense_simplex solve() allocates nothing over 1000 warm solves") {
+  const int d = 100, n = 10;
+  auto domain = make_l1(d, n, 5.0);
+  auto outer = make_max(d, n);
+  auto dense = make_dense(d, n);
+  dense->setup(*outer, *domain, n, d);
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> normal;
+  Instance in = random_instance(*domain, n, rng);
+  const double b = 0.01;
+  std::vector<Mat> Vs(1000, in.V);
+  for (auto& Vk : Vs) {
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < d; ++j) in.V(i, j) = (1.0 - b) * in.V(i, j) + b * normal(rng);
+    Vk = in.V;
+  }
+  Vec x(d);
+  dense->solve(in.z, Vs[0], in.y, x);
+  long pivots = 0;
+  const long before = g_mallocs.load();
+  for (const Mat& Vk : Vs) pivots += dense->solve(in.z, Vk, in.y, x).iterations;
+  CHECK(g_mallocs.load() == before);
+  MESSAGE("allocation check: " << pivots << " pivots over 1000 warm solves");
+}
