@@ -29,7 +29,7 @@ namespace {
 // Exactly these real plugins, so that lists of names in messages do not depend on what else
 // happens to be built.
 const char* const kPlugins[] = {"least_squares_tasks", "max", "linear", "l1_ball", "simplex", "box",
-                                "clp", "momentum", "nonconvex", "convex", "deterministic", "constant"};
+                                "clp", "dense_simplex", "column_generation", "nuclear_ball", "momentum", "nonconvex", "convex", "deterministic", "constant"};
 
 const Registry& real_plugins() {
   static Registry* r = [] {
@@ -460,8 +460,13 @@ TEST_CASE("compose: defaults are filled in") {
   CHECK(p.report.trace == "");
   const std::vector<std::pair<std::string, std::string>> plugins = {
       {"oracle", "least_squares_tasks"}, {"outer", "max"},      {"domain", "l1_ball"},
-      {"glmo", "clp"},                   {"tracker", "momentum"}, {"schedule", "nonconvex"}};
+      {"glmo", "dense_simplex"},         {"tracker", "momentum"}, {"schedule", "nonconvex"}};
   CHECK(p.plugins == plugins);
+  // No glmo block: the small LP goes to the dense simplex, and the summary will say so.
+  REQUIRE(p.notes.size() == 1);
+  CHECK(p.notes[0] ==
+        "glmo: dense_simplex selected automatically (the GLMO LP is small enough for the dense simplex that keeps "
+        "its basis between iterations)");
   REQUIRE(p.oracle);
   REQUIRE(p.outer);
   REQUIRE(p.domain);
@@ -585,7 +590,7 @@ TEST_CASE("the composed objects count calls and reject wrong sizes") {
   CHECK_THROWS_WITH_AS(p.oracle->exact(x, nullptr, &JT),
                        "least_squares_tasks: exact: J is 5 x 3, expected n x d = 3 x 5", scfw::Error);
   CHECK_THROWS_WITH_AS(p.outer->value(long_f, x), "max: value: u has size 4, expected n = 3", scfw::Error);
-  CHECK_THROWS_WITH_AS(p.glmo->solve(f, JT, x, xo), "clp: solve: V is 5 x 3, expected n x d = 3 x 5", scfw::Error);
+  CHECK_THROWS_WITH_AS(p.glmo->solve(f, JT, x, xo), "dense_simplex: solve: V is 5 x 3, expected n x d = 3 x 5", scfw::Error);
   CHECK_THROWS_WITH_AS(p.domain->lmo(short_x, xo), "l1_ball: lmo: g has size 4, expected d = 5", scfw::Error);
   CHECK_THROWS_WITH_AS(p.schedule->at(10, 10), "nonconvex: at: iteration k = 10 is outside 0 .. K-1 for K = 10",
                        scfw::Error);
@@ -654,4 +659,76 @@ TEST_CASE("the wrappers name the plugin in foreign exceptions and pass scfw erro
                        scfw::Error);
 
   CHECK_THROWS_WITH_AS(scfw::wrap_domain(nullptr, "nothing"), "nothing: its factory returned no object", scfw::Error);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The host-composed product domain and the automatic GLMO choices
+
+TEST_CASE("compose: a product domain is composed from its factor blocks") {
+  REQUIRE(have_real_plugins());
+  json doc = base();
+  doc["domain"] = json::parse(R"({"plugin": "product", "factors": [
+      {"plugin": "simplex", "dim": 4}, {"plugin": "box", "dim": 1, "lower": -1, "upper": 1}]})");
+  doc["glmo"] = json{{"plugin", "clp"}};
+  scfw::Problem p = scfw::compose(real_plugins(), doc, "problem.json", ".");
+  CHECK(p.plugins[2].second == "product(simplex[4], box[1])");
+  REQUIRE(p.domain->dim() == 5);
+  const scfw::Vec y0 = p.domain->initial_point();
+  CHECK(y0.head(4).isApproxToConstant(0.25, 1e-15));
+  CHECK(y0[4] == 0.0);
+  // The LMO of a product is the concatenation of the factors' LMOs.
+  scfw::Vec g(5), x(5);
+  g << 0.3, -0.2, 0.1, 0.5, -2.0;
+  p.domain->lmo(g, x);
+  scfw::Vec expect(5);
+  expect << 0, 1, 0, 0, 1;
+  CHECK(x == expect);
+  CHECK(p.domain->contains(expect, 1e-12));
+  expect[4] = 1.5;
+  CHECK_FALSE(p.domain->contains(expect, 1e-12));
+  CHECK(p.domain->diameter() == doctest::Approx(std::sqrt(2.0 + 4.0)));
+  // The LP model of the product: with F = max and V = 0 the GLMO returns max(z) at a feasible x.
+  scfw::Vec z(3), xo(5);
+  z << 1.0, 2.0, -1.0;
+  const scfw::GlmoResult r = p.glmo->solve(z, scfw::Mat::Zero(3, 5), y0, xo);
+  CHECK(r.value == doctest::Approx(2.0));
+  CHECK(p.domain->contains(xo, 1e-9));
+}
+
+TEST_CASE("compose: product domain errors name the factor") {
+  REQUIRE(have_real_plugins());
+  json doc = base();
+  doc["domain"] = json::parse(R"({"plugin": "product", "factors": [{"plugin": "simplex", "dim": 4},
+      {"plugin": "box", "dim": 2}]})");
+  CHECK(compose_error(doc) == "problem.json: /domain: the domain has dimension 6 but the oracle has dimension 5");
+  doc["domain"]["factors"][1] = json{{"plugin", "box"}, {"dim", 1}, {"lowr", 0}};
+  CHECK(compose_error(doc) ==
+        "problem.json: /domain/factors/1/lowr: unknown parameter of box; did you mean \"lower\"?");
+  doc["domain"]["factors"][1] = json{{"plugin", "maks"}};
+  CHECK(compose_error(doc).rfind("problem.json: /domain/factors/1/plugin: unknown domain plugin \"maks\"", 0) == 0);
+  doc["domain"] = json{{"plugin", "product"}};
+  CHECK(compose_error(doc) ==
+        "problem.json: /domain/factors: missing required parameter (the factor domains, an array of blocks)");
+  doc["domain"] = json{{"plugin", "product"}, {"factors", json::array()}};
+  CHECK(compose_error(doc) ==
+        "problem.json: /domain/factors: expected a non-empty array of domain blocks {\"plugin\": NAME, ...}, got []");
+}
+
+TEST_CASE("compose: clp over a domain known only by its LMO hands over to column_generation") {
+  REQUIRE(have_real_plugins());
+  REQUIRE(real_plugins().find(Kind::Glmo, "column_generation"));
+  json doc = base();
+  doc["oracle"]["synthetic"]["dim"] = 6;
+  doc["domain"] = json{{"plugin", "nuclear_ball"}, {"rows", 3}, {"cols", 2}, {"radius", 1.0}};
+  doc["glmo"] = json{{"plugin", "clp"}};
+  const scfw::Problem p = scfw::compose(real_plugins(), doc, "problem.json", ".");
+  CHECK(p.plugins[3].second == "column_generation");
+  REQUIRE(p.notes.size() == 1);
+  CHECK(p.notes[0] ==
+        "glmo: the domain has no LP model, so clp handed over to column_generation (a restricted master LP over "
+        "the domain's LMO atoms)");
+  doc.erase("glmo");
+  const scfw::Problem q = scfw::compose(real_plugins(), doc, "problem.json", ".");
+  CHECK(q.plugins[3].second == "column_generation");
+  CHECK(q.notes[0].rfind("glmo: the domain has no LP model, so column_generation was selected", 0) == 0);
 }

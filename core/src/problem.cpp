@@ -5,6 +5,8 @@
 // the user may have mistyped (a key, a parameter, a plugin) comes back with the closest known one.
 #include "scfw/core/problem.hpp"
 
+#include "product_domain.hpp"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -243,7 +245,7 @@ struct Role {
 
 constexpr Role kRoles[] = {
     {Kind::Oracle, "oracle", nullptr},       {Kind::Outer, "outer", nullptr},
-    {Kind::Domain, "domain", nullptr},       {Kind::Glmo, "glmo", "clp"},
+    {Kind::Domain, "domain", nullptr},       {Kind::Glmo, "glmo", "clp"},  // absent: chosen in compose()
     {Kind::Tracker, "tracker", "momentum"}, {Kind::Schedule, "schedule", "nonconvex"},
 };
 
@@ -264,6 +266,9 @@ std::vector<std::string> names_of_kind(const Registry& registry, Kind kind) {
     if (c.info.kind == kind) names.push_back(c.info.name);
   return names;
 }
+
+Resolved resolve_block(const Registry& registry, const json& block, Kind role_kind, const std::string& pointer,
+                       const std::string& source);
 
 Resolved resolve(const Registry& registry, const json& doc, const Role& role, const std::string& source) {
   const std::string kind = to_string(role.kind);
@@ -291,6 +296,12 @@ Resolved resolve(const Registry& registry, const json& doc, const Role& role, co
   } else {
     block = *it;
   }
+  return resolve_block(registry, block, role.kind, pointer, source);
+}
+
+Resolved resolve_block(const Registry& registry, const json& block, Kind role_kind, const std::string& pointer,
+                       const std::string& source) {
+  const std::string kind = to_string(role_kind);
   if (!block.is_object()) input_error(source, pointer, "expected an object {\"plugin\": NAME, ...}");
 
   const std::string plugin_ptr = pointer + "/plugin";
@@ -299,7 +310,7 @@ Resolved resolve(const Registry& registry, const json& doc, const Role& role, co
   if (!p->is_string()) expected(source, plugin_ptr, "the name of " + std::string(article(kind)) + " " + kind + " plugin", *p);
   const std::string name = p->get<std::string>();
 
-  const RegisteredComponent* component = registry.find(role.kind, name);
+  const RegisteredComponent* component = registry.find(role_kind, name);
   if (!component) {
     const auto others = registry.find_any_kind(name);
     if (!others.empty()) {
@@ -308,7 +319,7 @@ Resolved resolve(const Registry& registry, const json& doc, const Role& role, co
                   "\"" + name + "\" is " + article(other) + " " + other + " plugin, not " + article(kind) + " " +
                       kind + " plugin");
     }
-    const auto closest = registry.closest(role.kind, name);
+    const auto closest = registry.closest(role_kind, name);
     std::string what = "unknown " + kind + " plugin \"" + name + "\"";
     if (closest.empty()) {
       what += "; no " + kind + " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)";
@@ -347,6 +358,30 @@ std::unique_ptr<T> make(const Resolved& r, const Context& ctx, const std::string
                 to_string(r.component->info.kind) + " plugin, but its factory made an object of another role");
   made.release();
   return std::unique_ptr<T>(typed);
+}
+
+bool is_product_block(const Registry& registry, const json& doc) {
+  auto it = doc.find("domain");
+  if (it == doc.end() || !it->is_object()) return false;
+  auto p = it->find("plugin");
+  return p != it->end() && p->is_string() && p->get<std::string>() == "product" &&
+         !registry.find(Kind::Domain, "product");
+}
+
+std::vector<Resolved> resolve_factors(const Registry& registry, const json& block, const std::string& source) {
+  for (const auto& [key, v] : block.items()) {
+    if (key == "plugin" || key == "factors") continue;
+    input_error(source, child("/domain", key), "unknown parameter of product; its parameters are \"factors\"");
+  }
+  auto f = block.find("factors");
+  if (f == block.end())
+    input_error(source, "/domain/factors", "missing required parameter (the factor domains, an array of blocks)");
+  if (!f->is_array() || f->empty())
+    expected(source, "/domain/factors", "a non-empty array of domain blocks {\"plugin\": NAME, ...}", *f);
+  std::vector<Resolved> out;
+  for (size_t i = 0; i < f->size(); ++i)
+    out.push_back(resolve_block(registry, (*f)[i], Kind::Domain, "/domain/factors/" + std::to_string(i), source));
+  return out;
 }
 
 std::int64_t top_integer(const json& v, const std::string& source, const std::string& pointer, std::int64_t min) {
@@ -450,16 +485,29 @@ Problem compose(const Registry& registry, const json& doc, const std::string& so
 
   // Validate every block before any factory runs: a typo in the schedule is reported before an
   // oracle spends seconds reading its data.
+  // A "product" domain (unless a plugin registers that name) is composed here from its factor
+  // blocks, each validated like a domain block of its own at /domain/factors/<i>.
+  std::vector<Resolved> factor_blocks;
+  const bool product = is_product_block(registry, doc);
   std::vector<Resolved> blocks;
-  for (const Role& role : kRoles) blocks.push_back(resolve(registry, doc, role, src));
+  for (const Role& role : kRoles) {
+    if (role.kind == Kind::Domain && product) {
+      factor_blocks = resolve_factors(registry, doc["domain"], src);
+      Resolved r;
+      r.pointer = "/domain";
+      blocks.push_back(std::move(r));
+      continue;
+    }
+    blocks.push_back(resolve(registry, doc, role, src));
+  }
   const Resolved& oracle_block = blocks[0];
   const Resolved& outer_block = blocks[1];
   const Resolved& domain_block = blocks[2];
-  const Resolved& glmo_block = blocks[3];
+  Resolved glmo_block = blocks[3];
   const Resolved& tracker_block = blocks[4];
   const Resolved& schedule_block = blocks[5];
   for (size_t i = 0; i < blocks.size(); ++i)
-    problem.plugins.emplace_back(kRoles[i].key, blocks[i].component->info.name);
+    problem.plugins.emplace_back(kRoles[i].key, blocks[i].component ? blocks[i].component->info.name : "product");
 
   problem.counters = std::make_shared<CallCounters>();
   const auto& counters = problem.counters;
@@ -478,7 +526,22 @@ Problem compose(const Registry& registry, const json& doc, const std::string& so
 
   problem.outer = wrap_outer(make<OuterFunction>(outer_block, ctx, src), outer_block.component->info.name, n, d,
                              counters);
-  problem.domain = wrap_domain(make<Domain>(domain_block, ctx, src), domain_block.component->info.name);
+  if (product) {
+    // Each factor states its own dimension: its context carries no d.
+    Context factor_ctx = ctx;
+    factor_ctx.dim = -1;
+    std::vector<std::unique_ptr<Domain>> factors;
+    std::vector<std::string> names;
+    for (const auto& fb : factor_blocks) {
+      names.push_back(fb.component->info.name);
+      factors.push_back(wrap_domain(make<Domain>(fb, factor_ctx, src), fb.component->info.name));
+    }
+    auto prod = std::make_unique<ProductDomain>(std::move(factors), names);
+    problem.plugins[2].second = prod->describe();
+    problem.domain = wrap_domain(std::move(prod), "product");
+  } else {
+    problem.domain = wrap_domain(make<Domain>(domain_block, ctx, src), domain_block.component->info.name);
+  }
   if (problem.domain->dim() != d)
     input_error(src, "/domain",
                 "the domain has dimension " + std::to_string(problem.domain->dim()) +
@@ -495,18 +558,56 @@ Problem compose(const Registry& registry, const json& doc, const std::string& so
 
   problem.schedule = wrap_schedule(make<Schedule>(schedule_block, ctx, src), schedule_block.component->info.name);
 
-  // Two GLMO instances from one block: the gap reports never disturb the algorithm's warm starts.
-  const std::string& glmo_name = glmo_block.component->info.name;
-  problem.glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
-  problem.gap_glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
-  for (Glmo* g : {problem.glmo.get(), problem.gap_glmo.get()}) {
-    try {
-      g->setup(*problem.outer, *problem.domain, n, d);
-    } catch (const CapabilityError& e) {
-      throw CapabilityError(src + ": /glmo: " + e.what());
-    } catch (const Error& e) {
-      throw InputError(src + ": /glmo: " + e.what());
+  // No glmo block: the host picks the solver. A domain known only through its LMO goes to column
+  // generation; a small LP to the dense simplex that keeps its basis between iterations; any
+  // other LP (too large for the dense solver, or with cones) to clp. An explicit "clp" over an
+  // LMO-only domain also hands over to column generation. The summary says what was chosen.
+  const bool glmo_auto = doc.find("glmo") == doc.end();
+  auto use_glmo = [&](const char* name) -> bool {
+    const RegisteredComponent* c = registry.find(Kind::Glmo, name);
+    if (!c) return false;
+    glmo_block.component = c;
+    glmo_block.params = validate_block(c->info.params, json::object(), src, "/glmo", c->info.name, false);
+    problem.plugins[3].second = name;
+    return true;
+  };
+  auto build_glmos = [&]() {
+    // Two instances from one block: the gap reports never disturb the algorithm's warm starts.
+    const std::string& glmo_name = glmo_block.component->info.name;
+    problem.glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
+    problem.gap_glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
+    for (Glmo* g : {problem.glmo.get(), problem.gap_glmo.get()}) {
+      try {
+        g->setup(*problem.outer, *problem.domain, n, d);
+      } catch (const CapabilityError& e) {
+        throw CapabilityError(src + ": /glmo: " + e.what());
+      } catch (const Error& e) {
+        throw InputError(src + ": /glmo: " + e.what());
+      }
     }
+  };
+
+  if (!problem.domain->has_model() && (glmo_auto || glmo_block.component->info.name == "clp")) {
+    if (use_glmo("column_generation"))
+      problem.notes.push_back(std::string("glmo: the domain has no LP model, so ") +
+                              (glmo_auto ? "column_generation was selected" : "clp handed over to column_generation") +
+                              " (a restricted master LP over the domain's LMO atoms)");
+    build_glmos();
+  } else if (glmo_auto && use_glmo("dense_simplex")) {
+    try {
+      build_glmos();
+      problem.notes.push_back("glmo: dense_simplex selected automatically (the GLMO LP is small enough for the dense "
+                              "simplex that keeps its basis between iterations)");
+    } catch (const CapabilityError& e) {
+      // Too large for the dense solver, or cones: Clp instead.
+      const std::string why = e.what();
+      use_glmo("clp");
+      build_glmos();
+      problem.notes.push_back("glmo: clp selected automatically; dense_simplex declined: " +
+                              why.substr(why.find("/glmo: ") == std::string::npos ? 0 : why.find("/glmo: ") + 7));
+    }
+  } else {
+    build_glmos();
   }
 
   return problem;

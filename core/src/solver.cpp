@@ -94,6 +94,7 @@ Summary Solver::run() {
 
   Summary s;
   s.glmo_solver = glmo.describe();
+  s.notes = P.notes;
   s.best_gap = std::numeric_limits<double>::infinity();
   IterationState state;
   state.iterations = K;
@@ -249,6 +250,7 @@ std::string Summary::full() const {
   os << "GLMO            " << glmo_solver << "\n";
   os << "                " << fmt("%.2f", glmo_iterations / it) << " simplex iterations per solve (max "
      << glmo_max_iterations << ")\n";
+  for (const auto& note : notes) os << "note            " << note << "\n";
   os << "oracle calls    " << calls.draws << " draws, " << calls.values << " values, " << calls.jacobians
      << " Jacobians, " << calls.exact << " exact, " << calls.hessian << " Hessian actions\n";
   return os.str();

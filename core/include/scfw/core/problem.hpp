@@ -54,6 +54,9 @@ struct Problem {
   /// The plugin names used in each role, for the summary: "oracle" -> "least_squares_tasks".
   std::vector<std::pair<std::string, std::string>> plugins;
 
+  /// Choices the host made for the user (e.g. a GLMO selected automatically), for the summary.
+  std::vector<std::string> notes;
+
   /// Calls counted by the host wrappers around every plugin object.
   std::shared_ptr<CallCounters> counters;
 };

@@ -75,6 +75,7 @@ struct Summary {
   long glmo_iterations = 0;      ///< simplex iterations of the algorithm's GLMO, summed
   long glmo_max_iterations = 0;  ///< the largest of one solve
   std::string glmo_solver;       ///< Glmo::describe()
+  std::vector<std::string> notes;  ///< Problem::notes: choices the host made
   Vec y;                         ///< y_K
 
   std::string brief() const;  ///< one line

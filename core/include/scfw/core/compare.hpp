@@ -1,0 +1,162 @@
+// scfw core: `scfw compare` — several methods on one problem, over seeds and iteration budgets.
+//
+// An experiment file holds the problem blocks of a problem file at its top level (oracle, outer,
+// domain, glmo), a list of methods (each a label, a tracker block and a schedule block), the seeds
+// and the iteration budgets K:
+//
+//   {
+//     "name": "Task 1 synthetic",
+//     "note": "clipped: C = 20, tuned on K = 1000",
+//     "oracle":  { "plugin": "least_squares_tasks", "synthetic": { "tasks": 10, "dim": 100 } },
+//     "outer":   { "plugin": "max" },
+//     "domain":  { "plugin": "l1_ball", "radius": 5 },
+//     "glmo":    { "plugin": "clp" },
+//     "methods": [
+//       { "label": "vanilla", "tracker": { "plugin": "vanilla" },
+//         "schedule": { "plugin": "constant", "gamma": "K^-0.75", "beta": 1, "rho": 1 } },
+//       { "label": "Variant I", "tracker": { "plugin": "momentum", "value": "polyak" },
+//         "schedule": { "plugin": "nonconvex" } }
+//     ],
+//     "seeds": 10,                       // seeds 1..10, or a list [3, 7, 11]
+//     "iterations": [1000, 3000, 10000], // the budgets K (one integer is a list of one)
+//     "report": { "points": 50 },        // exact gaps per run: every ceil(K / points) iterations
+//     "out": "results/task1"             // default output folder (--out wins)
+//   }
+//
+// Budget-dependent numbers. Any *number* parameter of a tracker or schedule block may be given as
+// a string expression in K, evaluated for each budget before the block is composed: a product or
+// quotient of factors, each a number or K with an optional power whose exponent is a signed number
+// or a parenthesised fraction — "K^-0.75", "K^(-3/4)", "2*K^-0.5", "1/K", "0.3". String and
+// choice parameters are never evaluated ("value": "polyak" stays a string).
+//
+// Every (method, seed, K) triple is one run: its problem document is the problem blocks plus the
+// method's tracker and schedule blocks, "seed", "iterations": K and "report", composed with
+// compose() (problem.hpp) — each run builds its own plugin objects, so runs share nothing but the
+// read-only Registry. Runs are executed by `jobs` std::thread workers; each run is single-threaded
+// and seeded by its own seed, so every number but the timings is independent of `jobs`.
+//
+// Bad experiment files raise InputError "<file>: <JSON pointer>: <what>", like problem files.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scfw/core/registry.hpp"
+#include "scfw/core/solver.hpp"
+
+namespace scfw {
+
+struct CompareMethod {
+  std::string label;
+  nlohmann::json tracker;   ///< the block as written ({"plugin": ..., ...})
+  nlohmann::json schedule;  ///< the block as written; numbers may be expressions in K
+};
+
+struct Experiment {
+  std::string source;              ///< the experiment file (for messages)
+  std::filesystem::path base_dir;  ///< relative data paths resolve against it
+  std::string name;
+  std::string note;
+  nlohmann::json problem;  ///< {"oracle", "outer", "domain", "glmo"} blocks as written
+  std::vector<CompareMethod> methods;
+  std::vector<std::uint64_t> seeds;
+  std::vector<long> budgets;  ///< K values, increasing, distinct
+  long report_points = 50;    ///< exact gaps per run: every ceil(K / points) iterations
+  std::string out;            ///< default output folder ("" = "compare-<file stem>")
+};
+
+/// Parses and validates an experiment document: its own keys, then every method's tracker and
+/// schedule block against the declared parameters (K expressions checked for every budget).
+/// The problem blocks are validated by compose() when the first run is built (compare_check).
+Experiment parse_experiment(const Registry& registry, const nlohmann::json& doc, const std::string& source,
+                            const std::filesystem::path& base_dir);
+/// read_json_file + parse_experiment, base_dir = the file's folder.
+Experiment load_experiment(const Registry& registry, const std::filesystem::path& file);
+
+/// Evaluates a K expression ("K^-0.75", "2*K^-0.5", "1/K", "0.3"). Throws std::invalid_argument
+/// with a short reason when it does not parse.
+double evaluate_k_expression(const std::string& expr, long K);
+
+/// The problem document of one run: the problem blocks, the method's blocks with their K
+/// expressions evaluated, "seed", "iterations": K and "report": {"every": ceil(K / points)}.
+nlohmann::json run_document(const Registry& registry, const Experiment& e, size_t method, long K,
+                            std::uint64_t seed);
+
+/// Composes every method once (first budget, first seed): validates the problem blocks and the
+/// method blocks' factories. Messages point into the experiment file ("/methods/2/schedule/...").
+void compare_check(const Registry& registry, const Experiment& e);
+
+/// Least-squares slope of log(y) against log(x) (pairs with non-positive or non-finite values are
+/// skipped). NaN when fewer than two distinct x remain.
+double loglog_slope(const std::vector<double>& x, const std::vector<double>& y);
+/// The same fit's intercept: log10(y) ~ intercept + slope * log10(x).
+double loglog_intercept(const std::vector<double>& x, const std::vector<double>& y);
+
+struct CompareRun {
+  size_t method = 0;
+  long K = 0;
+  std::uint64_t seed = 0;
+  std::string trace;  ///< the trace CSV written (relative to the output folder)
+  bool ok = false;
+  std::string error;
+  double final_gap = 0, best_gap = 0, final_objective = 0, seconds = 0;
+  long iterations = 0;
+  PhaseTimes times;
+};
+
+/// One row of summary.csv: a method at one budget, over the seeds.
+struct CompareRow {
+  std::string label;
+  long K = 0;
+  size_t runs = 0;
+  double final_gap_mean = 0, final_gap_std = 0, final_gap_min = 0, final_gap_max = 0;
+  double best_gap_mean = 0, best_gap_std = 0;
+  double objective_mean = 0;
+  PhaseTimes per_iteration;  ///< seconds per iteration by phase, mean over seeds
+  double final_slope = 0, best_slope = 0;  ///< the method's across-K slopes (same on each row)
+};
+
+struct CompareSlope {
+  std::string label;
+  double final_slope = 0, best_slope = 0;
+  double final_intercept = 0, best_intercept = 0;
+};
+
+struct CompareOptions {
+  unsigned jobs = 0;            ///< worker threads (0 = std::thread::hardware_concurrency())
+  std::filesystem::path out;    ///< output folder
+  bool plots = true;            ///< run gnuplot (when found on PATH)
+  /// Called (from a worker, under a lock) after each finished run: done, total.
+  std::function<void(size_t, size_t)> on_progress;
+  /// Polled between runs; returning true stops scheduling new runs.
+  std::function<bool()> stop_requested;
+};
+
+struct CompareResult {
+  std::vector<CompareRun> runs;  ///< ordered by (method, K, seed)
+  std::vector<CompareRow> rows;  ///< ordered by (method, K)
+  std::vector<CompareSlope> slopes;
+  std::vector<std::filesystem::path> files;  ///< summary, plots (written files)
+  std::string plot_warning;                  ///< why no plots were drawn ("" = drawn)
+  size_t failed = 0;
+  bool interrupted = false;
+};
+
+/// Runs every (method, seed, K), writes <out>/traces/*.csv, <out>/summary.csv,
+/// <out>/slopes.csv, and the plots (<out>/gap_K<K>.{svg,png}, <out>/rate.{svg,png}) with their
+/// gnuplot scripts and data. A run that fails is recorded (CompareRun::error) and the others go
+/// on; an InputError in any run (a bad block) is rethrown after the workers stop.
+CompareResult run_compare(const Registry& registry, const Experiment& e, const CompareOptions& options);
+
+/// Sample mean and standard deviation (n - 1 in the denominator; 0 for one value).
+void mean_std(const std::vector<double>& v, double& mean, double& stdev);
+
+/// The printed table (method, K, final gap mean +- std, best gap mean, us/iteration, slopes).
+std::string format_compare_table(const CompareResult& r);
+
+}  // namespace scfw

@@ -1,0 +1,72 @@
+#include "product_domain.hpp"
+
+#include <cmath>
+
+namespace scfw {
+
+ProductDomain::ProductDomain(std::vector<std::unique_ptr<Domain>> factors, std::vector<std::string> names)
+    : factors_(std::move(factors)), names_(std::move(names)) {
+  for (const auto& f : factors_) {
+    offset_.push_back(dim_);
+    dim_ += f->dim();
+    g_part_.emplace_back(Vec::Zero(f->dim()));
+    x_part_.emplace_back(Vec::Zero(f->dim()));
+  }
+}
+
+bool ProductDomain::has_model() const {
+  for (const auto& f : factors_)
+    if (!f->has_model()) return false;
+  return true;
+}
+
+std::vector<Expr> ProductDomain::model(Model& m) const {
+  // The factors share no variables or rows: X_1 x ... x X_p is the concatenation of models.
+  std::vector<Expr> xs;
+  xs.reserve(static_cast<size_t>(dim_));
+  for (const auto& f : factors_) {
+    auto part = f->model(m);
+    for (auto& e : part) xs.push_back(std::move(e));
+  }
+  return xs;
+}
+
+void ProductDomain::lmo(const Vec& g, Vec& x) const {
+  // min over a product of a separable linear function: one LMO per factor.
+  for (size_t i = 0; i < factors_.size(); ++i) {
+    const int n = factors_[i]->dim();
+    g_part_[i] = g.segment(offset_[i], n);
+    factors_[i]->lmo(g_part_[i], x_part_[i]);
+    x.segment(offset_[i], n) = x_part_[i];
+  }
+}
+
+Vec ProductDomain::initial_point() const {
+  Vec y(dim_);
+  for (size_t i = 0; i < factors_.size(); ++i) y.segment(offset_[i], factors_[i]->dim()) = factors_[i]->initial_point();
+  return y;
+}
+
+double ProductDomain::diameter() const {
+  double s = 0;
+  for (const auto& f : factors_) s += f->diameter() * f->diameter();
+  return std::sqrt(s);
+}
+
+bool ProductDomain::contains(const Vec& x, double tol) const {
+  if (x.size() != dim_) return false;
+  for (size_t i = 0; i < factors_.size(); ++i) {
+    const Vec part = x.segment(offset_[i], factors_[i]->dim());
+    if (!factors_[i]->contains(part, tol)) return false;
+  }
+  return true;
+}
+
+std::string ProductDomain::describe() const {
+  std::string s = "product(";
+  for (size_t i = 0; i < factors_.size(); ++i)
+    s += (i ? ", " : "") + names_[i] + "[" + std::to_string(factors_[i]->dim()) + "]";
+  return s + ")";
+}
+
+}  // namespace scfw

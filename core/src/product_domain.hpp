@@ -1,0 +1,42 @@
+// scfw core: the cartesian product of domains, X = X_1 x ... x X_p.
+//
+// A plugin cannot build other plugins, so the host composes a product from factor blocks:
+//   "domain": {"plugin": "product", "factors": [{"plugin": "simplex", "dim": 50},
+//                                                {"plugin": "box", "dim": 1, "lower": -1, "upper": 1}]}
+// Each factor states its own dimension; the sum must equal the oracle's d.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scfw/roles.hpp"
+
+namespace scfw {
+
+class ProductDomain final : public Domain {
+ public:
+  ProductDomain(std::vector<std::unique_ptr<Domain>> factors, std::vector<std::string> names);
+
+  int dim() const override { return dim_; }
+  bool has_model() const override;
+  std::vector<Expr> model(Model& m) const override;
+  void lmo(const Vec& g, Vec& x) const override;
+  Vec initial_point() const override;
+  double diameter() const override;
+  bool contains(const Vec& x, double tol) const override;
+
+  /// "product(simplex[50], box[1])"
+  std::string describe() const;
+
+ private:
+  std::vector<std::unique_ptr<Domain>> factors_;
+  std::vector<std::string> names_;
+  std::vector<int> offset_;
+  int dim_ = 0;
+  // LMO buffers, one pair per factor, sized once (the LMO runs inside the loop for LMO-only
+  // GLMOs and must not allocate).
+  mutable std::vector<Vec> g_part_, x_part_;
+};
+
+}  // namespace scfw
