@@ -2,8 +2,9 @@
 # packages are there, configure build/ (Release) the first time only, then build what changed.
 
 # python3: the command-line tests check `scfw plugins --json` with it.
+# gnuplot-nox: `scfw compare` renders its plots (SVG, PNG) with it.
 packages=(g++ make cmake pkg-config libboost-dev libboost-program-options-dev libeigen3-dev
-          coinor-libclp-dev nlohmann-json3-dev doctest-dev python3)
+          coinor-libclp-dev nlohmann-json3-dev doctest-dev python3 gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -5,6 +5,7 @@
 //   scfw validate FILE   compose only
 //   scfw plugins         list the plugins found
 //   scfw describe NAME   a plugin's parameters
+//   scfw compare FILE    methods x seeds x budgets on one problem: traces, summary, plots
 //
 // Exit codes: 0 ok, 1 the run failed, 2 bad input or bad usage, 130 interrupted (Ctrl-C).
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <boost/program_options.hpp>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdint>
@@ -24,9 +26,11 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
+#include "scfw/core/compare.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/report.hpp"
@@ -60,6 +64,7 @@ constexpr const char* kTopUsage =
     "  validate FILE   compose the problem (load plugins, check every parameter) without solving\n"
     "  plugins         list the plugins found on the search path\n"
     "  describe NAME   show a plugin's summary and parameters (types, defaults, ranges)\n"
+    "  compare FILE    run several methods over seeds and budgets K; summary table and plots\n"
     "\n"
     "Plugins are searched in: each --plugin-path DIR, each directory of $SCFW_PLUGIN_PATH\n"
     "(':'-separated), then <scfw>/../lib/scfw/plugins.\n"
@@ -100,6 +105,16 @@ const Command kPlugins{"plugins", "[options]",
 const Command kDescribe{"describe", "NAME [options]",
                         "Shows the plugin(s) called NAME: kind, library, version, summary and each\n"
                         "parameter's type, default, range and documentation.\n"};
+
+const Command kCompare{"compare", "EXPERIMENT.json [options]",
+                       "Runs every (method, seed, K) of the experiment file on its problem, on --jobs worker\n"
+                       "threads (each run single-threaded and seeded, so results do not depend on --jobs), and\n"
+                       "writes to the output folder: traces/*.csv, summary.csv (per method and K: final gap\n"
+                       "mean/std/min/max over seeds, best gap, seconds per iteration by phase, across-K slope),\n"
+                       "slopes.csv, runs.csv, gap_K<K>.{svg,png} (gap against iteration, mean and min-max band)\n"
+                       "and rate.{svg,png} (gap against K with fitted slopes and K^-1/4, K^-1/3 lines; gnuplot).\n"
+                       "Schedule and tracker numbers may be expressions in K: \"gamma\": \"K^-0.75\".\n"
+                       "See docs/results.md for the file format.\n"};
 
 std::string usage_line(const Command& c) {
   return std::string("usage: scfw ") + c.name + " " + c.synopsis + "\n";
@@ -550,8 +565,94 @@ int cmd_describe(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+int cmd_compare(const std::vector<std::string>& args) {
+  po::options_description visible("options");
+  visible.add_options()("help,h", "print this help")(
+      "out", po::value<std::string>()->value_name("DIR"), "output folder (overrides \"out\" in the file)")(
+      "jobs,j", po::value<std::string>()->value_name("N"),
+      "worker threads (default: the number of hardware threads)")(
+      "no-plots", "write the plot data and scripts but do not run gnuplot")(
+      "check", "validate the experiment (compose every method once) without running it")(
+      "quiet,q", "no progress line, no table");
+  visible.add(plugin_path_option());
+  const po::variables_map vm = parse(args, visible, "file");
+  if (vm.count("help")) {
+    print_help(kCompare, visible);
+    return kExitOk;
+  }
+  const std::string file = required_positional(vm, "file", "EXPERIMENT.json (the experiment file)");
+  unsigned jobs = 0;
+  if (vm.count("jobs")) {
+    const std::string& s = vm["jobs"].as<std::string>();
+    unsigned j = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), j);
+    if (ec != std::errc() || p != s.data() + s.size() || j < 1 || j > 4096)
+      throw UsageError("--jobs: expected an integer >= 1, got '" + s + "'");
+    jobs = j;
+  }
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  const bool quiet = vm.count("quiet") > 0;
+
+  scfw::Registry registry;
+  load_plugins(registry, plugin_paths(vm));
+  const scfw::Experiment experiment = scfw::load_experiment(registry, file);
+  scfw::compare_check(registry, experiment);
+  if (vm.count("check")) {
+    std::cout << file << ": ok (" << experiment.methods.size() << " methods x " << experiment.seeds.size()
+              << " seeds x " << experiment.budgets.size() << " budgets = "
+              << experiment.methods.size() * experiment.seeds.size() * experiment.budgets.size() << " runs)\n";
+    return kExitOk;
+  }
+
+  scfw::CompareOptions options;
+  options.jobs = jobs;
+  options.plots = vm.count("no-plots") == 0;
+  options.out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
+                                : fs::path(experiment.out.empty() ? "compare-" + fs::path(file).stem().string()
+                                                                  : experiment.out);
+  const bool tty = !quiet && isatty(STDERR_FILENO);
+  const auto start = std::chrono::steady_clock::now();
+  if (tty) {
+    options.on_progress = [start](size_t done, size_t total) {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double left = done ? el * static_cast<double>(total - done) / static_cast<double>(done) : 0;
+      std::fprintf(stderr, "\rcompare: %zu/%zu runs finished (%.0f%%), %.0fs elapsed, ~%.0fs left   ", done, total,
+                   100.0 * static_cast<double>(done) / static_cast<double>(total), el, left);
+      std::fflush(stderr);
+    };
+  }
+  g_interrupted = 0;
+  options.stop_requested = [] { return g_interrupted != 0; };
+  if (!quiet)
+    std::cerr << "compare: " << experiment.name << ": " << experiment.methods.size() << " methods x "
+              << experiment.seeds.size() << " seeds x " << experiment.budgets.size() << " budgets on " << jobs
+              << " worker" << (jobs == 1 ? "" : "s") << " -> " << options.out.string() << '\n';
+  scfw::CompareResult result;
+  {
+    SigintGuard guard;
+    try {
+      result = scfw::run_compare(registry, experiment, options);
+    } catch (...) {
+      if (tty) std::fputc('\n', stderr);
+      throw;
+    }
+  }
+  if (tty) std::fputc('\n', stderr);
+  if (!quiet) std::cout << scfw::format_compare_table(result);
+  for (const auto& r : result.runs)
+    if (!r.ok && !r.error.empty())
+      std::cerr << "scfw: run " << experiment.methods[r.method].label << " K=" << r.K << " seed=" << r.seed
+                << " failed: " << one_line(r.error) << '\n';
+  if (!result.plot_warning.empty() && options.plots) std::cerr << "scfw: warning: " << result.plot_warning << '\n';
+  if (!quiet) std::cout << "wrote " << (options.out / "summary.csv").string() << " and the plots in " << options.out.string() << '\n';
+  std::cout.flush();
+  if (result.interrupted && g_interrupted) return kExitInterrupted;
+  if (result.failed > 0) return kExitFailure;
+  return kExitOk;
+}
+
 const Command* find_command(const std::string& name) {
-  for (const Command* c : {&kRun, &kValidate, &kPlugins, &kDescribe})
+  for (const Command* c : {&kRun, &kValidate, &kPlugins, &kDescribe, &kCompare})
     if (name == c->name) return c;
   return nullptr;
 }
@@ -561,6 +662,7 @@ int dispatch(const Command& c, const std::vector<std::string>& args) {
   if (name == "run") return cmd_run(args);
   if (name == "validate") return cmd_validate(args);
   if (name == "plugins") return cmd_plugins(args);
+  if (name == "compare") return cmd_compare(args);
   return cmd_describe(args);
 }
 
@@ -591,7 +693,7 @@ int main(int argc, char** argv) {
   const Command* cmd = find_command(command);
   if (!cmd) {
     std::string msg = "scfw: unknown command '" + command + "'";
-    const auto close = scfw::closest_names(command, {"run", "validate", "plugins", "describe"}, 1);
+    const auto close = scfw::closest_names(command, {"run", "validate", "plugins", "describe", "compare"}, 1);
     if (!close.empty() && scfw::edit_distance(command, close[0]) <= 3) msg += "; did you mean '" + close[0] + "'?";
     std::cerr << msg << "\n\n" << kTopUsage;
     return kExitBadInput;

@@ -517,10 +517,12 @@ void mean_std(const std::vector<double>& v, double& mean, double& stdev) {
 }
 
 CompareResult run_compare(const Registry& registry, const Experiment& e, const CompareOptions& options) {
-  const fs::path out = options.out.empty() ? fs::path(e.out.empty() ? "compare-" + e.name : e.out) : options.out;
+  const fs::path out_arg = options.out.empty() ? fs::path(e.out.empty() ? "compare-" + e.name : e.out) : options.out;
   std::error_code ec;
-  fs::create_directories(out / "traces", ec);
-  if (ec) throw InputError(out.string() + ": cannot create the output folder (" + ec.message() + ")");
+  fs::create_directories(out_arg / "traces", ec);
+  if (ec) throw InputError(out_arg.string() + ": cannot create the output folder (" + ec.message() + ")");
+  // Absolute, so that the gnuplot scripts work from any folder.
+  const fs::path out = fs::absolute(out_arg, ec).lexically_normal();
   fs::create_directories(out / "plot", ec);
 
   CompareResult result;
@@ -723,9 +725,9 @@ CompareResult run_compare(const Registry& registry, const Experiment& e, const C
   const std::string title = e.name;
   for (long K : e.budgets) {
     std::ostringstream b;
-    b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key outside right\n"
+    b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key top right\n"
       << "set xlabel 'iteration k'\nset ylabel 'generalized FW gap'\n"
-      << "set title " << gp_quote(title + ", K = " + std::to_string(K) + " (mean over " + std::to_string(e.seeds.size()) + " seeds, band: min-max)") << "\n"
+      << "set title font ',10'\nset title " << gp_quote(title + ", K = " + std::to_string(K) + " (mean over " + std::to_string(e.seeds.size()) + " seeds, band: min-max)") << "\n"
       << "set style fill transparent solid 0.18 noborder\n";
     const std::string dat = gp_quote((out / "plot" / ("gap_K" + std::to_string(K) + ".dat")).string());
     b << "plot ";
@@ -752,9 +754,9 @@ CompareResult run_compare(const Registry& registry, const Experiment& e, const C
     const double anchor = cnt ? std::pow(10.0, lsum / cnt) : 1.0;
     const double k0 = static_cast<double>(e.budgets.front());
     std::ostringstream b;
-    b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key outside right\n"
+    b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key below\n"
       << "set xlabel 'iteration budget K'\nset ylabel 'gap at K (solid: final, open: best)'\n"
-      << "set title " << gp_quote(title + ": gap against K (mean over seeds)") << "\n"
+      << "set title font ',10'\nset title " << gp_quote(title + ": gap against K (mean over seeds)") << "\n"
       << "set xrange [" << k0 / 1.3 << ":" << e.budgets.back() * 1.3 << "]\n";
     const std::string dat = gp_quote((out / "plot" / "rate.dat").string());
     b << "plot ";

@@ -1,0 +1,280 @@
+// `scfw compare` (core/include/scfw/core/compare.hpp): worker-count independence, summary
+// statistics against the per-run traces, the across-K slope, K expressions, and the one-line
+// errors of bad experiment files.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scfw/core/compare.hpp"
+#include "scfw/core/problem.hpp"
+#include "scfw/core/registry.hpp"
+#include "scfw/error.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+scfw::Registry& registry() {
+  static scfw::Registry r;
+  static bool loaded = false;
+  if (!loaded) {
+    r.load_directory(SCFW_PLUGIN_DIR);
+    loaded = true;
+  }
+  return r;
+}
+
+json small_experiment() {
+  return json::parse(R"({
+    "name": "small",
+    "oracle":  { "plugin": "least_squares_tasks", "batch": 1,
+                 "synthetic": { "tasks": 3, "dim": 12, "rows_per_task": 40, "seed": 2 } },
+    "outer":   { "plugin": "max" },
+    "domain":  { "plugin": "l1_ball", "radius": 2 },
+    "glmo":    { "plugin": "clp" },
+    "methods": [
+      { "label": "vanilla", "tracker": { "plugin": "vanilla" },
+        "schedule": { "plugin": "constant", "gamma": "K^-0.75", "beta": 1, "rho": 1 } },
+      { "label": "Variant I", "tracker": { "plugin": "momentum", "value": "polyak" },
+        "schedule": { "plugin": "nonconvex" } }
+    ],
+    "seeds": 3,
+    "iterations": [40, 120],
+    "report": { "points": 8 }
+  })");
+}
+
+fs::path scratch(const std::string& name) {
+  fs::path p = fs::path(SCFW_BINARY_DIR) / "test_compare_out" / name;
+  fs::remove_all(p);
+  return p;
+}
+
+std::vector<std::string> split_csv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool q = false;
+  for (char c : line) {
+    if (c == '"') q = !q;
+    else if (c == ',' && !q) out.push_back(cur), cur.clear();
+    else cur += c;
+  }
+  out.push_back(cur);
+  return out;
+}
+
+std::vector<std::map<std::string, std::string>> read_csv(const fs::path& file) {
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);
+  const auto header = split_csv(line);
+  std::vector<std::map<std::string, std::string>> rows;
+  while (std::getline(in, line)) {
+    const auto cells = split_csv(line);
+    std::map<std::string, std::string> row;
+    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string error_of(const json& doc) {
+  try {
+    const scfw::Experiment e = scfw::parse_experiment(registry(), doc, "exp.json", ".");
+    scfw::compare_check(registry(), e);
+  } catch (const scfw::InputError& err) {
+    return err.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("K expressions") {
+  CHECK(scfw::evaluate_k_expression("K^-0.75", 10000) == doctest::Approx(1e-3).epsilon(1e-14));
+  CHECK(scfw::evaluate_k_expression("K^(-3/4)", 10000) == doctest::Approx(1e-3).epsilon(1e-14));
+  CHECK(scfw::evaluate_k_expression(" 2 * K^-0.5 ", 100) == doctest::Approx(0.2).epsilon(1e-14));
+  CHECK(scfw::evaluate_k_expression("1/K", 8) == 0.125);
+  CHECK(scfw::evaluate_k_expression("0.3", 8) == 0.3);
+  CHECK(scfw::evaluate_k_expression("K", 8) == 8.0);
+  CHECK_THROWS_AS(scfw::evaluate_k_expression("K^^2", 8), std::invalid_argument);
+  CHECK_THROWS_AS(scfw::evaluate_k_expression("", 8), std::invalid_argument);
+  CHECK_THROWS_AS(scfw::evaluate_k_expression("K+1", 8), std::invalid_argument);
+}
+
+TEST_CASE("across-K slope: least squares on log10, by hand") {
+  // log10 x = 0, 1, 2; log10 y = 0, -1, -1: mean (1, -2/3); cov = (-1)(2/3) + 0 + (1)(-1/3) = -1;
+  // var = 2 -> slope -1/2, intercept -2/3 + 1/2 = -1/6.
+  CHECK(scfw::loglog_slope({1, 10, 100}, {1, 0.1, 0.1}) == doctest::Approx(-0.5).epsilon(1e-14));
+  CHECK(scfw::loglog_intercept({1, 10, 100}, {1, 0.1, 0.1}) == doctest::Approx(-1.0 / 6).epsilon(1e-13));
+  // An exact power law: 3 K^-1/4.
+  std::vector<double> k{1000, 3000, 10000}, g;
+  for (double x : k) g.push_back(3 * std::pow(x, -0.25));
+  CHECK(scfw::loglog_slope(k, g) == doctest::Approx(-0.25).epsilon(1e-12));
+  CHECK(std::pow(10.0, scfw::loglog_intercept(k, g)) == doctest::Approx(3).epsilon(1e-12));
+  // One K: no slope.
+  CHECK(std::isnan(scfw::loglog_slope({1000}, {0.1})));
+  double m = 0, s = 0;
+  scfw::mean_std({1, 2, 3, 4}, m, s);
+  CHECK(m == 2.5);
+  CHECK(s == doctest::Approx(std::sqrt(5.0 / 3.0)).epsilon(1e-15));
+}
+
+TEST_CASE("1 and 2 workers give bitwise identical summaries; summary.csv matches the traces") {
+  const scfw::Experiment e = scfw::parse_experiment(registry(), small_experiment(), "small.json", ".");
+  REQUIRE(e.methods.size() == 2);
+  REQUIRE(e.seeds.size() == 3);
+  REQUIRE(e.budgets == std::vector<long>{40, 120});
+
+  scfw::CompareOptions o1;
+  o1.jobs = 1;
+  o1.plots = false;
+  o1.out = scratch("jobs1");
+  scfw::CompareOptions o2 = o1;
+  o2.jobs = 2;
+  o2.out = scratch("jobs2");
+  const scfw::CompareResult r1 = scfw::run_compare(registry(), e, o1);
+  const scfw::CompareResult r2 = scfw::run_compare(registry(), e, o2);
+  REQUIRE(r1.failed == 0);
+  REQUIRE(r2.failed == 0);
+  REQUIRE(r1.rows.size() == 4);
+  REQUIRE(r2.rows.size() == 4);
+  for (size_t i = 0; i < r1.rows.size(); ++i) {
+    CHECK(r1.rows[i].label == r2.rows[i].label);
+    CHECK(r1.rows[i].K == r2.rows[i].K);
+    CHECK(r1.rows[i].runs == 3);
+    CHECK(r1.rows[i].final_gap_mean == r2.rows[i].final_gap_mean);
+    CHECK(r1.rows[i].final_gap_std == r2.rows[i].final_gap_std);
+    CHECK(r1.rows[i].final_gap_min == r2.rows[i].final_gap_min);
+    CHECK(r1.rows[i].final_gap_max == r2.rows[i].final_gap_max);
+    CHECK(r1.rows[i].best_gap_mean == r2.rows[i].best_gap_mean);
+    CHECK(r1.rows[i].best_gap_std == r2.rows[i].best_gap_std);
+    CHECK(r1.rows[i].objective_mean == r2.rows[i].objective_mean);
+  }
+  for (size_t i = 0; i < r1.slopes.size(); ++i) {
+    CHECK(r1.slopes[i].final_slope == r2.slopes[i].final_slope);
+    CHECK(r1.slopes[i].best_slope == r2.slopes[i].best_slope);
+  }
+  // Distinct seeds give distinct runs (the seed reaches the solver).
+  CHECK(r1.rows[0].final_gap_std > 0);
+
+  // summary.csv against the traces: final gap = the last row's gap, best = its best_gap.
+  const auto summary = read_csv(o1.out / "summary.csv");
+  REQUIRE(summary.size() == 4);
+  for (const auto& row : summary) {
+    const std::string label = row.at("method");
+    const long K = std::stol(row.at("K"));
+    std::vector<double> finals, bests;
+    for (const auto& run : r1.runs) {
+      if (e.methods[run.method].label != label || run.K != K) continue;
+      const auto trace = read_csv(o1.out / run.trace);
+      REQUIRE(!trace.empty());
+      CHECK(std::stol(trace.back().at("iteration")) == K);
+      finals.push_back(std::stod(trace.back().at("gap")));
+      bests.push_back(std::stod(trace.back().at("best_gap")));
+      CHECK(trace.size() == 8);  // every ceil(K / 8) iterations, K a multiple of 8
+    }
+    REQUIRE(finals.size() == 3);
+    double fm = 0, fs_ = 0, bm = 0, bs = 0;
+    scfw::mean_std(finals, fm, fs_);
+    scfw::mean_std(bests, bm, bs);
+    // The traces carry 12 significant digits.
+    CHECK(std::stod(row.at("final_gap_mean")) == doctest::Approx(fm).epsilon(1e-10));
+    CHECK(std::stod(row.at("final_gap_std")) == doctest::Approx(fs_).epsilon(1e-8));
+    CHECK(std::stod(row.at("best_gap_mean")) == doctest::Approx(bm).epsilon(1e-10));
+    CHECK(std::stod(row.at("best_gap_std")) == doctest::Approx(bs).epsilon(1e-8));
+    CHECK(std::stod(row.at("final_gap_min")) == doctest::Approx(*std::min_element(finals.begin(), finals.end())).epsilon(1e-10));
+  }
+  // The slope column is the fit of the per-K means.
+  for (const auto& sl : r1.slopes) {
+    std::vector<double> k, f;
+    for (const auto& row : r1.rows)
+      if (row.label == sl.label) k.push_back(static_cast<double>(row.K)), f.push_back(row.final_gap_mean);
+    CHECK(sl.final_slope == scfw::loglog_slope(k, f));
+  }
+  CHECK(fs::exists(o1.out / "plot" / "gap_K120.dat"));
+  CHECK(fs::exists(o1.out / "plot" / "rate.dat"));
+}
+
+TEST_CASE("a run document: K expressions evaluated, report every ceil(K / points)") {
+  const scfw::Experiment e = scfw::parse_experiment(registry(), small_experiment(), "small.json", ".");
+  const json doc = scfw::run_document(registry(), e, 0, 120, 7);
+  CHECK(doc["schedule"]["gamma"].get<double>() == doctest::Approx(std::pow(120.0, -0.75)).epsilon(1e-15));
+  CHECK(doc["seed"] == 7);
+  CHECK(doc["iterations"] == 120);
+  CHECK(doc["report"]["every"] == 15);
+  CHECK(doc["tracker"]["plugin"] == "vanilla");
+}
+
+TEST_CASE("bad experiment files: one line <file>: <pointer>: <what>") {
+  json d = small_experiment();
+  d.erase("methods");
+  CHECK(error_of(d) ==
+        "exp.json: /methods: missing; expected a list of {\"label\": ..., \"tracker\": {...}, \"schedule\": {...}}");
+
+  d = small_experiment();
+  d["seed"] = 3;
+  CHECK(error_of(d) == "exp.json: /seed: unknown key; did you mean \"seeds\"?");
+
+  d = small_experiment();
+  d["tracker"] = {{"plugin", "vanilla"}};
+  CHECK(error_of(d) ==
+        "exp.json: /tracker: unknown key; an experiment gives the tracker and schedule of each method in \"methods\"");
+
+  d = small_experiment();
+  d["iterations"] = {100, 0};
+  CHECK(error_of(d) == "exp.json: /iterations/1: expected an integer >= 1, got 0");
+
+  d = small_experiment();
+  d["iterations"] = {100, 100};
+  CHECK(error_of(d) == "exp.json: /iterations/1: K = 100 is listed twice");
+
+  d = small_experiment();
+  d["seeds"] = 0;
+  CHECK(error_of(d) == "exp.json: /seeds: expected a number of seeds >= 1 or a list of seeds, got 0");
+
+  d = small_experiment();
+  d["methods"][1]["label"] = "vanilla";
+  CHECK(error_of(d) == "exp.json: /methods/1/label: label \"vanilla\" is used twice");
+
+  d = small_experiment();
+  d["methods"][0]["schedle"] = d["methods"][0]["schedule"];
+  CHECK(error_of(d) == "exp.json: /methods/0/schedle: unknown key; did you mean \"schedule\"?");
+
+  d = small_experiment();
+  d["methods"][0]["schedule"]["gamma"] = "K^^2";
+  CHECK(error_of(d) ==
+        "exp.json: /methods/0/schedule/gamma: expected a number or an expression in K such as \"K^-0.75\", got "
+        "\"K^^2\" (expected a number or K at character 3)");
+
+  d = small_experiment();
+  d["methods"][0]["schedule"]["gamma"] = "K^0.5";  // > 1 at every K: out of (0, 1]
+  const std::string range_error = error_of(d);
+  CHECK(range_error.rfind("exp.json: /methods/0/schedule/gamma: expected ", 0) == 0);
+
+  d = small_experiment();
+  d["methods"][1]["tracker"]["value"] = "polak";
+  CHECK(error_of(d).rfind("exp.json: /methods/1/tracker/value: expected ", 0) == 0);
+
+  d = small_experiment();
+  d["methods"][1]["tracker"]["plugin"] = "momentun";
+  CHECK(error_of(d).rfind("exp.json: /methods/1/tracker/plugin: unknown tracker plugin \"momentun\"; closest: \"momentum\"", 0) ==
+        0);
+
+  d = small_experiment();
+  d["report"] = {{"every", 10}};
+  CHECK(error_of(d) == "exp.json: /report/every: unknown parameter of report; its parameters are \"points\"");
+
+  // The problem blocks are checked by the composer, with their pointers in the experiment file.
+  d = small_experiment();
+  d["domain"]["radius"] = -1;
+  CHECK(error_of(d) == "exp.json: /domain/radius: expected a number > 0, got -1");
+}
