@@ -34,15 +34,23 @@
 // basis (V = 0, duplicate rows of V) is repaired by swapping the rejected columns for the logicals
 // of the uncovered rows. During a solve the inverse is updated in product form (m^2 per pivot) and
 // refactorized every kRefactorEvery pivots. Pricing: exact dual steepest edge (the row norms of the
-// explicit inverse cost m^2). Ratio test: Harris two-pass with bound flipping.
+// explicit inverse cost m^2). Ratio test: Harris two-pass with bound flipping (the candidates
+// are ordered through a binary heap only when the smallest ratio's candidate is flipped).
+// Building the rows that mention u runs over the x terms cut into strided runs (one per lane of
+// p's or q's for the l1 ball), so V's rows are read contiguously.
 //
 // Anti-cycling: after kDegenerateRun consecutive degenerate pivots (dual step 0) the solve switches
 // to Bland's rule (leaving: the infeasible basic variable of smallest index; entering: smallest
 // index among the minimum ratios; no Harris slack, no bound flipping), which cannot cycle.
 //
-// Exactness: the solve ends only after a fresh refactorization, with x_B and the reduced costs
-// recomputed from scratch, shows primal feasibility (1e-9, relative to the bound) and dual
-// feasibility (1e-9); otherwise it continues from there. If that does not settle within kMaxRounds
+// Exactness: the solve ends only when x_B recomputed from the inverse shows primal feasibility
+// (1e-9, relative to the bound) and the reduced costs dual feasibility (1e-9), with no fake
+// bound left. Each solve starts from a fresh factorization; when the dual simplex then ends
+// after at most kTrustUpdates product-form updates, all with |alpha_rq| >= kTrustPivotRatio
+// max_i |alpha_iq| (and every row/column pivot element agreeing to 1e-7), the check runs on the
+// updated inverse and the pivot-updated reduced costs; otherwise, or if that check fails, a
+// fresh refactorization with x_B and the reduced costs recomputed from scratch decides, and the
+// solve continues from there. If that does not settle within kMaxRounds
 // rounds or the pivot limit, or a status is ambiguous (infeasibility only through fake bounds),
 // the LP is solved cold with Clp (linked directly) as a last resort.
 //
@@ -71,6 +79,8 @@ constexpr int kRefactorEvery = 40;    // product-form updates between refactoriz
 constexpr int kDegenerateRun = 30;    // consecutive degenerate pivots before Bland's rule
 constexpr int kMaxRounds = 12;        // refactorize/verify rounds per solve before the fallback
 constexpr int kMaxEscalations = 3;    // fake-bound growths (x100 each) before the fallback
+constexpr int kTrustUpdates = 12;     // at most this many updates: no verifying refactorization
+constexpr double kTrustPivotRatio = 1e-3;  // ... and every pivot |alpha_rq| >= this * max |alpha_iq|
 
 enum Status : signed char { kBasic = -1, kAtLower = 0, kAtUpper = 1, kAtZero = 2 };
 enum FakeBits : unsigned char { kFakeLower = 1, kFakeUpper = 2 };
@@ -116,6 +126,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   void compute_duals();
   bool make_dual_feasible();
   bool primal_feasible() const;
+  bool dual_feasible() const;
   double infeasibility(int i, int* sigma) const;
   void column(int j, double* out) const;  // out = Binv * a_j
   Loop dual_loop(long& pivots);
@@ -154,6 +165,15 @@ class DenseSimplexGlmo final : public scfw::Glmo {
     double a;
   };
   std::vector<XTerm> xterms_;  // x_j = c_j + sum a * v_col, sorted by j
+  // The same terms cut into runs: term s of a run is x_{j0 + s} += a_s v_{k0 + s * stride}
+  // (the l1 ball: one run for the p's, one for the q's), so that build() reads V's row and the
+  // coefficients contiguously.
+  struct XRun {
+    int k0, stride, j0, len, off;  // off: first coefficient in xrun_a_
+  };
+  std::vector<XRun> xruns_;
+  std::vector<double> xrun_a_;
+  std::vector<double> ymc_;  // y - c, per solve
   std::vector<double> xc_;     // c
   std::vector<double> row_lo0_, row_up0_;  // row bounds with the static constants moved over
   double obj_const0_ = 0.0;
@@ -175,6 +195,8 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   std::vector<double> rho_, alpha_, col_, w_, ydual_, ratio_;
   std::vector<int> cand_, flips_;
   int updates_ = 0;
+  std::vector<int> order_;      // ratio test: candidates taken off the heap, by increasing ratio
+  double min_pivot_ratio_ = 1.0;  // smallest |alpha_rq| / max_i |alpha_iq| since the factorization
 
   // The original model, for Clp (u variables explicit).
   struct ModelRow {
@@ -266,6 +288,35 @@ void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
     }
   }
 
+  ymc_.assign(static_cast<size_t>(d), 0.0);
+  xruns_.clear();
+  xrun_a_.clear();
+  {
+    // Lane l holds the l-th term of every x_j; each lane is cut into runs.
+    std::vector<std::vector<XTerm>> lanes;
+    for (size_t t = 0; t < xterms_.size();) {
+      const int j = xterms_[t].j;
+      for (size_t l = 0; t < xterms_.size() && xterms_[t].j == j; ++l, ++t) {
+        if (lanes.size() <= l) lanes.emplace_back();
+        lanes[l].push_back(xterms_[t]);
+      }
+    }
+    for (const std::vector<XTerm>& lane : lanes)
+      for (size_t t = 0; t < lane.size();) {
+        XRun run{lane[t].col, 1, lane[t].j, 1, static_cast<int>(xrun_a_.size())};
+        xrun_a_.push_back(lane[t].a);
+        if (t + 1 < lane.size() && lane[t + 1].j == run.j0 + 1 && lane[t + 1].col != run.k0)
+          run.stride = lane[t + 1].col - run.k0;
+        size_t u = t + 1;
+        for (; u < lane.size() && lane[u].j == run.j0 + run.len &&
+               lane[u].col == run.k0 + run.len * run.stride;
+             ++u, ++run.len)
+          xrun_a_.push_back(lane[u].a);
+        xruns_.push_back(run);
+        t = u;
+      }
+  }
+
   // Static coefficients S, u terms, row bounds.
   S_.assign(static_cast<size_t>(m_ + 1) * static_cast<size_t>(ns_), 0.0);
   uterms_.clear();
@@ -333,6 +384,7 @@ void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   alpha_.assign(static_cast<size_t>(nt_), 0.0);
   ratio_.assign(static_cast<size_t>(nt_), 0.0);
   cand_.assign(static_cast<size_t>(nt_), 0);
+  order_.assign(static_cast<size_t>(nt_), 0);
   flips_.assign(static_cast<size_t>(nt_), 0);
   reset_basis();
   solves_ = 0;
@@ -363,17 +415,24 @@ void DenseSimplexGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
     up_[static_cast<size_t>(ns_ + r)] = row_up0_[static_cast<size_t>(r)];
   }
   obj_const_ = obj_const0_;
-  const XTerm* xt = xterms_.data();
-  const size_t nx = xterms_.size();
-  const double* yd = y.data();
-  const double* cd = xc_.data();
+  double* ymc = ymc_.data();
+  for (int j = 0; j < d_; ++j) ymc[j] = y[j] - xc_[static_cast<size_t>(j)];
   for (const UTerm& t : uterms_) {
     const double* vi = V.data() + static_cast<size_t>(t.i) * static_cast<size_t>(d_);  // row-major
     double g = z[t.i];
-    for (int j = 0; j < d_; ++j) g -= vi[j] * (yd[j] - cd[j]);
+    for (int j = 0; j < d_; ++j) g -= vi[j] * ymc[j];
     double* a = A_.data() + static_cast<size_t>(t.row) * ns;
     const double b = t.coef;
-    for (size_t k = 0; k < nx; ++k) a[xt[k].col] += b * xt[k].a * vi[xt[k].j];
+    for (const XRun& run : xruns_) {
+      double* ak = a + run.k0;
+      const double* ra = xrun_a_.data() + run.off;
+      const double* vk = vi + run.j0;
+      const int st = run.stride;
+      if (st == 1)
+        for (int k = 0; k < run.len; ++k) ak[k] += b * ra[k] * vk[k];
+      else
+        for (int k = 0; k < run.len; ++k) ak[k * st] += b * ra[k] * vk[k];
+    }
     if (t.row == m_) {
       obj_const_ += b * g;
     } else {
@@ -489,6 +548,7 @@ bool DenseSimplexGlmo::factorize() {
         std::copy_n(inv_work_.data() + static_cast<size_t>(pivrow_[static_cast<size_t>(k)]) * M, M,
                     binv_.data() + static_cast<size_t>(k) * M);
       updates_ = 0;
+      min_pivot_ratio_ = 1.0;
       return !repaired;
     }
     // Repair: the rejected positions take the logicals of the rows nobody pivoted on.
@@ -614,6 +674,21 @@ double DenseSimplexGlmo::infeasibility(int i, int* sigma) const {
   return 0.0;
 }
 
+// Every nonbasic variable at a real bound its reduced cost accepts (a free one: d = 0).
+bool DenseSimplexGlmo::dual_feasible() const {
+  for (int j = 0; j < nt_; ++j) {
+    const size_t k = static_cast<size_t>(j);
+    const signed char s = stat_[k];
+    if (s == kBasic || lo_[k] == up_[k]) continue;
+    const double d = dj_[k];
+    if (s == kAtLower ? (d < -kDualTol || !std::isfinite(lo_[k]) || x_[k] != lo_[k])
+        : s == kAtUpper ? (d > kDualTol || !std::isfinite(up_[k]) || x_[k] != up_[k])
+                        : std::abs(d) > kDualTol)
+      return false;
+  }
+  return true;
+}
+
 bool DenseSimplexGlmo::primal_feasible() const {
   int s = 0;
   for (int i = 0; i < m_; ++i)
@@ -698,13 +773,17 @@ Loop DenseSimplexGlmo::dual_loop(long& pivots) {
     // Candidates: nonbasic j whose move in its allowed direction raises (sigma = +1) or lowers
     // x_p; a_j = sigma alpha_j, ratio |d_j| / |a_j|.
     int nc = 0;
+    // (The cheap sign test first: it rejects about half of the columns.)
+    const double sig = static_cast<double>(sigma);
     for (int j = 0; j < nt_; ++j) {
       const size_t k = static_cast<size_t>(j);
       const signed char s = stat_[k];
-      if (s == kBasic || elo_[k] == eup_[k]) continue;
-      const double a = sigma * alpha[j];
-      if (std::abs(a) <= kPivotTol) continue;
-      if ((s == kAtLower && a < 0.0) || (s == kAtUpper && a > 0.0) || s == kAtZero) cand_[static_cast<size_t>(nc++)] = j;
+      const double a = sig * alpha[j];
+      const bool moves = s == kAtLower ? a < -kPivotTol
+                         : s == kAtUpper ? a > kPivotTol
+                                         : (s == kAtZero && std::abs(a) > kPivotTol);
+      if (!moves || elo_[k] == eup_[k]) continue;
+      cand_[static_cast<size_t>(nc++)] = j;
     }
     int q = -1, nflips = 0;
     if (bland) {
@@ -718,36 +797,69 @@ Loop DenseSimplexGlmo::dual_loop(long& pivots) {
         }
       }
     } else if (nc > 0) {
-      // Bound flipping over the candidates sorted by ratio (O(nc log nc)): a boxed candidate (real
-      // bounds on both sides) whose full move does not yet make x_p feasible is flipped to its
-      // other bound; at the first one that does, Harris' pass picks the largest |alpha_j| among
-      // the remaining ratios within the tolerance-relaxed minimum.
+      // Bound flipping over the candidates in increasing ratio, taken one by one off a binary
+      // min-heap (O(nc) to build, O(log nc) per candidate looked at; most pivots look at a few):
+      // a boxed candidate (real bounds on both sides) whose full move does not yet make x_p
+      // feasible is flipped to its other bound; at the first one that does, Harris' pass picks
+      // the largest |alpha_j| among the remaining ratios within the tolerance-relaxed minimum.
       double* ratio = ratio_.data();
       for (int c = 0; c < nc; ++c) {
         const int j = cand_[static_cast<size_t>(c)];
         ratio[j] = std::abs(dj_[static_cast<size_t>(j)]) / std::abs(alpha[j]);
       }
-      std::sort(cand_.begin(), cand_.begin() + nc, [ratio](int a, int b) { return ratio[a] < ratio[b]; });
-      int c = 0;
-      for (; c < nc; ++c) {
-        const int j = cand_[static_cast<size_t>(c)];
+      const auto later = [ratio](int a, int b) { return ratio[a] > ratio[b]; };
+      int* heap = cand_.data();
+      int hn = nc;
+      // Fast path: when the smallest ratio's candidate is not flipped, no candidate is; then the
+      // heap is not needed (its top is moved to the front so that the loop below sees it).
+      int first = 0;
+      for (int c = 1; c < nc; ++c)
+        if (ratio[heap[c]] < ratio[heap[first]]) first = c;
+      std::swap(heap[0], heap[first]);
+      bool heaped = false;
+      {
+        const size_t k = static_cast<size_t>(heap[0]);
+        const double range = (fake_[k] == 0) ? eup_[k] - elo_[k] : scfw::inf;
+        if (std::isfinite(range) && std::abs(alpha[heap[0]]) * range < delta) {
+          std::make_heap(heap, heap + hn, later);
+          heaped = true;
+        }
+      }
+      while (heaped && hn > 0) {
+        const int j = heap[0];
         const size_t k = static_cast<size_t>(j);
         const double range = (fake_[k] == 0) ? eup_[k] - elo_[k] : scfw::inf;
         const double reach = std::abs(alpha[j]) * range;
         if (!(std::isfinite(range) && reach < delta)) break;
         delta -= reach;
         flips_[static_cast<size_t>(nflips++)] = j;
+        std::pop_heap(heap, heap + hn, later);
+        --hn;
       }
-      if (c < nc) {
+      if (hn > 0) {
         double tmax = scfw::inf, amax = -1.0;
-        for (int e = c; e < nc; ++e) {
-          const int j = cand_[static_cast<size_t>(e)];
-          if (ratio[j] > tmax) break;
-          tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(alpha[j]));
+        int no = 0;
+        if (!heaped) {  // plain Harris two-pass over all candidates
+          for (int c = 0; c < hn; ++c) {
+            const int j = heap[c];
+            tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(alpha[j]));
+          }
+          for (int c = 0; c < hn; ++c) {
+            const int j = heap[c];
+            if (ratio[j] <= tmax) order_[static_cast<size_t>(no++)] = j;
+          }
+          hn = 0;
         }
-        for (int e = c; e < nc; ++e) {
-          const int j = cand_[static_cast<size_t>(e)];
-          if (ratio[j] > tmax) break;
+        while (hn > 0 && ratio[heap[0]] <= tmax) {
+          const int j = heap[0];
+          tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(alpha[j]));
+          order_[static_cast<size_t>(no++)] = j;
+          std::pop_heap(heap, heap + hn, later);
+          --hn;
+        }
+        for (int e = 0; e < no; ++e) {
+          const int j = order_[static_cast<size_t>(e)];
+          if (ratio[j] > tmax) continue;
           if (std::abs(alpha[j]) > amax) {
             amax = std::abs(alpha[j]);
             q = j;
@@ -812,6 +924,11 @@ Loop DenseSimplexGlmo::dual_loop(long& pivots) {
       // The row and the column disagree: numerical trouble, start again from a fresh inverse.
       factorize();
       return Loop::kRestart;
+    }
+    {
+      double cmax = 0.0;
+      for (size_t i = 0; i < M; ++i) cmax = std::max(cmax, std::abs(col_[i]));
+      min_pivot_ratio_ = std::min(min_pivot_ratio_, std::abs(arq) / cmax);
     }
     const double bound = sigma > 0 ? elo_[pk] : eup_[pk];
     const double theta = (x_[pk] - bound) / arq;
@@ -969,7 +1086,19 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Mat& V,
           elo_[k] = lo_[k];
           eup_[k] = up_[k];
         }
-        break;  // the next round verifies with a fresh factorization
+        // Few, well-conditioned product-form updates since the fresh inverse of this solve: the
+        // updated inverse is as good as a new one. x_B is recomputed from it (not carried through
+        // the pivots and flips), the reduced costs are the ones the pivots updated (each d_j
+        // moved by an exact multiple of its pivot-row entry, checked against the column); both
+        // are checked against the real bounds. Otherwise, or if a check fails, the next round
+        // verifies with a fresh factorization.
+        if (updates_ <= kTrustUpdates && min_pivot_ratio_ >= kTrustPivotRatio) {
+          compute_xb();
+          if (primal_feasible() && dual_feasible()) {
+            done = true;
+          }
+        }
+        break;
       }
     }
   }
