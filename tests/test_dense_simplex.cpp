@@ -355,6 +355,14 @@ TEST_CASE("dense_simplex reports infeasible and unbounded LPs, cones, model-less
     CHECK_THROWS_WITH_AS(glmo->setup(*outer, *domain, n, d),
                          "dense_simplex: the GLMO LP has 2 rows, more than max_rows = 1", CapabilityError);
   }
+  {
+    // Too wide: the structural columns here are the box's d coordinates and the epigraph t.
+    auto outer = make_max(d, n);
+    auto glmo = make<Glmo>(Kind::Glmo, "dense_simplex", params({{"max_columns", std::int64_t{2}}}), context(d, n));
+    const std::string expected =
+        "dense_simplex: the GLMO LP has " + std::to_string(d + 1) + " columns, more than max_columns = 2";
+    CHECK_THROWS_WITH_AS(glmo->setup(*outer, *domain, n, d), expected.c_str(), CapabilityError);
+  }
 }
 
 TEST_CASE("dense_simplex solve() allocates nothing over 1000 warm solves") {

@@ -94,6 +94,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
       if (r < 1) p.fail("max_rows", "expected an integer >= 1, got " + std::to_string(r));
       max_rows_ = static_cast<int>(std::min<std::int64_t>(r, 1 << 20));
     }
+    if (p.has("max_columns")) max_columns_ = static_cast<int>(std::min<std::int64_t>(p.integer("max_columns"), 1 << 30));
     cross_check_ = p.has("cross_check") ? p.boolean("cross_check") : false;
   }
 
@@ -142,6 +143,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
                 double& value, long& iterations) const;
 
   int max_rows_ = 100;
+  int max_columns_ = 1500;
   bool cross_check_ = false;
   long solves_ = 0;
   long fallbacks_ = 0;
@@ -258,6 +260,12 @@ void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   if (m_ > max_rows_)
     throw scfw::CapabilityError("dense_simplex: the GLMO LP has " + std::to_string(m_) +
                                 " rows, more than max_rows = " + std::to_string(max_rows_));
+  // Every pivot prices every column densely; past a few thousand columns Clp's sparse pricing
+  // wins (docs/performance.md, scaling: d = 10000 is 1.4-2x slower here), so decline and let the
+  // host fall back to clp.
+  if (ns_ > max_columns_)
+    throw scfw::CapabilityError("dense_simplex: the GLMO LP has " + std::to_string(ns_) +
+                                " columns, more than max_columns = " + std::to_string(max_columns_));
   nt_ = ns_ + m_;
 
   // The original model, kept for Clp.
@@ -1163,6 +1171,11 @@ void register_components(scfw::Registrar& r) {
                                 "costs m^2 per pivot and m^3 per solve)")
            .range(1, 1 << 20)
            .def(std::int64_t{100}),
+       scfw::ParamSpec::integer("max_columns",
+                                "refuse LPs with more columns than this (dense pricing touches every "
+                                "column at every pivot; Clp is faster on wide LPs)")
+           .range(1, 1 << 30)
+           .def(std::int64_t{1500}),
        scfw::ParamSpec::boolean("cross_check",
                                 "also solve every LP with Clp and stop at the first relative "
                                 "disagreement above 1e-9 (debugging; slow)")
