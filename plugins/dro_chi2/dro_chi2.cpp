@@ -1,0 +1,131 @@
+// Outer function `dro_chi2`: chi^2 distributionally robust loss (paper, Section 4, Example
+// "Distributionally Robust Optimization", after Namkoong & Duchi):
+//   F(u) = sup { q^T u : q in the simplex, D(q, 1/n) <= rho },
+// with the divergence convention (Pearson's chi^2)
+//   D(q, p) = sum_i (q_i - p_i)^2 / p_i = n ||q - 1/n||_2^2   (p = 1/n),
+// i.e. the ball ||q - 1/n||_2 <= r, r = sqrt(rho / n). Because sum_i (q_i - 1/n) = 0,
+// ||q||^2 = ||q - 1/n||^2 + 1/n <= (1 + rho)/n, so F is Lipschitz with
+// L_F = sqrt((1 + rho)/n) in the Euclidean norm (the paper's constant). (With the other common
+// convention D = (1/2) sum (q_i - p_i)^2 / p_i the bound would be sqrt((1 + 2 rho)/n).)
+// Monotone (q >= 0) and positively homogeneous (a support function), hence subhomogeneous.
+//
+// GLMO model by duality (strong duality: q = 1/n is strictly feasible):
+//   F(u) = min_{eta free, mu >= 0}  mean(u) + mean(mu) + r ||u + mu - eta 1||_2,
+// derived from max_{||q - p|| <= r} q^T w = p^T w + r ||w|| with w = u + mu - eta 1 (mu the
+// multipliers of q >= 0, eta that of sum q = 1). One second-order cone: ||u + mu - eta 1|| <= s.
+#include <scfw/scfw.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(12);
+  os << v;
+  return os.str();
+}
+
+class DroChi2Outer final : public scfw::OuterFunction {
+ public:
+  DroChi2Outer(const scfw::Params& p, const scfw::Context& c) {
+    rho_ = p.has("rho") ? p.number("rho") : 1.0;
+    if (!(rho_ > 0.0) || !std::isfinite(rho_)) p.fail("rho", "expected a number > 0, got " + fmt(rho_));
+    n_ = c.outputs;
+  }
+
+  // The supremum in closed form. The maximizer is q = p + r (w / ||w||) restricted to the
+  // support where it is positive; equivalently, for the active set S of the k largest u_i,
+  // q_i = 1/k + r_S (u_i - mean_S u) / ||u_S - mean_S u||_2 with the mass outside S zero,
+  // where ||q_S - 1/n||^2 + (n - k)/n^2 = r^2 fixes r_S. We compute it by trying k = n, n-1, ...
+  // (largest first) and keeping the first candidate that is a valid q (q_i >= 0 on S and the
+  // KKT sign condition at the excluded entries); k = 1 is the vertex e_argmax (F = max u) when
+  // the ball contains it.
+  double value(const scfw::Vec& u, const scfw::Vec&) const override {
+    const int n = static_cast<int>(u.size());
+    if (n == 0) throw scfw::Error("dro_chi2: the chi^2 ball needs at least one output (n >= 1)");
+    const double r2 = rho_ / n;
+    std::vector<double> s(u.data(), u.data() + n);
+    std::sort(s.begin(), s.end(), std::greater<double>());
+    // If the vertex e_1 is in the ball, F = max u: ||e_1 - 1/n||^2 = (n - 1)/n.
+    if ((n - 1.0) / n <= r2 || n == 1) return s[0];
+    double prefix = 0.0;
+    std::vector<double> pre(static_cast<size_t>(n) + 1, 0.0), pre2(static_cast<size_t>(n) + 1, 0.0);
+    for (int i = 0; i < n; ++i) {
+      pre[static_cast<size_t>(i) + 1] = pre[static_cast<size_t>(i)] + s[static_cast<size_t>(i)];
+      pre2[static_cast<size_t>(i) + 1] = pre2[static_cast<size_t>(i)] + s[static_cast<size_t>(i)] * s[static_cast<size_t>(i)];
+    }
+    (void)prefix;
+    double best = -scfw::inf;
+    for (int k = n; k >= 1; --k) {
+      // On S = top k: q_i = 1/k + c (s_i - m), c >= 0, with the budget
+      // ||q_S - 1/n||^2 + (n - k)/n^2 = r2, and ||q_S - 1/n||^2 = k (1/k - 1/n)^2 + c^2 var_S.
+      const double m = pre[static_cast<size_t>(k)] / k;
+      const double ss = std::max(0.0, pre2[static_cast<size_t>(k)] - k * m * m);  // sum (s_i - m)^2
+      const double budget = r2 - (n - k) / (double(n) * n) - k * std::pow(1.0 / k - 1.0 / n, 2);
+      if (budget < -1e-15) continue;  // even the uniform q on S lies outside the ball
+      const double c = ss > 0.0 ? std::sqrt(std::max(0.0, budget) / ss) : 0.0;
+      // Validity: q_i >= 0 on S.
+      if (1.0 / k + c * (s[static_cast<size_t>(k) - 1] - m) < -1e-12) continue;
+      const double val = m + c * ss;  // sum_S q_i s_i = m + c sum (s_i - m)^2
+      best = std::max(best, val);
+    }
+    return best;
+  }
+
+  scfw::Expr model(scfw::Model& m, std::span<const scfw::Expr> u,
+                   std::span<const scfw::Expr>) const override {
+    if (u.empty()) throw scfw::Error("dro_chi2: the chi^2 ball needs at least one output (n >= 1)");
+    const double n = static_cast<double>(u.size());
+    const double r = std::sqrt(rho_ / n);
+    const scfw::Var eta = m.add_var(-scfw::inf, scfw::inf, "eta");
+    const scfw::Var s = m.add_var(0.0, scfw::inf, "s");
+    scfw::Expr objective;
+    objective.add(s, r);
+    std::vector<scfw::Expr> w;
+    w.reserve(u.size());
+    for (size_t i = 0; i < u.size(); ++i) {
+      const scfw::Var mu = m.add_var(0.0, scfw::inf, "mu[" + std::to_string(i) + "]");
+      objective += (1.0 / n) * u[i];
+      objective.add(mu, 1.0 / n);
+      w.push_back(u[i] + scfw::Expr(mu) - scfw::Expr(eta));
+    }
+    m.add_second_order_cone(scfw::Expr(s), std::move(w));
+    return objective;
+  }
+
+  scfw::OuterTraits traits() const override {
+    scfw::OuterTraits tr;
+    // Euclidean norm; n unknown (no oracle yet): the n = 1 value, an upper bound for every n.
+    tr.lipschitz = std::sqrt((1.0 + rho_) / static_cast<double>(std::max(n_, 1)));
+    tr.monotone = true;
+    tr.subhomogeneous = true;  // a support function: F(g u) = g F(u), g >= 0
+    tr.depends_on_x = false;
+    tr.formula = "F(u) = sup { q^T u : q in simplex, sum_i (q_i - 1/n)^2 / (1/n) <= " + fmt(rho_) + " }";
+    return tr;
+  }
+
+ private:
+  double rho_ = 1.0;
+  int n_ = -1;
+};
+
+void register_components(scfw::Registrar& r) {
+  r.add<DroChi2Outer>(
+      scfw::Kind::Outer, "dro_chi2",
+      "F(u) = sup { q^T u : q in simplex, D(q, 1/n) <= rho } with D(q, p) = sum_i (q_i - p_i)^2 / "
+      "p_i (chi^2-DRO; L_F = sqrt((1 + rho)/n) in the l2 norm; monotone, positively homogeneous; "
+      "an SOCP by duality)",
+      {scfw::ParamSpec::number("rho", "radius rho of the chi^2 ball around the uniform distribution")
+           .positive()
+           .def(1.0)});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("dro_chi2", "0.1.0", register_components)

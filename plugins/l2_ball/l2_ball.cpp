@@ -1,0 +1,92 @@
+// Domain `l2_ball`: X = {x in R^d : ||x||_2 <= radius}. Its model is one second-order cone, which
+// the `clp` GLMO solves by outer-approximation cuts (plugins/clp/clp.cpp); its LMO is closed form.
+#include <scfw/scfw.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <sstream>
+#include <string>
+
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(12);
+  os << v;
+  return os.str();
+}
+
+// d comes from the oracle; "dim" lets a problem file state it (and is checked against it) or
+// give it where no oracle is known yet (e.g. `scfw describe`, tests).
+int resolve_dim(const scfw::Params& p, const scfw::Context& c) {
+  if (p.has("dim")) {
+    const std::int64_t dim = p.integer("dim");
+    if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
+    if (c.dim >= 1 && dim != c.dim)
+      p.fail("dim", "the domain has dimension " + std::to_string(dim) +
+                        " but the oracle has dimension " + std::to_string(c.dim));
+    return static_cast<int>(dim);
+  }
+  if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
+  return c.dim;
+}
+
+class L2Ball final : public scfw::Domain {
+ public:
+  L2Ball(const scfw::Params& p, const scfw::Context& c) {
+    radius_ = p.has("radius") ? p.number("radius") : 1.0;
+    if (!(radius_ > 0.0) || !std::isfinite(radius_))
+      p.fail("radius", "expected a number > 0, got " + fmt(radius_));
+    d_ = resolve_dim(p, c);
+  }
+
+  int dim() const override { return d_; }
+
+  // Variables x_j in [-radius, radius] (implied by the ball; they keep every LP relaxation
+  // bounded; measured: free variables made the clp cut loop slower, not faster) and the cone
+  // ||x||_2 <= radius.
+  std::vector<scfw::Expr> model(scfw::Model& m) const override {
+    std::vector<scfw::Expr> xs;
+    xs.reserve(static_cast<size_t>(d_));
+    for (int j = 0; j < d_; ++j)
+      xs.emplace_back(m.add_var(-radius_, radius_, "x[" + std::to_string(j) + "]"));
+    m.add_second_order_cone(scfw::Expr(radius_), xs);
+    return xs;
+  }
+
+  // argmin_{||x|| <= r} <g, x> = -r g / ||g||; when g = 0 every point is a minimizer and the
+  // boundary point -r e_1 is returned, so that Frank-Wolfe steps still go to an extreme point.
+  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
+    x.setZero(d_);
+    if (d_ == 0) return;
+    const double norm = g.norm();
+    if (norm > 0.0 && std::isfinite(norm))
+      x = -radius_ / norm * g;
+    else
+      x[0] = -radius_;
+  }
+
+  scfw::Vec initial_point() const override { return scfw::Vec::Zero(d_); }
+  double diameter() const override { return 2.0 * radius_; }
+
+  bool contains(const scfw::Vec& x, double tol) const override {
+    return x.size() == d_ && x.allFinite() && x.norm() <= radius_ + tol;
+  }
+
+ private:
+  double radius_ = 1.0;
+  int d_ = 0;
+};
+
+void register_components(scfw::Registrar& r) {
+  r.add<L2Ball>(scfw::Kind::Domain, "l2_ball",
+                "X = {x : ||x||_2 <= radius}, the Euclidean ball (LMO -radius g/||g||, diameter "
+                "2 radius; one second-order cone in the GLMO model)",
+                {scfw::ParamSpec::number("radius", "radius of the ball").positive().def(1.0),
+                 scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
+                     .range(1, scfw::inf)});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("l2_ball", "0.1.0", register_components)

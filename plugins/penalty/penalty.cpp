@@ -1,0 +1,119 @@
+// Outer function `penalty`: exact penalty for expectation constraints f_i(x) <= tau_i (paper,
+// Appendix "Additional Examples", Example "Exact penalty for stochastic constraints", after
+// Cotter et al.):
+//   F(u, x) = u_0 + <c, x> + lambda sum_{i=1}^{n-1} max(0, u_i - tau_i),
+// u_0 the loss, u_1 .. u_{n-1} the constraint functions.
+// Lipschitz in u (Euclidean norm): the subgradients (1, lambda s_1, ..., lambda s_{n-1}) with
+// s_i in [0, 1] have norm <= sqrt(1 + lambda^2 (n - 1)) = L_F. Monotone (lambda > 0).
+// Subhomogeneous exactly when c = 0 and every tau_i <= 0: max(0, g u - tau) <= g max(0, u - tau)
+// for all g >= 1 iff tau <= 0, and <c, x> <= g <c, x> for all x iff c = 0.
+// GLMO model: an LP with s_i >= 0, s_i >= u_i - tau_i.
+#include <scfw/scfw.hpp>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(12);
+  os << v;
+  return os.str();
+}
+
+class PenaltyOuter final : public scfw::OuterFunction {
+ public:
+  PenaltyOuter(const scfw::Params& p, const scfw::Context& ctx) {
+    lambda_ = p.has("lambda") ? p.number("lambda") : 1.0;
+    if (!(lambda_ > 0.0) || !std::isfinite(lambda_)) p.fail("lambda", "expected a number > 0, got " + fmt(lambda_));
+    tau_ = p.has("tau") ? p.numbers("tau") : std::vector<double>{0.0};
+    if (tau_.empty()) p.fail("tau", "expected 1 or n - 1 numbers, got none");
+    if (ctx.outputs == 1)
+      throw scfw::InputError("penalty: F needs n >= 2 outputs (the loss u_0 and at least one constraint), got n = 1");
+    if (tau_.size() != 1 && ctx.outputs >= 2 && tau_.size() != static_cast<size_t>(ctx.outputs - 1))
+      p.fail("tau", "expected 1 or " + std::to_string(ctx.outputs - 1) +
+                        " numbers (one per constraint u_1 .. u_{n-1}), got " + std::to_string(tau_.size()));
+    for (size_t j = 0; j < tau_.size(); ++j)
+      if (!std::isfinite(tau_[j])) p.fail("tau", "expected finite numbers, got " + fmt(tau_[j]) + " at index " + std::to_string(j));
+    c_ = p.has("c") ? p.numbers("c") : std::vector<double>{0.0};
+    if (c_.empty()) p.fail("c", "expected 1 or d numbers, got none");
+    if (c_.size() != 1 && ctx.dim >= 1 && c_.size() != static_cast<size_t>(ctx.dim))
+      p.fail("c", "expected 1 or " + std::to_string(ctx.dim) + " numbers (the dimension), got " +
+                      std::to_string(c_.size()));
+    for (size_t j = 0; j < c_.size(); ++j)
+      if (!std::isfinite(c_[j])) p.fail("c", "expected finite numbers, got " + fmt(c_[j]) + " at index " + std::to_string(j));
+    n_ = ctx.outputs;
+  }
+
+  double tau(size_t i) const { return tau_.size() == 1 ? tau_[0] : tau_[i - 1]; }  // i >= 1
+  double c(size_t j) const { return c_.size() == 1 ? c_[0] : c_[j]; }
+  void check(size_t n, size_t d) const {
+    if (n < 2) throw scfw::Error("penalty: F needs n >= 2 outputs, got " + std::to_string(n));
+    if (tau_.size() != 1 && tau_.size() != n - 1)
+      throw scfw::Error("penalty: tau has " + std::to_string(tau_.size()) + " entries but there are " +
+                        std::to_string(n - 1) + " constraints");
+    if (c_.size() != 1 && c_.size() != d)
+      throw scfw::Error("penalty: c has " + std::to_string(c_.size()) + " entries but x has " + std::to_string(d));
+  }
+
+  double value(const scfw::Vec& u, const scfw::Vec& x) const override {
+    check(static_cast<size_t>(u.size()), static_cast<size_t>(x.size()));
+    double v = u[0];
+    for (Eigen::Index j = 0; j < x.size(); ++j) v += c(static_cast<size_t>(j)) * x[j];
+    double pen = 0.0;
+    for (Eigen::Index i = 1; i < u.size(); ++i) pen += std::max(0.0, u[i] - tau(static_cast<size_t>(i)));
+    return v + lambda_ * pen;
+  }
+
+  scfw::Expr model(scfw::Model& m, std::span<const scfw::Expr> u,
+                   std::span<const scfw::Expr> x) const override {
+    check(u.size(), x.size());
+    scfw::Expr objective = u[0];
+    for (size_t j = 0; j < x.size(); ++j)
+      if (c(j) != 0.0) objective += c(j) * x[j];
+    for (size_t i = 1; i < u.size(); ++i) {
+      const scfw::Var s = m.add_var(0.0, scfw::inf, "s[" + std::to_string(i) + "]");
+      m.add_ge(scfw::Expr(s), u[i] - scfw::Expr(tau(i)));
+      objective.add(s, lambda_);
+    }
+    return objective;
+  }
+
+  scfw::OuterTraits traits() const override {
+    scfw::OuterTraits tr;
+    bool c_zero = true, tau_nonpositive = true;
+    for (double v : c_) c_zero = c_zero && v == 0.0;
+    for (double v : tau_) tau_nonpositive = tau_nonpositive && v <= 0.0;
+    tr.lipschitz = n_ >= 1 ? std::sqrt(1.0 + lambda_ * lambda_ * (n_ - 1)) : scfw::inf;
+    tr.monotone = true;
+    tr.subhomogeneous = c_zero && tau_nonpositive;
+    tr.depends_on_x = !c_zero;
+    tr.formula = "F(u, x) = u_0 + <c, x> + " + fmt(lambda_) + " sum_{i>=1} max(0, u_i - tau_i)";
+    return tr;
+  }
+
+ private:
+  double lambda_ = 1.0;
+  std::vector<double> tau_, c_;
+  int n_ = -1;
+};
+
+void register_components(scfw::Registrar& r) {
+  r.add<PenaltyOuter>(
+      scfw::Kind::Outer, "penalty",
+      "F(u, x) = u_0 + <c, x> + lambda sum_{i>=1} max(0, u_i - tau_i) (exact penalty for "
+      "constraints f_i(x) <= tau_i; L_F = sqrt(1 + lambda^2 (n - 1)) in the l2 norm; monotone; "
+      "subhomogeneous iff c = 0 and tau <= 0; an LP)",
+      {scfw::ParamSpec::number("lambda", "penalty weight lambda").positive().def(1.0),
+       scfw::ParamSpec::number_list("tau", "constraint levels tau_i: one number (broadcast) or n - 1 numbers")
+           .def(std::vector<double>{0.0}),
+       scfw::ParamSpec::number_list("c", "linear term c: one number (broadcast) or d numbers")
+           .def(std::vector<double>{0.0})});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("penalty", "0.1.0", register_components)

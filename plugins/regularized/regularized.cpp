@@ -1,0 +1,156 @@
+// Outer function `regularized`: F(u, x) = u_0 + <c, x> + lambda Xi(x), Xi in {||.||_1, ||.||_2,
+// ||.||_inf, 0} (paper, Section 4, Example "Composite Regularized Optimization": F(u, x) =
+// u + Xi(x); the linear term <c, x> is an optional deterministic part of the loss). With it the
+// GLMO is the composite Frank-Wolfe oracle argmin_x <V_0, x> + <c, x> + lambda Xi(x).
+// L_F = 1 (only u_0 enters, with slope 1); monotone in u. Subhomogeneous exactly when
+// h(x) = <c, x> + lambda Xi(x) >= 0 for all x, since F(g u, x) - g F(u, x) = (1 - g) h(x): as
+// <c, x> >= -||c||_* Xi(x) with equality for some x (||.||_* the dual norm of Xi: linf for l1,
+// l2 for l2, l1 for linf), that is ||c||_* <= lambda (c = 0 when Xi = none). (Checked for all x
+// in R^d, independently of the domain: the flag may be false where X alone would make it hold.)
+// GLMO model: l1, linf: an LP; l2: one second-order cone ||x||_2 <= s.
+#include <scfw/scfw.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(12);
+  os << v;
+  return os.str();
+}
+
+// lambda Xi(x) as a model expression to minimize (adds variables and rows or a cone).
+scfw::Expr regularizer_model(scfw::Model& m, const std::string& kind, double lambda,
+                             std::span<const scfw::Expr> x) {
+  scfw::Expr e;
+  if (kind == "none" || lambda == 0.0) return e;
+  if (kind == "l1") {
+    for (size_t j = 0; j < x.size(); ++j) {
+      const scfw::Var a = m.add_var(0.0, scfw::inf, "xi_abs[" + std::to_string(j) + "]");
+      m.add_ge(scfw::Expr(a), x[j]);
+      m.add_ge(scfw::Expr(a), -x[j]);
+      e.add(a, lambda);
+    }
+    return e;
+  }
+  const scfw::Var t = m.add_var(0.0, scfw::inf, "xi");
+  if (kind == "linf") {
+    for (const scfw::Expr& xj : x) {
+      m.add_ge(scfw::Expr(t), xj);
+      m.add_ge(scfw::Expr(t), -xj);
+    }
+  } else {  // l2
+    m.add_second_order_cone(scfw::Expr(t), std::vector<scfw::Expr>(x.begin(), x.end()));
+  }
+  e.add(t, lambda);
+  return e;
+}
+
+double regularizer_value(const std::string& kind, const scfw::Vec& x) {
+  if (kind == "l1") return x.lpNorm<1>();
+  if (kind == "l2") return x.norm();
+  if (kind == "linf") return x.size() ? x.lpNorm<Eigen::Infinity>() : 0.0;
+  return 0.0;
+}
+
+class RegularizedOuter final : public scfw::OuterFunction {
+ public:
+  RegularizedOuter(const scfw::Params& p, const scfw::Context& ctx) {
+    kind_ = p.has("regularizer") ? p.string("regularizer") : "l1";
+    if (kind_ != "l1" && kind_ != "l2" && kind_ != "linf" && kind_ != "none")
+      p.fail("regularizer", "expected one of \"l1\", \"l2\", \"linf\", \"none\", got \"" + kind_ + "\"");
+    lambda_ = p.has("lambda") ? p.number("lambda") : 0.1;
+    if (!(lambda_ >= 0.0) || !std::isfinite(lambda_))
+      p.fail("lambda", "expected a number >= 0, got " + fmt(lambda_));
+    c_ = p.has("c") ? p.numbers("c") : std::vector<double>{0.0};
+    if (c_.empty()) p.fail("c", "expected 1 or d numbers, got none");
+    if (c_.size() != 1 && ctx.dim >= 1 && c_.size() != static_cast<size_t>(ctx.dim))
+      p.fail("c", "expected 1 or " + std::to_string(ctx.dim) + " numbers (the dimension), got " +
+                      std::to_string(c_.size()));
+    for (size_t j = 0; j < c_.size(); ++j)
+      if (!std::isfinite(c_[j])) p.fail("c", "expected finite numbers, got " + fmt(c_[j]) + " at index " + std::to_string(j));
+    dim_ = ctx.dim;
+  }
+
+  double c(size_t j) const { return c_.size() == 1 ? c_[0] : c_[j]; }
+  // ||c||_* for Xi's dual norm (inf for Xi = none: only c = 0 keeps <c, x> >= 0). A broadcast c
+  // with unknown d counts as d = 1 (exact once d is known through the problem's oracle).
+  double dual_norm_c() const {
+    if (kind_ == "none") return scfw::inf;
+    const size_t d = c_.size() == 1 && dim_ >= 1 ? static_cast<size_t>(dim_) : c_.size();
+    double l1 = 0.0, l2 = 0.0, li = 0.0;
+    for (size_t j = 0; j < d; ++j) {
+      const double a = std::abs(c(j));
+      l1 += a;
+      l2 += a * a;
+      li = std::max(li, a);
+    }
+    if (kind_ == "l1") return li;
+    if (kind_ == "l2") return std::sqrt(l2);
+    return l1;  // linf
+  }
+  void check_dim(size_t d) const {
+    if (c_.size() != 1 && c_.size() != d)
+      throw scfw::Error("regularized: c has " + std::to_string(c_.size()) + " entries but x has " +
+                        std::to_string(d));
+  }
+
+  double value(const scfw::Vec& u, const scfw::Vec& x) const override {
+    if (u.size() == 0) throw scfw::Error("regularized: F(u, x) = u_0 + ... needs n >= 1");
+    check_dim(static_cast<size_t>(x.size()));
+    double v = u[0];
+    for (Eigen::Index j = 0; j < x.size(); ++j) v += c(static_cast<size_t>(j)) * x[j];
+    return v + lambda_ * regularizer_value(kind_, x);
+  }
+
+  scfw::Expr model(scfw::Model& m, std::span<const scfw::Expr> u,
+                   std::span<const scfw::Expr> x) const override {
+    if (u.empty()) throw scfw::Error("regularized: F(u, x) = u_0 + ... needs n >= 1");
+    check_dim(x.size());
+    scfw::Expr objective = u[0];
+    for (size_t j = 0; j < x.size(); ++j)
+      if (c(j) != 0.0) objective += c(j) * x[j];
+    objective += regularizer_model(m, kind_, lambda_, x);
+    return objective;
+  }
+
+  scfw::OuterTraits traits() const override {
+    scfw::OuterTraits tr;
+    bool c_zero = true;
+    for (double v : c_) c_zero = c_zero && v == 0.0;
+    tr.lipschitz = 1.0;
+    tr.monotone = true;
+    tr.subhomogeneous = c_zero || dual_norm_c() <= lambda_;
+    tr.depends_on_x = !c_zero || (kind_ != "none" && lambda_ > 0.0);
+    std::string xi = kind_ == "none" ? "0" : kind_ == "l1" ? "||x||_1" : kind_ == "l2" ? "||x||_2" : "||x||_inf";
+    tr.formula = "F(u, x) = u_0 + <c, x> + " + fmt(lambda_) + " " + xi;
+    return tr;
+  }
+
+ private:
+  std::string kind_ = "l1";
+  double lambda_ = 0.1;
+  std::vector<double> c_;
+  int dim_ = -1;
+};
+
+void register_components(scfw::Registrar& r) {
+  r.add<RegularizedOuter>(
+      scfw::Kind::Outer, "regularized",
+      "F(u, x) = u_0 + <c, x> + lambda Xi(x), Xi in {l1, l2, linf, none} (composite regularized "
+      "risk; L_F = 1; monotone; subhomogeneous iff ||c||_* <= lambda; LP, or one cone for l2)",
+      {scfw::ParamSpec::choice("regularizer", {"l1", "l2", "linf", "none"}, "the norm Xi").def("l1"),
+       scfw::ParamSpec::number("lambda", "weight lambda of the regularizer").nonnegative().def(0.1),
+       scfw::ParamSpec::number_list("c", "linear term c: one number (broadcast) or d numbers")
+           .def(std::vector<double>{0.0})});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("regularized", "0.1.0", register_components)
