@@ -58,4 +58,29 @@ expect_rc 2 "run without --plugin-path"
 expect_contains "$ERR" 'error: mm.json: /outer/plugin: unknown outer plugin "mean_max"' "run without --plugin-path"
 [[ $(wc -l <<<"$ERR") == 1 ]] || fail "run without --plugin-path: expected one stderr line, got:
 $ERR"
+# A user-written schedule, examples/plugins/step_decay, built the same way: its gamma is in the
+# trace, gamma_k = gamma0 / sqrt(1 + floor(k / period)).
+"$CMAKE" -S "$SOURCE/examples/plugins/step_decay" -B schedule-build -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_BUILD_TYPE=Release >configure2.log 2>&1 || fail "configuring step_decay failed:
+$(tail -n 30 configure2.log)"
+"$CMAKE" --build schedule-build >build2.log 2>&1 || fail "building step_decay failed:
+$(tail -n 30 build2.log)"
+cat >sd.json <<'JSON'
+{
+  "seed": 2,
+  "iterations": 25,
+  "oracle": { "plugin": "least_squares_tasks",
+              "synthetic": { "tasks": 3, "dim": 8, "rows_per_task": 20, "sparsity": 2 } },
+  "outer": { "plugin": "max" },
+  "domain": { "plugin": "l1_ball", "radius": 2 },
+  "tracker": { "plugin": "momentum" },
+  "schedule": { "plugin": "step_decay", "gamma0": 0.5, "period": 10, "beta": 0.25, "rho": 0.25 },
+  "report": { "every": 1, "trace": "sd.csv" }
+}
+JSON
+run "$prefix/bin/scfw" run sd.json --plugin-path schedule-build --quiet
+expect_rc 0 "run with step_decay"
+# iteration i ran with k = i - 1: gamma = 0.5 for i <= 10, 0.5/sqrt(2) for 11..20, 0.5/sqrt(3) after.
+got=$(awk -F, 'NR == 2 || NR == 11 || NR == 12 || NR == 22 { printf "%s:%.9f ", $1, $6 }' sd.csv)
+[[ "$got" == "1:0.500000000 10:0.500000000 11:0.353553391 21:0.288675135 " ]] || fail "step_decay gammas in the trace: $got"
 echo "cli_out_of_tree: ok"
