@@ -1,4 +1,5 @@
 // Domain `box`: X = {x in R^d : lower <= x <= upper}, bounds per coordinate or broadcast.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <cmath>
@@ -14,21 +15,6 @@ std::string fmt(double v) {
   os.precision(12);
   os << v;
   return os.str();
-}
-
-// d comes from the oracle; "dim" lets a problem file state it (and is checked against it) or
-// give it where no oracle is known yet (e.g. `scfw describe`, tests).
-int resolve_dim(const scfw::Params& p, const scfw::Context& c) {
-  if (p.has("dim")) {
-    const std::int64_t dim = p.integer("dim");
-    if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
-    if (c.dim >= 1 && dim != c.dim)
-      p.fail("dim", "the domain has dimension " + std::to_string(dim) +
-                        " but the oracle has dimension " + std::to_string(c.dim));
-    return static_cast<int>(dim);
-  }
-  if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
-  return c.dim;
 }
 
 // A bound list of length 1 is broadcast to all d coordinates (a JSON scalar arrives as a
@@ -49,7 +35,7 @@ scfw::Vec bound(const scfw::Params& p, const std::string& name, double fallback,
 class Box final : public scfw::Domain {
  public:
   Box(const scfw::Params& p, const scfw::Context& c) {
-    d_ = resolve_dim(p, c);
+    d_ = scfw::domain_dimension(p, c);
     lower_ = bound(p, "lower", -1.0, d_);
     upper_ = bound(p, "upper", 1.0, d_);
     for (int j = 0; j < d_; ++j)

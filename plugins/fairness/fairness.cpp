@@ -9,6 +9,7 @@
 // flag is lambda == 0. Subhomogeneous: the u-part is positively homogeneous and mu Xi(x) >= 0,
 // so F(g u, x) = g (u-part) + mu Xi(x) <= g F(u, x) for g >= 1.
 // GLMO model: an LP (t >= +-(u_i - u_0)) plus the regularizer's rows (one cone for l2).
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <cmath>
@@ -23,40 +24,6 @@ std::string fmt(double v) {
   os.precision(12);
   os << v;
   return os.str();
-}
-
-// lambda Xi(x) as a model expression to minimize (adds variables and rows or a cone).
-scfw::Expr regularizer_model(scfw::Model& m, const std::string& kind, double lambda,
-                             std::span<const scfw::Expr> x) {
-  scfw::Expr e;
-  if (kind == "none" || lambda == 0.0) return e;
-  if (kind == "l1") {
-    for (size_t j = 0; j < x.size(); ++j) {
-      const scfw::Var a = m.add_var(0.0, scfw::inf, "xi_abs[" + std::to_string(j) + "]");
-      m.add_ge(scfw::Expr(a), x[j]);
-      m.add_ge(scfw::Expr(a), -x[j]);
-      e.add(a, lambda);
-    }
-    return e;
-  }
-  const scfw::Var t = m.add_var(0.0, scfw::inf, "xi");
-  if (kind == "linf") {
-    for (const scfw::Expr& xj : x) {
-      m.add_ge(scfw::Expr(t), xj);
-      m.add_ge(scfw::Expr(t), -xj);
-    }
-  } else {  // l2
-    m.add_second_order_cone(scfw::Expr(t), std::vector<scfw::Expr>(x.begin(), x.end()));
-  }
-  e.add(t, lambda);
-  return e;
-}
-
-double regularizer_value(const std::string& kind, const scfw::Vec& x) {
-  if (kind == "l1") return x.lpNorm<1>();
-  if (kind == "l2") return x.norm();
-  if (kind == "linf") return x.size() ? x.lpNorm<Eigen::Infinity>() : 0.0;
-  return 0.0;
 }
 
 class FairnessOuter final : public scfw::OuterFunction {
@@ -78,7 +45,7 @@ class FairnessOuter final : public scfw::OuterFunction {
     if (u.size() < 2) throw scfw::Error("fairness: F needs n >= 2 outputs, got " + std::to_string(u.size()));
     double worst = 0.0;
     for (Eigen::Index i = 1; i < u.size(); ++i) worst = std::max(worst, std::abs(u[i] - u[0]));
-    return u[0] + lambda_ * worst + mu_ * regularizer_value(kind_, x);
+    return u[0] + lambda_ * worst + mu_ * scfw::norm_value(kind_, x);
   }
 
   scfw::Expr model(scfw::Model& m, std::span<const scfw::Expr> u,
@@ -93,7 +60,7 @@ class FairnessOuter final : public scfw::OuterFunction {
       }
       objective.add(t, lambda_);
     }
-    objective += regularizer_model(m, kind_, mu_, x);
+    objective += scfw::norm_model(m, kind_, mu_, x);
     return objective;
   }
 

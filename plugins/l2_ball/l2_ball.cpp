@@ -1,5 +1,6 @@
 // Domain `l2_ball`: X = {x in R^d : ||x||_2 <= radius}. Its model is one second-order cone, which
 // the `clp` GLMO solves by outer-approximation cuts (plugins/clp/clp.cpp); its LMO is closed form.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <cmath>
@@ -16,28 +17,13 @@ std::string fmt(double v) {
   return os.str();
 }
 
-// d comes from the oracle; "dim" lets a problem file state it (and is checked against it) or
-// give it where no oracle is known yet (e.g. `scfw describe`, tests).
-int resolve_dim(const scfw::Params& p, const scfw::Context& c) {
-  if (p.has("dim")) {
-    const std::int64_t dim = p.integer("dim");
-    if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
-    if (c.dim >= 1 && dim != c.dim)
-      p.fail("dim", "the domain has dimension " + std::to_string(dim) +
-                        " but the oracle has dimension " + std::to_string(c.dim));
-    return static_cast<int>(dim);
-  }
-  if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
-  return c.dim;
-}
-
 class L2Ball final : public scfw::Domain {
  public:
   L2Ball(const scfw::Params& p, const scfw::Context& c) {
     radius_ = p.has("radius") ? p.number("radius") : 1.0;
     if (!(radius_ > 0.0) || !std::isfinite(radius_))
       p.fail("radius", "expected a number > 0, got " + fmt(radius_));
-    d_ = resolve_dim(p, c);
+    d_ = scfw::domain_dimension(p, c);
   }
 
   int dim() const override { return d_; }

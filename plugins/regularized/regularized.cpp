@@ -8,6 +8,7 @@
 // l2 for l2, l1 for linf), that is ||c||_* <= lambda (c = 0 when Xi = none). (Checked for all x
 // in R^d, independently of the domain: the flag may be false where X alone would make it hold.)
 // GLMO model: l1, linf: an LP; l2: one second-order cone ||x||_2 <= s.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <algorithm>
@@ -23,40 +24,6 @@ std::string fmt(double v) {
   os.precision(12);
   os << v;
   return os.str();
-}
-
-// lambda Xi(x) as a model expression to minimize (adds variables and rows or a cone).
-scfw::Expr regularizer_model(scfw::Model& m, const std::string& kind, double lambda,
-                             std::span<const scfw::Expr> x) {
-  scfw::Expr e;
-  if (kind == "none" || lambda == 0.0) return e;
-  if (kind == "l1") {
-    for (size_t j = 0; j < x.size(); ++j) {
-      const scfw::Var a = m.add_var(0.0, scfw::inf, "xi_abs[" + std::to_string(j) + "]");
-      m.add_ge(scfw::Expr(a), x[j]);
-      m.add_ge(scfw::Expr(a), -x[j]);
-      e.add(a, lambda);
-    }
-    return e;
-  }
-  const scfw::Var t = m.add_var(0.0, scfw::inf, "xi");
-  if (kind == "linf") {
-    for (const scfw::Expr& xj : x) {
-      m.add_ge(scfw::Expr(t), xj);
-      m.add_ge(scfw::Expr(t), -xj);
-    }
-  } else {  // l2
-    m.add_second_order_cone(scfw::Expr(t), std::vector<scfw::Expr>(x.begin(), x.end()));
-  }
-  e.add(t, lambda);
-  return e;
-}
-
-double regularizer_value(const std::string& kind, const scfw::Vec& x) {
-  if (kind == "l1") return x.lpNorm<1>();
-  if (kind == "l2") return x.norm();
-  if (kind == "linf") return x.size() ? x.lpNorm<Eigen::Infinity>() : 0.0;
-  return 0.0;
 }
 
 class RegularizedOuter final : public scfw::OuterFunction {
@@ -106,7 +73,7 @@ class RegularizedOuter final : public scfw::OuterFunction {
     check_dim(static_cast<size_t>(x.size()));
     double v = u[0];
     for (Eigen::Index j = 0; j < x.size(); ++j) v += c(static_cast<size_t>(j)) * x[j];
-    return v + lambda_ * regularizer_value(kind_, x);
+    return v + lambda_ * scfw::norm_value(kind_, x);
   }
 
   scfw::Expr model(scfw::Model& m, std::span<const scfw::Expr> u,
@@ -116,7 +83,7 @@ class RegularizedOuter final : public scfw::OuterFunction {
     scfw::Expr objective = u[0];
     for (size_t j = 0; j < x.size(); ++j)
       if (c(j) != 0.0) objective += c(j) * x[j];
-    objective += regularizer_model(m, kind_, lambda_, x);
+    objective += scfw::norm_model(m, kind_, lambda_, x);
     return objective;
   }
 

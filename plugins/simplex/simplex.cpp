@@ -1,4 +1,5 @@
 // Domain `simplex`: X = {x in R^d : x >= 0, sum_j x_j = scale}, the (scaled) probability simplex.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <cmath>
@@ -15,28 +16,13 @@ std::string fmt(double v) {
   return os.str();
 }
 
-// d comes from the oracle; "dim" lets a problem file state it (and is checked against it) or
-// give it where no oracle is known yet (e.g. `scfw describe`, tests).
-int resolve_dim(const scfw::Params& p, const scfw::Context& c) {
-  if (p.has("dim")) {
-    const std::int64_t dim = p.integer("dim");
-    if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
-    if (c.dim >= 1 && dim != c.dim)
-      p.fail("dim", "the domain has dimension " + std::to_string(dim) +
-                        " but the oracle has dimension " + std::to_string(c.dim));
-    return static_cast<int>(dim);
-  }
-  if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
-  return c.dim;
-}
-
 class Simplex final : public scfw::Domain {
  public:
   Simplex(const scfw::Params& p, const scfw::Context& c) {
     scale_ = p.has("scale") ? p.number("scale") : 1.0;
     if (!(scale_ > 0.0) || !std::isfinite(scale_))
       p.fail("scale", "expected a number > 0, got " + fmt(scale_));
-    d_ = resolve_dim(p, c);
+    d_ = scfw::domain_dimension(p, c);
   }
 
   int dim() const override { return d_; }

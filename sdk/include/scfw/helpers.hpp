@@ -1,0 +1,67 @@
+// scfw SDK: small helpers that several plugins need, header-only.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "scfw/model.hpp"
+#include "scfw/params.hpp"
+#include "scfw/plugin.hpp"
+
+namespace scfw {
+
+/// The dimension d of a domain: the oracle's d from the context, or the block's optional
+/// integer parameter "dim", which must then agree with the oracle's. A domain built where no
+/// oracle is known (a factor of a product domain, a test) must be given "dim".
+inline int domain_dimension(const Params& p, const Context& c) {
+  if (p.has("dim")) {
+    const std::int64_t dim = p.integer("dim");
+    if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
+    if (c.dim >= 1 && dim != c.dim)
+      p.fail("dim", "the domain has dimension " + std::to_string(dim) + " but the oracle has dimension " +
+                        std::to_string(c.dim));
+    return static_cast<int>(dim);
+  }
+  if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
+  return c.dim;
+}
+
+/// weight * Xi(x) for Xi one of "l1", "l2", "linf", "none", as a model expression whose minimum
+/// over the variables added here is weight * Xi(x) (weight >= 0): l1 adds |x_j| <= a_j, linf one
+/// t >= |x_j|, l2 one second-order cone ||x||_2 <= t.
+inline Expr norm_model(Model& m, const std::string& kind, double weight, std::span<const Expr> x) {
+  Expr e;
+  if (kind == "none" || weight == 0.0) return e;
+  if (kind == "l1") {
+    for (size_t j = 0; j < x.size(); ++j) {
+      const Var a = m.add_var(0.0, inf, "xi_abs[" + std::to_string(j) + "]");
+      m.add_ge(Expr(a), x[j]);
+      m.add_ge(Expr(a), -x[j]);
+      e.add(a, weight);
+    }
+    return e;
+  }
+  const Var t = m.add_var(0.0, inf, "xi");
+  if (kind == "linf") {
+    for (const Expr& xj : x) {
+      m.add_ge(Expr(t), xj);
+      m.add_ge(Expr(t), -xj);
+    }
+  } else {  // l2
+    m.add_second_order_cone(Expr(t), std::vector<Expr>(x.begin(), x.end()));
+  }
+  e.add(t, weight);
+  return e;
+}
+
+/// Xi(x) for the kinds of norm_model.
+inline double norm_value(const std::string& kind, const Vec& x) {
+  if (kind == "l1") return x.lpNorm<1>();
+  if (kind == "l2") return x.norm();
+  if (kind == "linf") return x.size() ? x.lpNorm<Eigen::Infinity>() : 0.0;
+  return 0.0;
+}
+
+}  // namespace scfw
