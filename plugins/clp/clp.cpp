@@ -14,23 +14,47 @@
 // away.
 //
 // Second-order cones ||xs||_2 <= t (an l2 ball domain, the norm p = 2 and chi^2-DRO outer
-// functions, an l2 regularizer) are not native to Clp. They are solved by outer approximation:
-//   * setup() adds 2k permanent tangent cuts per cone with k entries, +-xs_i <= t (|xs_i| <= ||xs||);
-//   * each solve() re-solves the LP warm; for every cone violated at the LP point,
-//     ||xs*|| > t* + 1e-3 tolerance max(1, |t*|), it appends the tangent cut
-//     xs*^T xs / ||xs*|| <= t (Kelley) and the dual-aggregated cut w^T xs / ||w|| <= t, w the
-//     LP-multiplier-weighted sum of the cone's cut normals (near the tangent at the optimum), and
-//     re-solves warm (dual simplex: the old basis stays dual feasible), until
+// functions, an l2 regularizer) are not native to Clp. They are solved by outer approximation of
+// an exact lifting to 2-D cones:
+//   * Lifting (setup). A cone with k >= 2 entries becomes k - 1 cones ||(a, b)||_2 <= s in the
+//     plane, a balanced binary tree (the first stage of Ben-Tal & Nemirovski's construction):
+//     entries are paired level by level with a new variable s >= 0 per pair, the last pair bounded
+//     by t itself (an odd entry moves up unpaired); ||xs|| <= t iff such s exist, so the lifting is
+//     exact. k = 1 is the two rows +-xs_1 <= t, k = 0 the row t >= 0. Each 2-D cone starts with
+//     the tangent cuts of a regular polygon (kPolygon directions; kQuadrant + 1 when both entries
+//     are tree variables >= 0), permanent model rows. Why 2-D: Kelley's tangent cuts on a cone
+//     with k entries zig-zag (measured on the 100-entry ball cone: the 200-solve cap at a
+//     relative gap ~2.6), while in the plane the LP point sits on the bisector of two adjacent
+//     tangents at angles phi +- h, and h = arccos(t* / ||(a*, b*)||) is known, so the next cuts
+//     shrink the bracket geometrically: the cone's error 1/cos(h) - 1 ~ h^2 / 2 drops 16-fold per
+//     round with kSplit = 2 (measured: 6-10 LP solves to 1e-7 on the ball at d = 100).
+//   * each solve() re-solves the LP warm; for every 2-D cone violated at the LP point,
+//     ||(a*, b*)|| > t* + 1e-3 tolerance max(1, |t*|), it appends the Kelley tangent cut at phi,
+//     the angle of (a*, b*), and the cuts at phi + j h / kSplit, 0 < |j| < kSplit (all tangent to
+//     the circle, hence valid), and re-solves warm (dual simplex: the old basis plus the new
+//     basic slacks stays dual feasible), until
 //        upper - lower <= tolerance * max(1, |upper|)
-//     where lower = the LP value (a certified lower bound: the cuts relax the cones) and
-//     upper = F(z + V (x - y), x) evaluated by the outer function's value() at a feasible x: the
-//     LP's x itself when the domain contains it (cones only in F), otherwise the LP's x pulled
-//     back toward the domain's initial point by bisection on Domain::contains (for the l2 ball
-//     and initial point 0 that is the radial scaling r x / ||x||).
+//     where lower = the LP value (a certified lower bound: the cuts relax the 2-D cones, whose
+//     tree is exact) and upper = F(z + V (x - y), x) evaluated by the outer function's value()
+//     at a feasible x: the LP's x itself when the domain has no cone (its rows hold to Clp's
+//     feasibility tolerance, as in the cone-free path), otherwise the LP's x pulled back toward
+//     the domain's initial point by bisection on Domain::contains (for the l2 ball and initial
+//     point 0 that is the radial scaling r x / ||x||). The loop also stops when nothing is
+//     violated, when the last cuts did not move the LP point 3 rounds in a row, or after
+//     kMaxRounds LP solves (the certified gap is then reported as is).
 //   * The result is {value = upper, lower_bound = lower}; the returned x is the feasible one.
+//   * A cone model that Clp calls infeasible (it cannot be: cuts only relax) is re-solved once
+//     with every added cut dropped, from the slack basis, with the other simplex variant
+//     (measured: the dual simplex once called the chi^2-DRO polygon LP at n = 15, V = 0
+//     infeasible).
 // Cuts live in the space of model variables (u included), so they stay valid when z, V and y
 // change: they are kept from one solve to the next (a warm pool); beyond kMaxCutsPerCone added
-// cuts per cone the oldest are dropped at the start of a solve, inactive ones first.
+// cuts per 2-D cone the oldest inactive ones are dropped at the start of a solve (never within
+// a solve: measured, dropping inactive cuts between rounds made the loop cycle).
+// Alternatives considered: the full Ben-Tal & Nemirovski polyhedral tower (each 2-D cone by
+// O(log 1/eps) rotations) certifies eps a priori but at 1e-7 needs ~12 levels, i.e. ~3500 extra
+// rows for the d = 100 ball, larger than the cut LP here; handling a ball domain in closed form
+// does not extend to a general outer F.
 #include <scfw/scfw.hpp>
 
 #include <ClpSimplex.hpp>
@@ -81,8 +105,9 @@ class ClpGlmo final : public scfw::Glmo {
     if (!cones_.empty()) {
       char tol[32];
       std::snprintf(tol, sizeof tol, "%g", tolerance_);
-      s += "; " + std::to_string(cones_.size()) +
-           " second-order cone(s) by outer-approximation cuts to relative gap " + tol + ", " +
+      s += "; " + std::to_string(model_cones_) + " second-order cone(s) lifted to " +
+           std::to_string(cones_.size()) +
+           " 2-D cones, by outer-approximation cuts to relative gap " + tol + ", " +
            std::to_string(cut_cone_.size()) + " cuts in the pool; last solve: " +
            std::to_string(last_rounds_) + " LP solves, " + std::to_string(last_cuts_added_) +
            " cuts added";
@@ -101,20 +126,24 @@ class ClpGlmo final : public scfw::Glmo {
   }
 
   // One second-order cone ||xs||_2 <= t of the model, expressions normalized.
+  // One 2-D cone ||(xs_0, xs_1)||_2 <= t of the lifted model, expressions normalized; nonneg[i]:
+  // xs_i is a tree variable (>= 0).
   struct Cone {
     scfw::Expr t;
     std::vector<scfw::Expr> xs;
+    std::vector<char> nonneg;
   };
-  static constexpr int kMaxCutsPerCone = 50;  // added cuts kept per cone between solves
-  // Dual-aggregated cuts: implemented but OFF — measured in tests/test_outer_functions.cpp they
-  // did not speed up the l2-ball cases and broke accuracy elsewhere (to be investigated).
-  static constexpr bool kDualCuts = false;
+  static constexpr int kPolygon = 8;    // initial cuts of a 2-D cone with a free entry
+  static constexpr int kQuadrant = 4;   // ... with both entries >= 0: kQuadrant + 1 cuts
+  static constexpr int kSplit = 2;      // cuts per violated 2-D cone and round: 2 kSplit - 1
+  static constexpr int kMaxCutsPerCone = 2;
+  // added cuts kept per 2-D cone between solves
   static constexpr int kMaxRounds = 200;      // LP solves per GLMO solve, at most (then the gap is reported as is)
 
   void run_lp(bool first_round);
   void trim_cuts();
-  // Appends the row  sum_i g_i xs_i - t <= 0  for cone c.
-  void add_cut(int c, const std::vector<double>& g);
+  // Appends the rows  sum_i g_i xs_i - t <= 0  for each (cone c, unit normal g).
+  void add_cuts(const std::vector<std::pair<int, std::vector<double>>>& cuts);
   // Pulls x back into the domain (bisection toward the initial point) when it is outside.
   void repair(scfw::Vec& x) const;
 
@@ -124,16 +153,12 @@ class ClpGlmo final : public scfw::Glmo {
 
   const scfw::OuterFunction* outer_ = nullptr;
   const scfw::Domain* domain_ = nullptr;
-  std::vector<Cone> cones_;
+  std::vector<Cone> cones_;         // the 2-D cones of the lifted model
+  int model_cones_ = 0;             // the model's cones
+  bool domain_has_cones_ = false;   // the domain's own model has cones (x may need repair)
   int first_cut_row_ = 0;           // added cuts are rows first_cut_row_ .. numberRows()-1
   std::vector<int> cut_cone_;       // the cone of each added cut, in row order (oldest first)
   std::vector<std::vector<double>> cut_normal_;  // its unit normal g (g^T xs <= t)
-  struct InitialCut {
-    int row;
-    int cone;
-    std::vector<double> normal;
-  };
-  std::vector<InitialCut> initial_cuts_;  // the permanent +-e_i cuts (model rows)
   long last_rounds_ = 0, last_cuts_added_ = 0;
   scfw::Vec u_buf_, x_try_;
 
@@ -171,6 +196,7 @@ void ClpGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain
 
   scfw::Model m;
   xs_ = domain.model(m);
+  domain_has_cones_ = !m.cones().empty();
   if (static_cast<int>(xs_.size()) != d)
     throw scfw::Error("clp: the domain's model has " + std::to_string(xs_.size()) +
                       " coordinates, expected d = " + std::to_string(d));
@@ -184,26 +210,77 @@ void ClpGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain
   cones_.clear();
   cut_cone_.clear();
   cut_normal_.clear();
+  model_cones_ = static_cast<int>(m.cones().size());
   last_rounds_ = last_cuts_added_ = 0;
+  // Lift every model cone ||xs||_2 <= t, k = |xs| entries, exactly into 2-D cones (a balanced
+  // binary tree, see the file comment):
+  //   k = 0: the row t >= 0;  k = 1: the two rows +-xs_1 <= t (exact);
+  //   k >= 2: pair the entries level by level, ||(a, b)|| <= s with a new variable s >= 0 per
+  //   pair (an odd entry moves up unpaired), the last pair bounded by t itself.
+  // Each 2-D cone gets the permanent cuts of a regular polygon as model rows.
   for (const scfw::SecondOrderCone& k : m.cones()) {
-    Cone c{k.t, k.xs};
-    c.t.normalize();
-    for (scfw::Expr& e : c.xs) e.normalize();
-    cones_.push_back(std::move(c));
+    scfw::Expr t = k.t;
+    t.normalize();
+    if (k.xs.empty()) {
+      m.add_row(t, 0.0, scfw::inf);
+      continue;
+    }
+    if (k.xs.size() == 1) {
+      m.add_le(k.xs[0], t);
+      m.add_le(-k.xs[0], t);
+      continue;
+    }
+    std::vector<scfw::Expr> level(k.xs.begin(), k.xs.end());
+    std::vector<char> nonneg(level.size(), 0);
+    while (level.size() >= 2) {
+      std::vector<scfw::Expr> next;
+      std::vector<char> next_nonneg;
+      for (size_t i = 0; i + 1 < level.size(); i += 2) {
+        scfw::Expr top;
+        if (level.size() == 2) {
+          top = t;
+        } else {
+          top = scfw::Expr(m.add_var(0.0, scfw::inf, "cone_s[" + std::to_string(cones_.size()) + "]"));
+        }
+        Cone c{top, {level[i], level[i + 1]}, {nonneg[i], nonneg[i + 1]}};
+        for (scfw::Expr& e : c.xs) e.normalize();
+        c.t.normalize();
+        next.push_back(top);
+        next_nonneg.push_back(1);
+        cones_.push_back(std::move(c));
+      }
+      if (level.size() % 2 == 1) {
+        next.push_back(level.back());
+        next_nonneg.push_back(nonneg.back());
+      }
+      level = std::move(next);
+      nonneg = std::move(next_nonneg);
+    }
   }
-  // The permanent initial cuts of each cone, as model rows: +-xs_i - t <= 0 (t >= 0 when the
-  // cone has no entries).
-  initial_cuts_.clear();
+  // The polygon: unit normals (cos th, sin th), th = 2 pi j / kPolygon; in the quadrant a, b >= 0
+  // (both entries are tree variables) th = (pi / 2) j / kQuadrant, j = 0 .. kQuadrant (normals
+  // with a negative component on a nonnegative entry are implied by the others).
   for (size_t ci = 0; ci < cones_.size(); ++ci) {
     const Cone& c = cones_[ci];
-    if (c.xs.empty()) m.add_row(c.t, 0.0, scfw::inf);
-    for (size_t i = 0; i < c.xs.size(); ++i) {
-      for (double sign : {1.0, -1.0}) {
-        std::vector<double> normal(c.xs.size(), 0.0);
-        normal[i] = sign;
-        initial_cuts_.push_back(InitialCut{static_cast<int>(m.rows().size()), static_cast<int>(ci), std::move(normal)});
-        m.add_le(sign * c.xs[i], c.t);
+    std::vector<double> angles;
+    if (c.nonneg[0] && c.nonneg[1]) {
+      for (int j = 0; j <= kQuadrant; ++j) angles.push_back(0.5 * M_PI * j / kQuadrant);
+    } else {
+      for (int j = 0; j < kPolygon; ++j) {
+        const double th = 2.0 * M_PI * j / kPolygon;
+        if ((c.nonneg[0] && std::cos(th) < -1e-12) || (c.nonneg[1] && std::sin(th) < -1e-12)) continue;
+        angles.push_back(th);
       }
+    }
+    for (double th : angles) {
+      std::vector<double> normal = {std::cos(th), std::sin(th)};
+      if (std::abs(normal[0]) < 1e-15) normal[0] = 0.0;
+      if (std::abs(normal[1]) < 1e-15) normal[1] = 0.0;
+      // Normalized: a variable shared by the entries (eta in chi^2-DRO) must be one element
+      // (duplicate elements made Clp rebuild its storage and misplace the u-row slots).
+      scfw::Expr row = normal[0] * c.xs[0] + normal[1] * c.xs[1] - c.t;
+      row.normalize();
+      m.add_row(std::move(row), -scfw::inf, 0.0);
     }
   }
 
@@ -339,31 +416,58 @@ void ClpGlmo::run_lp(bool first_round) {
     lp_->dual();
   else
     lp_->primal();
-  const int status = lp_->status();
+  int status = lp_->status();
+  if (status == 1 && !cones_.empty()) {
+    // Cuts only relax the cones, so an infeasible verdict for a cone model is suspect
+    // (numerical: a tight primal tolerance, nearly parallel cuts): drop every added cut and
+    // re-solve from the slack basis with the other simplex variant before believing it.
+    std::vector<int> rows;
+    for (int r = first_cut_row_; r < lp_->numberRows(); ++r) rows.push_back(r);
+    lp_->deleteRows(static_cast<int>(rows.size()), rows.data());
+    cut_cone_.clear();
+    cut_normal_.clear();
+    lp_->setWhatsChanged(0);
+    lp_->allSlackBasis(true);
+    // The other simplex variant: measured, the dual simplex from the slack basis also declared
+    // the polygon LP of chi^2-DRO (n = 15, V = 0) infeasible; the primal simplex solves it.
+    if (dual_)
+      lp_->primal();
+    else
+      lp_->dual();
+    status = lp_->status();
+  }
   if (status == 1) throw scfw::Error("clp: the GLMO LP is infeasible");
   if (status == 2) throw scfw::Error("clp: the GLMO LP is unbounded");
   if (status != 0)
     throw scfw::Error("clp: the GLMO LP solve failed (status " + std::to_string(status) + ")");
 }
 
-void ClpGlmo::add_cut(int c, const std::vector<double>& g) {
-  const Cone& cone = cones_[static_cast<size_t>(c)];
-  scfw::Expr e = -cone.t;
-  for (size_t i = 0; i < cone.xs.size(); ++i) e += g[i] * cone.xs[i];
-  const double constant = e.constant();
-  e -= scfw::Expr(constant);
-  e.normalize();
+void ClpGlmo::add_cuts(const std::vector<std::pair<int, std::vector<double>>>& cuts) {
+  if (cuts.empty()) return;
+  std::vector<CoinBigIndex> starts(1, 0);
   std::vector<int> cols;
-  std::vector<double> vals;
-  for (const auto& [v, a] : e.terms()) {
-    cols.push_back(v);
-    vals.push_back(a);
+  std::vector<double> vals, lo, up;
+  for (const auto& [c, g] : cuts) {
+    const Cone& cone = cones_[static_cast<size_t>(c)];
+    scfw::Expr e = -cone.t;
+    for (size_t i = 0; i < cone.xs.size(); ++i) e += g[i] * cone.xs[i];
+    const double constant = e.constant();
+    e -= scfw::Expr(constant);
+    e.normalize();
+    for (const auto& [v, a] : e.terms()) {
+      cols.push_back(v);
+      vals.push_back(a);
+    }
+    starts.push_back(static_cast<CoinBigIndex>(cols.size()));
+    lo.push_back(-COIN_DBL_MAX);
+    up.push_back(-constant);
+    cut_cone_.push_back(c);
+    cut_normal_.push_back(g);
   }
-  lp_->addRow(static_cast<int>(cols.size()), cols.data(), vals.data(), -COIN_DBL_MAX, -constant);
-  // The new row's slack is basic: the old basis plus it is a basis, still dual feasible.
-  lp_->setRowStatus(lp_->numberRows() - 1, ClpSimplex::basic);
-  cut_cone_.push_back(c);
-  cut_normal_.push_back(g);
+  const int first = lp_->numberRows();
+  lp_->addRows(static_cast<int>(cuts.size()), lo.data(), up.data(), starts.data(), cols.data(), vals.data());
+  // The new rows' slacks are basic: the old basis plus them is a basis, still dual feasible.
+  for (int r = first; r < lp_->numberRows(); ++r) lp_->setRowStatus(r, ClpSimplex::basic);
 }
 
 void ClpGlmo::trim_cuts() {
@@ -407,6 +511,10 @@ void ClpGlmo::trim_cuts() {
 
 void ClpGlmo::repair(scfw::Vec& x) const {
   if (domain_->contains(x, 0.0)) return;
+  // A polyhedral domain: the LP's x satisfies the domain's rows up to Clp's feasibility
+  // tolerance, as in the cone-free path, and bisection would be wrong (an equality row such as
+  // the simplex's sum rarely holds exactly at any theta: measured, x pulled far inside).
+  if (!domain_has_cones_) return;
   const scfw::Vec anchor = domain_->initial_point();
   if (anchor.size() != x.size() || !domain_->contains(anchor, 0.0)) return;
   // Largest theta in [0, 1] with anchor + theta (x - anchor) in X (X is convex).
@@ -492,6 +600,7 @@ scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Mat& V, const sc
     std::vector<int> violated;
     std::vector<std::vector<double>> normals;
     std::vector<double> absolute;  // ||xs*|| - t* of each violated cone
+    std::vector<std::pair<int, std::vector<double>>> extra;  // the bracket-splitting cuts
     for (size_t c = 0; c < cones_.size(); ++c) {
       const Cone& cone = cones_[c];
       const double t = cone.t.evaluate(values);
@@ -510,47 +619,15 @@ scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Mat& V, const sc
         for (double& gi : g) gi /= norm;
         violated.push_back(static_cast<int>(c));
         normals.push_back(g);
-      }
-    }
-
-    // The dual-aggregated cut: with mu_k >= 0 the LP multipliers of cone c's cuts g_k^T xs <= t,
-    // w = sum_k mu_k g_k estimates the cone's optimal dual direction, so the cut with normal
-    // w / ||w|| is (near) the tangent at the SOCP optimum: for a linear objective over a ball it
-    // is exact, where Kelley's cuts alone zig-zag (measured: > 500 rounds at d = 20).
-    if (kDualCuts && !violated.empty()) {
-      const double* dual = lp_->dualRowSolution();
-      std::vector<std::vector<double>> w(cones_.size());
-      auto accumulate = [&](int row, int c, const std::vector<double>& normal) {
-        // Only the magnitude is used (a row bounded above: the multiplier's sign is Clp's
-        // convention); any unit normal gives a valid cut, this one just a good one.
-        const double mu = std::abs(dual[row]);
-        if (!(mu > 0.0)) return;
-        std::vector<double>& wc = w[static_cast<size_t>(c)];
-        if (wc.empty()) wc.assign(normal.size(), 0.0);
-        for (size_t i = 0; i < normal.size(); ++i) wc[i] += mu * normal[i];
-      };
-      for (const InitialCut& ic : initial_cuts_) accumulate(ic.row, ic.cone, ic.normal);
-      for (size_t k = 0; k < cut_cone_.size(); ++k)
-        accumulate(first_cut_row_ + static_cast<int>(k), cut_cone_[k], cut_normal_[k]);
-      const size_t kelley = violated.size();
-      for (size_t v = 0; v < kelley; ++v) {
-        const int c = violated[v];
-        std::vector<double>& wc = w[static_cast<size_t>(c)];
-        double norm2 = 0.0;
-        for (double a : wc) norm2 += a * a;
-        if (!(norm2 > 0.0)) continue;
-        const double norm = std::sqrt(norm2);
-        const Cone& cone = cones_[static_cast<size_t>(c)];
-        double a = -cone.t.evaluate(values);
-        for (size_t i = 0; i < wc.size(); ++i) {
-          wc[i] /= norm;
-          a += wc[i] * cone.xs[i].evaluate(values);
-        }
-        const double t = cone.t.evaluate(values);
-        if (a / std::max(1.0, std::abs(t)) > 1e-3 * tolerance_) {
-          violated.push_back(c);
-          normals.push_back(wc);
-          absolute.push_back(a);
+        // The LP point sits (about) on the bisector of two adjacent cuts at angles phi +- h,
+        // h = arccos(t* / ||xs*||): besides Kelley's cut at phi, cut at phi + j h / kSplit,
+        // 0 < |j| < kSplit, so the bracket shrinks kSplit-fold per round instead of 2-fold.
+        const double h = std::acos(std::clamp(t / norm, -1.0, 1.0));
+        const double phi = std::atan2(g[1], g[0]);
+        for (int j = 1 - kSplit; j < kSplit; ++j) {
+          if (j == 0) continue;
+          const double th = phi + j * std::min(h, 0.5 * M_PI) / kSplit;
+          extra.push_back({static_cast<int>(c), {std::cos(th), std::sin(th)}});
         }
       }
     }
@@ -591,10 +668,11 @@ scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Mat& V, const sc
     }
     previous.clear();
     for (size_t k = 0; k < violated.size(); ++k) {
-      add_cut(violated[k], normals[k]);
+      extra.emplace_back(violated[k], normals[k]);
       previous.push_back(PendingCut{violated[k], normals[k], absolute[k]});
     }
-    last_cuts_added_ += static_cast<long>(violated.size());  // Kelley's and dual-aggregated
+    add_cuts(extra);
+    last_cuts_added_ += static_cast<long>(extra.size());
   }
   result.value = best_upper;
   result.lower_bound = std::min(lower, best_upper);
