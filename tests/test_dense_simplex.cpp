@@ -20,10 +20,12 @@
 #include <string>
 #include <vector>
 
+#include "plugin_support.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
 using namespace scfw;
+using namespace scfw::test;
 
 // Counts every malloc of the process (plugins included: the executable's malloc interposes on
 // glibc's). operator new and Eigen's temporaries go through malloc.
@@ -35,39 +37,6 @@ extern "C" void* malloc(std::size_t size) {
 }
 
 namespace {
-
-Registry& registry() {
-  static Registry* r = [] {
-    auto* reg = new Registry();
-    reg->load_directory(SCFW_PLUGIN_DIR);
-    return reg;
-  }();
-  return *r;
-}
-
-template <class T>
-std::unique_ptr<T> make(Kind kind, const std::string& name, const Params& p, const Context& c) {
-  const RegisteredComponent* rc = registry().find(kind, name);
-  REQUIRE_MESSAGE(rc != nullptr, "plugin \"" << name << "\" not found in " << SCFW_PLUGIN_DIR);
-  std::unique_ptr<Component> made = rc->info.make(p, c);
-  T* typed = dynamic_cast<T*>(made.get());
-  REQUIRE(typed != nullptr);
-  made.release();
-  return std::unique_ptr<T>(typed);
-}
-
-Context context(int d, int n) {
-  Context c;
-  c.dim = d;
-  c.outputs = n;
-  return c;
-}
-
-Params params(std::initializer_list<std::pair<const char*, ParamValue>> values) {
-  Params p;
-  for (const auto& [name, v] : values) p.set(name, v);
-  return p;
-}
 
 std::unique_ptr<Glmo> make_clp(int d, int n) {
   return make<Glmo>(Kind::Glmo, "clp", Params{}, context(d, n));

@@ -27,44 +27,17 @@
 #include <unistd.h>
 
 #include "scfw/conformance.hpp"
+#include "plugin_support.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
 using namespace scfw;
+using namespace scfw::test;
 
 namespace {
 
-Registry& registry() {
-  static Registry r;
-  static const bool loaded = (r.load_directory(SCFW_PLUGIN_DIR), true);
-  (void)loaded;
-  return r;
-}
-
-template <class T>
-std::unique_ptr<T> make(Kind kind, const std::string& name, const Params& p, const Context& c) {
-  const RegisteredComponent* rc = registry().find(kind, name);
-  REQUIRE_MESSAGE(rc != nullptr, "plugin \"" << name << "\" not found in " << SCFW_PLUGIN_DIR);
-  std::unique_ptr<Component> made = rc->info.make(p, c);
-  T* typed = dynamic_cast<T*>(made.get());
-  REQUIRE(typed != nullptr);
-  made.release();
-  return std::unique_ptr<T>(typed);
-}
-
-Context context(int d, int n, std::string base_dir = {}) {
-  Context c;
-  c.dim = d;
-  c.outputs = n;
-  c.base_dir = std::move(base_dir);
-  return c;
-}
-
-Params params(std::initializer_list<std::pair<const char*, ParamValue>> values) {
-  Params p("problem.json", "/block");
-  for (const auto& [name, v] : values) p.set(name, v);
-  return p;
-}
+// Every block of this file reports its errors as "problem.json: /block/<parameter>: ...".
+Params block_params(const Entries& values) { return params(values, "problem.json", "/block"); }
 
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -72,7 +45,7 @@ double rel_diff(double a, double b) { return std::abs(a - b) / std::max(1.0, std
 
 std::unique_ptr<Domain> make_nuclear(int r, int c, double tau) {
   return make<Domain>(Kind::Domain, "nuclear_ball",
-                      params({{"rows", std::int64_t{r}}, {"cols", std::int64_t{c}}, {"radius", tau}}), context(r * c, 1));
+                      block_params({{"rows", std::int64_t{r}}, {"cols", std::int64_t{c}}, {"radius", tau}}), context(r * c, 1));
 }
 
 // A random polytope around the origin: m random rows a ~ N(0, I) with b = 1 + U(0, 1), plus the
@@ -94,11 +67,11 @@ void random_polytope(int d, int m, std::mt19937_64& rng, std::vector<double>& A,
 }
 
 std::unique_ptr<Domain> make_polytope(int d, const std::vector<double>& A, const std::vector<double>& b) {
-  return make<Domain>(Kind::Domain, "polytope", params({{"A", A}, {"b", b}, {"dim", std::int64_t{d}}}), context(d, 1));
+  return make<Domain>(Kind::Domain, "polytope", block_params({{"A", A}, {"b", b}, {"dim", std::int64_t{d}}}), context(d, 1));
 }
 
 std::unique_ptr<Glmo> make_cg(int d, int n, double tol = 1e-9) {
-  return make<Glmo>(Kind::Glmo, "column_generation", params({{"tolerance", tol}}), context(d, n));
+  return make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", tol}}), context(d, n));
 }
 std::unique_ptr<Glmo> make_clp(int d, int n) { return make<Glmo>(Kind::Glmo, "clp", Params{}, context(d, n)); }
 
@@ -181,7 +154,7 @@ TEST_CASE("nuclear_ball: LMO = -tau u1 v1^T, value -tau sigma_max, no feasible m
 }
 
 TEST_CASE("nuclear_ball: rows * cols must equal the oracle's d") {
-  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "nuclear_ball", params({{"rows", std::int64_t{3}}, {"cols", std::int64_t{4}}}),
+  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "nuclear_ball", block_params({{"rows", std::int64_t{3}}, {"cols", std::int64_t{4}}}),
                                     context(10, 1)),
                        "problem.json: /block/rows: the domain has dimension rows * cols = 12 but the oracle has dimension 10",
                        InputError);
@@ -197,7 +170,7 @@ TEST_CASE("column_generation over a polytope equals the clp LP (outer max and li
     for (int n : {1, 4}) {
       CAPTURE(n);
       auto max_outer = make<OuterFunction>(Kind::Outer, "max", Params{}, context(d, n));
-      auto lin_outer = make<OuterFunction>(Kind::Outer, "linear", params({{"component", std::int64_t{n - 1}}}), context(d, n));
+      auto lin_outer = make<OuterFunction>(Kind::Outer, "linear", block_params({{"component", std::int64_t{n - 1}}}), context(d, n));
       for (const OuterFunction* outer : {max_outer.get(), lin_outer.get()}) {
         auto cg = make_cg(d, n);
         auto clp = make_clp(d, n);
@@ -225,9 +198,9 @@ TEST_CASE("column_generation with cvar_ru (depends on x) over simplex_interval e
   std::mt19937_64 rng(5);
   const int d = 8, n = 6;
   auto dom = make<Domain>(Kind::Domain, "simplex_interval", Params{}, context(d, n));
-  auto outer = make<OuterFunction>(Kind::Outer, "cvar_ru", params({{"alpha", 0.8}}), context(d, n));
+  auto outer = make<OuterFunction>(Kind::Outer, "cvar_ru", block_params({{"alpha", 0.8}}), context(d, n));
   auto cg = make_cg(d, n);
-  auto cold = make<Glmo>(Kind::Glmo, "column_generation", params({{"tolerance", 1e-9}, {"warm_start", false}}), context(d, n));
+  auto cold = make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", 1e-9}, {"warm_start", false}}), context(d, n));
   auto clp = make_clp(d, n);
   cg->setup(*outer, *dom, n, d);
   cold->setup(*outer, *dom, n, d);
@@ -247,7 +220,7 @@ TEST_CASE("column_generation over the nuclear ball with `linear` is the nuclear 
   std::mt19937_64 rng(3);
   const int r = 6, c = 4, d = r * c, n = 3;
   auto ball = make_nuclear(r, c, 1.5);
-  auto lin = make<OuterFunction>(Kind::Outer, "linear", params({{"component", std::int64_t{1}}}), context(d, n));
+  auto lin = make<OuterFunction>(Kind::Outer, "linear", block_params({{"component", std::int64_t{1}}}), context(d, n));
   auto cg = make_cg(d, n);
   cg->setup(*lin, *ball, n, d);
   const Instance in = random_instance(*ball, n, rng);
@@ -267,7 +240,7 @@ TEST_CASE("polytope: inline and CSV agree; bad lines, unbounded and empty polyto
   std::filesystem::create_directories(dir);
   {
     std::ofstream(dir / "tri.csv") << "# x >= 0, y >= 0, x + y <= 1\n-1,0,0\n0,-1,0\n\n1, 1, 1\n";
-    auto p = make<Domain>(Kind::Domain, "polytope", params({{"file", std::string("tri.csv")}}), context(2, 1, dir.string()));
+    auto p = make<Domain>(Kind::Domain, "polytope", block_params({{"file", std::string("tri.csv")}}), context(2, 1, dir.string()));
     REQUIRE(p->dim() == 2);
     Vec x;
     p->lmo(Vec(Eigen::Vector2d(1.0, -2.0)), x);
@@ -277,10 +250,10 @@ TEST_CASE("polytope: inline and CSV agree; bad lines, unbounded and empty polyto
     CHECK(p->diameter() >= std::sqrt(2.0) - 1e-9);
   }
   std::ofstream(dir / "bad.csv") << "1,0,1\n-1,0,1\n0,1\n";
-  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "polytope", params({{"file", std::string("bad.csv")}}), context(2, 1, dir.string())),
+  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "polytope", block_params({{"file", std::string("bad.csv")}}), context(2, 1, dir.string())),
                        ((dir / "bad.csv").string() + ":3: expected 3 numbers (a_1, ..., a_2, b), got 2").c_str(), InputError);
   std::ofstream(dir / "nan.csv") << "1,0,1\n-1,zero,1\n";
-  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "polytope", params({{"file", std::string("nan.csv")}}), context(2, 1, dir.string())),
+  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "polytope", block_params({{"file", std::string("nan.csv")}}), context(2, 1, dir.string())),
                        ((dir / "nan.csv").string() + ":2: not a finite number: \"zero\"").c_str(), InputError);
   // x <= 1, -x <= 1 and y <= 1: y has no lower bound
   CHECK_THROWS_WITH_AS(make_polytope(2, {1, 0, -1, 0, 0, 1}, {1, 1, 1}),
@@ -297,7 +270,7 @@ TEST_CASE("simplex_interval: LMO and LP model against brute-force vertices") {
   std::normal_distribution<double> normal;
   const int d = 6;
   const double lo = -0.5, hi = 2.0;
-  auto dom = make<Domain>(Kind::Domain, "simplex_interval", params({{"lower", lo}, {"upper", hi}}), context(d, 1));
+  auto dom = make<Domain>(Kind::Domain, "simplex_interval", block_params({{"lower", lo}, {"upper", hi}}), context(d, 1));
   REQUIRE(dom->dim() == d);
   std::vector<Vec> vertices;
   for (int j = 0; j + 1 < d; ++j)
@@ -333,14 +306,14 @@ TEST_CASE("simplex_interval: LMO and LP model against brute-force vertices") {
 
 TEST_CASE("cvar_ru: its LP model equals its value (conformance)") {
   const int d = 5, n = 7;
-  auto outer = make<OuterFunction>(Kind::Outer, "cvar_ru", params({{"alpha", 0.9}}), context(d, n));
+  auto outer = make<OuterFunction>(Kind::Outer, "cvar_ru", block_params({{"alpha", 0.9}}), context(d, n));
   CHECK(outer->traits().depends_on_x);
   CHECK(outer->traits().monotone);
   CHECK(outer->traits().lipschitz == doctest::Approx(1.0 / (0.1 * std::sqrt(7.0))));
   auto clp = make_clp(d, n);
   const auto singleton = [&](const Vec& x) {
     std::vector<double> v(x.data(), x.data() + x.size());
-    return make<Domain>(Kind::Domain, "box", params({{"lower", v}, {"upper", v}, {"dim", std::int64_t{d}}}), context(d, n));
+    return make<Domain>(Kind::Domain, "box", block_params({{"lower", v}, {"upper", v}, {"dim", std::int64_t{d}}}), context(d, n));
   };
   auto dom = make<Domain>(Kind::Domain, "simplex_interval", Params{}, context(d, n));
   (void)dom;
@@ -356,7 +329,7 @@ TEST_CASE("portfolio_returns (synthetic): unbiased samples and Jacobians") {
   Params syn("problem.json", "/oracle/synthetic");
   syn.set("assets", std::int64_t{10});
   syn.set("days", std::int64_t{300});
-  auto p = params({{"groups", std::int64_t{15}}, {"batch", std::int64_t{2}}});
+  auto p = block_params({{"groups", std::int64_t{15}}, {"batch", std::int64_t{2}}});
   p.set("synthetic", std::make_shared<const Params>(syn));
   auto oracle = make<Oracle>(Kind::Oracle, "portfolio_returns", p, context(-1, -1));
   REQUIRE(oracle->dim() == 11);
@@ -366,7 +339,7 @@ TEST_CASE("portfolio_returns (synthetic): unbiased samples and Jacobians") {
   const conformance::Report rep = conformance::check_oracle(*oracle, x);
   CHECK_MESSAGE(rep.ok, rep.message);
   // the default synthetic instance: 50 assets, 2000 days, about 1% daily volatility
-  auto p2 = params({});
+  auto p2 = block_params({});
   p2.set("synthetic", std::make_shared<const Params>(Params("problem.json", "/oracle/synthetic")));
   auto big = make<Oracle>(Kind::Oracle, "portfolio_returns", p2, context(-1, -1));
   CHECK(big->dim() == 51);
@@ -376,7 +349,7 @@ TEST_CASE("portfolio_returns (synthetic): unbiased samples and Jacobians") {
 TEST_CASE("matrix_completion (synthetic): unbiased samples and Jacobians; groups = 0 is exact") {
   Params syn("problem.json", "/oracle/synthetic");
   for (std::int64_t groups : {20, 0}) {
-    auto p = params({{"groups", groups}});
+    auto p = block_params({{"groups", groups}});
     p.set("synthetic", std::make_shared<const Params>(syn));
     auto oracle = make<Oracle>(Kind::Oracle, "matrix_completion", p, context(-1, -1));
     REQUIRE(oracle->dim() == 600);
@@ -396,11 +369,11 @@ TEST_CASE("matrix_completion: file errors name the line") {
   const auto dir = std::filesystem::temp_directory_path() / ("scfw_test_mc_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "m.txt") << "1 1 5\n2 3 1.5\n1 1 4\n";
-  CHECK_THROWS_WITH_AS(make<Oracle>(Kind::Oracle, "matrix_completion", params({{"file", std::string("m.txt")}}),
+  CHECK_THROWS_WITH_AS(make<Oracle>(Kind::Oracle, "matrix_completion", block_params({{"file", std::string("m.txt")}}),
                                     context(-1, -1, dir.string())),
                        ((dir / "m.txt").string() + ":3: entry (1, 1) repeats line 1").c_str(), InputError);
   std::ofstream(dir / "m2.txt") << "1\t1\t5\t99\n2\t3\t1.5\t99\n";
-  auto ok = make<Oracle>(Kind::Oracle, "matrix_completion", params({{"file", std::string("m2.txt")}, {"groups", std::int64_t{2}}}),
+  auto ok = make<Oracle>(Kind::Oracle, "matrix_completion", block_params({{"file", std::string("m2.txt")}, {"groups", std::int64_t{2}}}),
                          context(-1, -1, dir.string()));
   CHECK(ok->dim() == 6);
   std::filesystem::remove_all(dir);
@@ -414,12 +387,12 @@ TEST_CASE("real data: S&P 500 (100 assets x 1258 returns) and MovieLens-100K") {
     return;
   }
   // 1258 groups = one per day: accepted; 1259 would exceed the 1258 returns.
-  auto oracle = make<Oracle>(Kind::Oracle, "portfolio_returns", params({{"file", sp}, {"groups", std::int64_t{1258}}}), context(-1, -1));
+  auto oracle = make<Oracle>(Kind::Oracle, "portfolio_returns", block_params({{"file", sp}, {"groups", std::int64_t{1258}}}), context(-1, -1));
   CHECK(oracle->dim() == 101);
   CHECK(oracle->outputs() == 1258);
-  CHECK_THROWS_WITH_AS(make<Oracle>(Kind::Oracle, "portfolio_returns", params({{"file", sp}, {"groups", std::int64_t{1259}}}), context(-1, -1)),
+  CHECK_THROWS_WITH_AS(make<Oracle>(Kind::Oracle, "portfolio_returns", block_params({{"file", sp}, {"groups", std::int64_t{1259}}}), context(-1, -1)),
                        "problem.json: /block/groups: there are 1259 groups but only 1258 days of returns", InputError);
-  auto grouped = make<Oracle>(Kind::Oracle, "portfolio_returns", params({{"file", sp}}), context(-1, -1));
+  auto grouped = make<Oracle>(Kind::Oracle, "portfolio_returns", block_params({{"file", sp}}), context(-1, -1));
   Vec x = Vec::Constant(101, 0.01);
   x[100] = 0.0;
   conformance::OracleCheckOptions opt;
@@ -432,7 +405,7 @@ TEST_CASE("real data: S&P 500 (100 assets x 1258 returns) and MovieLens-100K") {
     MESSAGE("skipped: " << ml << " not found");
     return;
   }
-  auto mc = make<Oracle>(Kind::Oracle, "matrix_completion", params({{"file", ml}}), context(-1, -1));
+  auto mc = make<Oracle>(Kind::Oracle, "matrix_completion", block_params({{"file", ml}}), context(-1, -1));
   CHECK(mc->dim() == 943 * 1682);
   CHECK(mc->outputs() == 20);
 }

@@ -32,44 +32,14 @@
 #include <Eigen/Dense>
 
 #include "scfw/conformance.hpp"
+#include "plugin_support.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
 using namespace scfw;
+using namespace scfw::test;
 
 namespace {
-
-Registry& registry() {
-  static Registry r;
-  static const bool loaded = (r.load_directory(SCFW_PLUGIN_DIR), true);
-  (void)loaded;
-  return r;
-}
-
-template <class T>
-std::unique_ptr<T> make(Kind kind, const std::string& name, const Params& p, const Context& c) {
-  const RegisteredComponent* rc = registry().find(kind, name);
-  REQUIRE_MESSAGE(rc != nullptr, "plugin \"" << name << "\" not found in " << SCFW_PLUGIN_DIR);
-  std::unique_ptr<Component> made = rc->info.make(p, c);
-  T* typed = dynamic_cast<T*>(made.get());
-  REQUIRE(typed != nullptr);
-  made.release();
-  return std::unique_ptr<T>(typed);
-}
-
-Context context(int d, int n) {
-  Context c;
-  c.dim = d;
-  c.outputs = n;
-  return c;
-}
-
-using Entries = std::vector<std::pair<std::string, ParamValue>>;
-Params params(const Entries& values) {
-  Params p;
-  for (const auto& [name, v] : values) p.set(name, v);
-  return p;
-}
 
 std::unique_ptr<Glmo> make_clp(int d, int n, bool warm = true, double tolerance = 1e-7) {
   return make<Glmo>(Kind::Glmo, "clp",
