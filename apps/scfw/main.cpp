@@ -432,6 +432,11 @@ int cmd_run(const std::vector<std::string>& args) {
   if (progress) progress->finish();
   if (quiet) std::cout << summary.brief() << '\n';
   else {
+    // What ran, then how it went.
+    std::cout << "problem         " << problem.name << " (seed " << problem.seed << ")\n";
+    std::cout << "plugins        ";
+    for (const auto& [role, plugin] : problem.plugins) std::cout << ' ' << role << ' ' << plugin << ';';
+    std::cout << " d = " << problem.oracle->dim() << ", n = " << problem.oracle->outputs() << "\n";
     const std::string full = summary.full();
     std::cout << full << (full.ends_with('\n') ? "" : "\n");
   }
