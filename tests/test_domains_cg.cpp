@@ -13,6 +13,7 @@
 //     (100 assets x 1258 returns) and MovieLens u.data when SCFW_DATA_DIR exists.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -235,6 +236,39 @@ TEST_CASE("column_generation over the nuclear ball with `linear` is the nuclear 
   CHECK_THROWS_AS(clp->setup(*lin, *ball, n, d), CapabilityError);
 }
 
+TEST_CASE("column_generation over the nuclear ball with an l1 outer: the fast path agrees with a plain one") {
+  // Defaults (smoothing 0.5, in-solve column deletion at 2 max_atoms, warm starts) against plain
+  // column generation (no smoothing, no deletion, cold): over a sequence of drifting instances
+  // both certify their values within the tolerance, so each value is >= the other's bound.
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> normal;
+  const int r = 8, c = 6, d = r * c, n = 10;
+  auto ball = make_nuclear(r, c, 2.0);
+  auto l1 = make<OuterFunction>(Kind::Outer, "norm", block_params({{"p", std::string("1")}}), context(d, n));
+  const double tol = 1e-8;
+  auto fast = make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", tol}, {"max_atoms", std::int64_t{5}}}), context(d, n));
+  auto plain = make<Glmo>(Kind::Glmo, "column_generation",
+                          block_params({{"tolerance", tol}, {"smoothing", 0.0}, {"max_atoms", std::int64_t{100000}},
+                                        {"warm_start", false}}),
+                          context(d, n));
+  fast->setup(*l1, *ball, n, d);
+  plain->setup(*l1, *ball, n, d);
+  Instance in = random_instance(*ball, n, rng);
+  for (int k = 0; k < 8; ++k) {
+    Vec x1, x2;
+    const GlmoResult a = fast->solve(in.z, in.V, in.y, x1), b = plain->solve(in.z, in.V, in.y, x2);
+    const double scale = std::max(1.0, std::abs(b.value));
+    CHECK(a.value - a.lower_bound <= tol * std::max(1.0, std::abs(a.value)) + 1e-12);
+    CHECK(a.lower_bound <= b.value + 1e-9 * scale);
+    CHECK(b.lower_bound <= a.value + 1e-9 * scale);
+    CHECK(rel_diff(a.value, b.value) <= 2e-8);
+    CHECK(ball->contains(x1, 1e-9));
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < d; ++j) in.V(i, j) += 0.1 * normal(rng);
+    for (int i = 0; i < n; ++i) in.z[i] += 0.1 * normal(rng);
+  }
+}
+
 TEST_CASE("polytope: inline and CSV agree; bad lines, unbounded and empty polytopes are refused") {
   const auto dir = std::filesystem::temp_directory_path() / ("scfw_test_polytope_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
@@ -377,6 +411,58 @@ TEST_CASE("matrix_completion: file errors name the line") {
                          context(-1, -1, dir.string()));
   CHECK(ok->dim() == 6);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("matrix_completion: top_rows / top_cols keep the most observed rows and columns") {
+  const auto dir = std::filesystem::temp_directory_path() / ("scfw_test_mc_top_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  // Row counts 2, 3, 2, 2: top 2 rows = {2, 1} (row 2, then the tie 1/3/4 goes to row 1).
+  // Column counts 2, 3, 1, 1, 2: top 3 columns = {2, 1, 5} (the tie 1/5 keeps both; 3, 4 dropped).
+  std::ofstream(dir / "m.txt") << "1 1 1\n1 2 2\n2 2 3\n2 3 4\n2 5 5\n3 1 6\n3 4 7\n4 5 8\n4 2 9\n";
+  // groups = 0: one group per kept entry, in file order, f_g(x) = x[i_g * cols + j_g] - M_g.
+  auto mc = make<Oracle>(Kind::Oracle, "matrix_completion",
+                         block_params({{"file", std::string("m.txt")}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{2}},
+                                       {"top_cols", std::int64_t{3}}}),
+                         context(-1, -1, dir.string()));
+  REQUIRE(mc->dim() == 2 * 3);
+  REQUIRE(mc->outputs() == 4);
+  Vec x(6);
+  for (int k = 0; k < 6; ++k) x[k] = 100.0 * (k + 1);
+  Vec f(4);
+  mc->exact(x, &f, nullptr);
+  // Kept, renumbered: (1,1,1) -> (0,0); (1,2,2) -> (0,1); (2,2,3) -> (1,1); (2,5,5) -> (1,2).
+  const std::vector<double> want = {100.0 - 1.0, 200.0 - 2.0, 500.0 - 3.0, 600.0 - 5.0};
+  for (int g = 0; g < 4; ++g) CHECK(f[g] == doctest::Approx(want[static_cast<size_t>(g)]));
+  // Only top_rows: all 5 columns stay; top_rows >= rows keeps every row.
+  auto rows_only = make<Oracle>(Kind::Oracle, "matrix_completion",
+                                block_params({{"file", std::string("m.txt")}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{1}}}),
+                                context(-1, -1, dir.string()));
+  CHECK(rows_only->dim() == 5);
+  CHECK(rows_only->outputs() == 3);  // row 2's entries
+  auto all = make<Oracle>(Kind::Oracle, "matrix_completion",
+                          block_params({{"file", std::string("m.txt")}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{9}},
+                                        {"top_cols", std::int64_t{9}}}),
+                          context(-1, -1, dir.string()));
+  CHECK(all->dim() == 4 * 5);
+  CHECK(all->outputs() == 9);
+  std::filesystem::remove_all(dir);
+
+  const std::string ml = data_dir() + "/ml-100k/u.data";
+  if (!std::filesystem::exists(ml)) {
+    MESSAGE("skipped: " << ml << " not found (set SCFW_DATA_DIR to the shared data folder)");
+    return;
+  }
+  // Counts of the kept ratings (checked independently with a script over u.data).
+  const std::vector<std::array<int, 3>> cases = {{100, 100, 7086}, {50, 50, 2042}, {60, 40, 1922}, {200, 100, 12729}};
+  for (const auto& [r, c, count] : cases) {
+    auto sub = make<Oracle>(Kind::Oracle, "matrix_completion",
+                            block_params({{"file", ml}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{r}},
+                                          {"top_cols", std::int64_t{c}}}),
+                            context(-1, -1));
+    MESSAGE("MovieLens-100K top " << r << " x " << c << ": " << sub->outputs() << " ratings");
+    CHECK(sub->dim() == r * c);
+    CHECK(sub->outputs() == count);
+  }
 }
 
 TEST_CASE("real data: S&P 500 (100 assets x 1258 returns) and MovieLens-100K") {

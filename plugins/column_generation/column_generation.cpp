@@ -22,9 +22,24 @@
 //
 // Atoms are kept across solves (the master of the next iteration starts with them: Frank-Wolfe
 // problems drift slowly). When there are more than `max_atoms`, the atoms with zero weight in the
-// last solution are dropped, oldest first. Each solve's master is rebuilt (V, z, y changed) and
-// started from the previous solve's optimal basis when the columns are the same (`warm_start`).
+// last solution are dropped, oldest first. Each solve's master is rebuilt (V, z, y changed; all
+// atom columns in one addColumns call) and started from the previous solve's optimal basis
+// (`warm_start`; dropped atoms are nonbasic, so their status entries are simply removed).
 //
+// Speed (the master is small: n + 1 + F's rows; the cost is per pricing round):
+//   * within a solve, once the master holds 2 max_atoms atoms, its nonbasic atoms are deleted,
+//     oldest first, down to max_atoms (the master stays optimal; the bound prices over all of X);
+//   * Wentges smoothing (`smoothing` = a): each round also calls the LMO at
+//     g_a = a g_best + (1 - a) g, g_best the pricing vector of the best bound so far, and adds
+//     that atom when its reduced cost at the current duals is negative: two atoms per round, fewer
+//     rounds against the tailing-off of column generation over curved sets (nuclear ball). The
+//     bound is still computed at the current (optimal master) duals only;
+//   * Clp keeps its work areas and factorization between the rounds of a solve (primal(0, 1|2)),
+//     and scaling is off: with it, the warm primal sometimes stopped "optimal" on the scaled
+//     problem while the new column had a clearly negative unscaled reduced cost (secondary status
+//     3), and column generation then stalled on a repeated atom with a large gap;
+//   * the repeated-atom test compares fingerprints (a dot product) before whole atoms.
+
 // GlmoResult::iterations = pricing rounds + total Clp simplex iterations of this solve.
 #include <scfw/scfw.hpp>
 
@@ -54,9 +69,11 @@ class ColumnGeneration final : public scfw::Glmo {
     if (!(tol_ > 0.0) || !std::isfinite(tol_)) p.fail("tolerance", "expected a number > 0");
     max_rounds_ = p.has("max_rounds") ? static_cast<int>(p.integer("max_rounds")) : 500;
     if (max_rounds_ < 1) p.fail("max_rounds", "expected an integer >= 1");
-    max_atoms_ = p.has("max_atoms") ? static_cast<int>(p.integer("max_atoms")) : 200;
+    max_atoms_ = p.has("max_atoms") ? static_cast<int>(p.integer("max_atoms")) : 50;
     if (max_atoms_ < 1) p.fail("max_atoms", "expected an integer >= 1");
     warm_ = p.has("warm_start") ? p.boolean("warm_start") : true;
+    smoothing_ = p.has("smoothing") ? p.number("smoothing") : 0.5;
+    if (!(smoothing_ >= 0.0 && smoothing_ < 1.0)) p.fail("smoothing", "expected a number in [0, 1)");
   }
 
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override {
@@ -71,8 +88,19 @@ class ColumnGeneration final : public scfw::Glmo {
     n_ = n;
     d_ = d;
     with_x_ = outer.traits().depends_on_x;
+    probe_.resize(d);
+    std::uint64_t state = 0x9E3779B97F4A7C15ull;  // splitmix64: a fixed, seed-independent probe
+    for (int j = 0; j < d; ++j) {
+      state += 0x9E3779B97F4A7C15ull;
+      std::uint64_t w = state;
+      w = (w ^ (w >> 30)) * 0xBF58476D1CE4E5B9ull;
+      w = (w ^ (w >> 27)) * 0x94D049BB133111EBull;
+      w ^= w >> 31;
+      probe_[j] = 0.5 + static_cast<double>(w >> 11) * 0x1.0p-53;  // in [0.5, 1.5)
+    }
     atoms_.clear();
-    atoms_.push_back(domain.initial_point());
+    prints_.clear();
+    push_atom(domain.initial_point());
     status_.clear();
     if (atoms_.back().size() != d) throw scfw::Error("column_generation: the domain's initial point has the wrong size");
     last_rounds_ = 0;
@@ -83,15 +111,13 @@ class ColumnGeneration final : public scfw::Glmo {
   std::string describe() const override {
     std::ostringstream os;
     os << "column_generation (restricted master LP with Clp, pricing by the domain's LMO; tolerance " << tol_
-       << ", at most " << max_atoms_ << " atoms kept, " << (warm_ ? "warm" : "cold") << " start)";
+       << ", at most " << max_atoms_ << " atoms kept, " << (warm_ ? "warm" : "cold") << " start, smoothing " << smoothing_ << ")";
     return os.str();
   }
 
  private:
-  // Adds atom s's column to the master.
-  void add_column(const scfw::Vec& s, const scfw::Mat& V) {
-    rows_.clear();
-    vals_.clear();
+  // Appends atom s's column (rows, values) to the column buffers.
+  void column_of(const scfw::Vec& s, const scfw::Mat& V) {
     if (with_x_)
       for (int j = 0; j < d_; ++j)
         if (s[j] != 0.0) {
@@ -106,27 +132,56 @@ class ColumnGeneration final : public scfw::Glmo {
       }
     rows_.push_back(conv_row_);
     vals_.push_back(1.0);
+  }
+
+  // Adds atom s's column to the master.
+  void add_column(const scfw::Vec& s, const scfw::Mat& V) {
+    rows_.clear();
+    vals_.clear();
+    column_of(s, V);
     lp_->addColumn(static_cast<int>(rows_.size()), rows_.data(), vals_.data(), 0.0, COIN_DBL_MAX, 0.0);
+  }
+
+  // A fingerprint of an atom (its dot product with a fixed pseudo-random vector): atoms with
+  // different fingerprints differ, so the duplicate test compares whole vectors only on a match.
+  double fingerprint(const scfw::Vec& s) const { return probe_.dot(s); }
+
+  // Whether s is (numerically) one of the atoms.
+  bool known_atom(const scfw::Vec& s) const {
+    const double f = fingerprint(s), scale = std::max(1.0, s.lpNorm<Eigen::Infinity>());
+    const double ftol = 1e-12 * scale * probe_.lpNorm<1>();
+    for (size_t a = 0; a < atoms_.size(); ++a)
+      if (std::abs(prints_[a] - f) <= ftol && (atoms_[a] - s).lpNorm<Eigen::Infinity>() <= 1e-12 * scale) return true;
+    return false;
+  }
+
+  void push_atom(scfw::Vec s) {
+    prints_.push_back(fingerprint(s));
+    atoms_.push_back(std::move(s));
   }
 
   void build_master(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y);
 
   double tol_ = 1e-7;
   int max_rounds_ = 500;
-  int max_atoms_ = 200;
+  int max_atoms_ = 50;
   const scfw::OuterFunction* outer_ = nullptr;
   const scfw::Domain* domain_ = nullptr;
   int n_ = 0, d_ = 0;
   bool with_x_ = false;
   std::vector<scfw::Vec> atoms_;
+  std::vector<double> prints_;  // fingerprint(atoms_[a])
+  scfw::Vec probe_;             // the fingerprint's vector
   std::vector<unsigned char> status_;  // the last optimal basis (Clp status array)
   bool warm_ = true;
+  double smoothing_ = 0.5;
   std::unique_ptr<ClpSimplex> lp_;
   int x_row_ = 0, u_row_ = 0, conv_row_ = 0, first_lambda_ = 0;
   scfw::Expr objective_;
   std::vector<scfw::Expr> xs_;
   long last_rounds_ = 0;
   std::vector<int> rows_;
+  std::vector<int> prune_;
   std::vector<double> vals_;
   scfw::Vec vs_;
 };
@@ -195,9 +250,25 @@ void ColumnGeneration::build_master(const scfw::Vec& z, const scfw::Mat& V, cons
   lp_->loadProblem(num_vars, num_rows, start.data(), index.data(), value.data(), col_lo.data(), col_up.data(),
                    cost.data(), row_lo.data(), row_up.data());
   lp_->setLogLevel(0);
+  // No scaling: the master is small and well scaled, and with Clp's scaling the warm-started
+  // primal sometimes stopped "optimal" on the scaled problem while a new column still had a
+  // clearly negative unscaled reduced cost (secondary status 3): the pricing then returned the
+  // same atom again and column generation stalled with a large gap.
+  lp_->scaling(0);
   first_lambda_ = num_vars;
   vs_.resize(n_);
-  for (const scfw::Vec& s : atoms_) add_column(s, V);
+  // All atoms' columns in one addColumns call (one at a time re-copies the matrix each time).
+  rows_.clear();
+  vals_.clear();
+  std::vector<CoinBigIndex> col_start(1, 0);
+  for (const scfw::Vec& a : atoms_) {
+    column_of(a, V);
+    col_start.push_back(static_cast<CoinBigIndex>(rows_.size()));
+  }
+  const int K = static_cast<int>(atoms_.size());
+  const std::vector<double> lam_lo(static_cast<size_t>(K), 0.0), lam_up(static_cast<size_t>(K), COIN_DBL_MAX),
+      lam_cost(static_cast<size_t>(K), 0.0);
+  lp_->addColumns(K, lam_lo.data(), lam_up.data(), lam_cost.data(), col_start.data(), rows_.data(), vals_.data());
   // Warm start: the master has the same rows and columns as at the end of the previous solve
   // when no atom was dropped since; start from that solve's optimal basis.
   if (warm_ && static_cast<int>(status_.size()) == lp_->numberRows() + lp_->numberColumns())
@@ -215,10 +286,16 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V,
   scfw::GlmoResult result;
   long simplex_iterations = 0;
   int rounds = 0;
-  scfw::Vec g(d_), s(d_);
+  scfw::Vec g(d_), s(d_), g_center(d_), g_mix(d_), s_mix(d_);
+  bool have_center = false;
+  const double alpha = smoothing_;
   double value = 0.0, bound = -scfw::inf;
+  int start_options = 1 | 2;
   while (true) {
-    lp_->primal();  // after addColumn: from the previous basis (warm)
+    // After addColumn(s): from the previous basis (warm); 1 | 2: keep Clp's work areas and
+    // factorization between the rounds of this solve (the rows do not change).
+    lp_->primal(0, start_options);
+    start_options = 1 | 2;
     simplex_iterations += lp_->numberIterations();
     const int status = lp_->status();
     if (status == 1) throw scfw::Error("column_generation: the restricted master LP is infeasible");
@@ -234,17 +311,52 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V,
     if (with_x_) g += Eigen::Map<const scfw::Vec>(pi + x_row_, d_);
     domain_->lmo(g, s);
     const double rc = g.dot(s) - pi[conv_row_];
-    bound = std::max(bound, value + std::min(0.0, rc));
+    const double candidate = value + std::min(0.0, rc);
+    if (!have_center || candidate > bound) {
+      g_center = g;
+      have_center = true;
+    }
+    bound = std::max(bound, candidate);
     if (value - bound <= tol_ * std::max(1.0, std::abs(value))) break;
-    bool known = false;
-    for (const scfw::Vec& a : atoms_)
-      if ((a - s).lpNorm<Eigen::Infinity>() <= 1e-12 * std::max(1.0, s.lpNorm<Eigen::Infinity>())) {
-        known = true;
-        break;
+    if (alpha > 0.0) {
+      g_mix = alpha * g_center + (1.0 - alpha) * g;
+      domain_->lmo(g_mix, s_mix);
+      if (g.dot(s_mix) - pi[conv_row_] < 0.0 && (s_mix - s).lpNorm<Eigen::Infinity>() > 1e-9 && !known_atom(s_mix)) {
+        push_atom(s_mix);
+        add_column(s_mix, V);
       }
+    }
+    const bool known = known_atom(s);
     if (known) break;  // a stall: the master cannot improve with this atom
-    atoms_.push_back(s);
+    push_atom(s);
     add_column(s, V);
+    // Column deletion: when the master has grown to 2 max_atoms atoms, drop nonbasic atoms
+    // (weight 0 in the current optimal master, so its value and basis stay optimal), oldest first,
+    // down to max_atoms. The bound is unaffected (it prices over all of X).
+    if (static_cast<int>(atoms_.size()) > 2 * max_atoms_) {
+      prune_.clear();
+      const int K = static_cast<int>(atoms_.size());
+      int excess = K - max_atoms_;
+      std::vector<scfw::Vec> kept;
+      std::vector<double> kept_prints;
+      kept.reserve(atoms_.size());
+      const int already = lp_->numberColumns() - first_lambda_;  // atoms with a solved column
+      for (int a = 0; a < K; ++a) {
+        if (excess > 0 && a < already - 2 && lp_->getColumnStatus(first_lambda_ + a) != ClpSimplex::basic) {
+          prune_.push_back(first_lambda_ + a);
+          --excess;
+          continue;
+        }
+        kept.push_back(std::move(atoms_[static_cast<size_t>(a)]));
+        kept_prints.push_back(prints_[static_cast<size_t>(a)]);
+      }
+      if (!prune_.empty()) {
+        lp_->deleteColumns(static_cast<int>(prune_.size()), prune_.data());
+        start_options = 0;  // the column indices changed: Clp starts afresh from the status array
+      }
+      atoms_ = std::move(kept);
+      prints_ = std::move(kept_prints);
+    }
   }
   if (bound == -scfw::inf) bound = value;  // max_rounds reached before any pricing (never with >= 1)
 
@@ -261,23 +373,40 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V,
   for (double l : lambda) total += l;
   if (total > 0.0) x /= total;
 
-  // The final basis, for the next solve's warm start (forgotten when atoms are dropped).
+  // The final basis, for the next solve's warm start.
   const unsigned char* st = lp_->statusArray();
   status_.assign(st, st + lp_->numberRows() + lp_->numberColumns());
-  // Drop unused atoms, oldest first, beyond max_atoms.
+  // Drop unused atoms, oldest first, beyond max_atoms. A dropped atom has weight 0, so it is
+  // nonbasic (or a degenerate basic): its status entry is removed; when a dropped column was
+  // basic, the basis would lose a member, so the next solve starts cold instead.
   if (K > max_atoms_) {
-    status_.clear();
     int excess = K - max_atoms_;
     std::vector<scfw::Vec> kept;
+    std::vector<double> kept_prints;
     kept.reserve(static_cast<size_t>(K));
+    // Status layout (Clp): the columns first, then the rows.
+    const int ncols = lp_->numberColumns();
+    std::vector<unsigned char> cols_status(status_.begin(), status_.begin() + ncols), rows_status(status_.begin() + ncols, status_.end());
+    std::vector<unsigned char> new_status(cols_status.begin(), cols_status.begin() + first_lambda_);
+    bool basis_ok = true;
     for (int a = 0; a < K; ++a) {
+      const unsigned char col_st = cols_status[static_cast<size_t>(first_lambda_ + a)];
       if (excess > 0 && lambda[static_cast<size_t>(a)] <= 0.0) {
         --excess;
+        if ((col_st & 7) == ClpSimplex::basic) basis_ok = false;
         continue;
       }
       kept.push_back(std::move(atoms_[static_cast<size_t>(a)]));
+      kept_prints.push_back(prints_[static_cast<size_t>(a)]);
+      new_status.push_back(col_st);
     }
     atoms_ = std::move(kept);
+    prints_ = std::move(kept_prints);
+    new_status.insert(new_status.end(), rows_status.begin(), rows_status.end());
+    if (basis_ok)
+      status_ = std::move(new_status);
+    else
+      status_.clear();
   }
 
   result.value = value;
@@ -295,10 +424,17 @@ void register_components(scfw::Registrar& r) {
       "with its duals; certified lower bound (for domains known only through an LMO)",
       {ParamSpec::number("tolerance", "stop when value - lower_bound <= tolerance * max(1, |value|)").positive().def(1e-7),
        ParamSpec::integer("max_rounds", "at most this many pricing rounds (LMO calls) per solve").range(1, scfw::inf).def(500),
-       ParamSpec::integer("max_atoms", "atoms kept across solves; beyond it unused atoms are dropped, oldest first")
+       ParamSpec::integer("max_atoms",
+                          "atoms kept across solves; beyond it unused atoms are dropped, oldest first (within a solve: "
+                          "when the master reaches 2 max_atoms atoms, its nonbasic ones, down to max_atoms)")
            .range(1, scfw::inf)
-           .def(200),
-       ParamSpec::boolean("warm_start", "start each solve's master from the previous solve's optimal basis").def(true)});
+           .def(50),
+       ParamSpec::boolean("warm_start", "start each solve's master from the previous solve's optimal basis").def(true),
+       ParamSpec::number("smoothing",
+                         "each round also prices at the dual point smoothing * (duals of the best bound) + (1 - "
+                         "smoothing) * (current duals) and adds that atom too (Wentges smoothing; 0: off)")
+           .range(0.0, 1.0)
+           .def(0.5)});
 }
 
 }  // namespace

@@ -20,6 +20,14 @@
 // Data: `synthetic` (the paper's 30 x 20 rank-5 matrix, 30% observed, Laplacian noise) or `file`:
 // whitespace-separated `row col value` lines (extra fields, e.g. MovieLens' timestamp, are
 // ignored; u.data is read as is), indices 1-based unless `one_based` = false.
+//
+// Sub-matrix (`top_rows`, `top_cols`, optional, either source): only the entries whose row is
+// among the `top_rows` rows with the most observed entries and whose column is among the
+// `top_cols` columns with the most observed entries are kept (counts over the whole data, ties
+// broken by the smaller index; a value >= the number of rows / columns keeps them all). The kept
+// rows and columns are renumbered densely in increasing original order, so M becomes
+// min(top_rows, rows) x min(top_cols, cols) and the domain must use those sizes. The kept entries
+// stay in the file / generator order.
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
@@ -161,6 +169,52 @@ Entries read_file(const std::string& path, bool one_based, std::int64_t rows, st
   return e;
 }
 
+// Keeps the entries in the top_rows most observed rows and top_cols most observed columns (0:
+// all), renumbered densely in increasing original order (see the header).
+void restrict_to_top(Entries& e, std::int64_t top_rows, std::int64_t top_cols) {
+  if (top_rows <= 0 && top_cols <= 0) return;
+  const std::int64_t C = e.cols;
+  std::vector<std::int64_t> row_count(static_cast<size_t>(e.rows), 0), col_count(static_cast<size_t>(e.cols), 0);
+  for (const std::int64_t p : e.index) {
+    ++row_count[static_cast<size_t>(p / C)];
+    ++col_count[static_cast<size_t>(p % C)];
+  }
+  // new_index[k] = the new index of original index k, or -1 when k is dropped.
+  auto select = [](const std::vector<std::int64_t>& count, std::int64_t top) {
+    const std::int64_t total = static_cast<std::int64_t>(count.size());
+    std::vector<int> new_index(count.size(), 0);
+    if (top <= 0 || top >= total) {
+      std::iota(new_index.begin(), new_index.end(), 0);
+      return new_index;
+    }
+    std::vector<int> order(count.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {  // stable: ties by smaller index
+      return count[static_cast<size_t>(a)] > count[static_cast<size_t>(b)];
+    });
+    std::vector<char> keep(count.size(), 0);
+    for (std::int64_t k = 0; k < top; ++k) keep[static_cast<size_t>(order[static_cast<size_t>(k)])] = 1;
+    int next = 0;
+    for (size_t k = 0; k < count.size(); ++k) new_index[k] = keep[k] ? next++ : -1;
+    return new_index;
+  };
+  const std::vector<int> new_row = select(row_count, top_rows), new_col = select(col_count, top_cols);
+  const int R = static_cast<int>(*std::max_element(new_row.begin(), new_row.end()) + 1);
+  const int K = static_cast<int>(*std::max_element(new_col.begin(), new_col.end()) + 1);
+  Entries kept;
+  kept.rows = R;
+  kept.cols = K;
+  for (size_t k = 0; k < e.index.size(); ++k) {
+    const int i = new_row[static_cast<size_t>(e.index[k] / C)], j = new_col[static_cast<size_t>(e.index[k] % C)];
+    if (i < 0 || j < 0) continue;
+    kept.index.push_back(static_cast<std::int64_t>(i) * K + j);
+    kept.value.push_back(e.value[k]);
+  }
+  if (kept.value.empty())
+    throw scfw::InputError("matrix_completion: no observed entry is left in the top_rows x top_cols sub-matrix");
+  e = std::move(kept);
+}
+
 struct EntrySample final : scfw::Sample {
   std::vector<std::int64_t> picks;  // positions into the group-ordered entry list
 };
@@ -180,6 +234,10 @@ class MatrixCompletion final : public scfw::Oracle {
       if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
       e_ = read_file(path.string(), p.has("one_based") ? p.boolean("one_based") : true, int_or(p, "rows", 0), int_or(p, "cols", 0));
     }
+    const std::int64_t top_rows = int_or(p, "top_rows", 0), top_cols = int_or(p, "top_cols", 0);
+    if (top_rows < 0) p.fail("top_rows", "expected an integer >= 1");
+    if (top_cols < 0) p.fail("top_cols", "expected an integer >= 1");
+    restrict_to_top(e_, top_rows, top_cols);
     const std::int64_t m = static_cast<std::int64_t>(e_.value.size());
     std::int64_t n = int_or(p, "groups", 20);
     if (n < 0) p.fail("groups", "expected an integer >= 0 (0: one group per observed entry)");
@@ -306,7 +364,16 @@ void register_components(scfw::Registrar& r) {
        ParamSpec::string("file", "`row col value` lines, whitespace-separated, extra fields ignored (MovieLens u.data); relative to the problem file"),
        ParamSpec::integer("rows", "rows of M (default: the largest row index)").range(1, scfw::inf),
        ParamSpec::integer("cols", "columns of M (default: the largest column index)").range(1, scfw::inf),
-       ParamSpec::boolean("one_based", "indices in the file start at 1 (MovieLens); false: at 0").def(true)});
+       ParamSpec::boolean("one_based", "indices in the file start at 1 (MovieLens); false: at 0").def(true),
+       ParamSpec::integer("top_rows",
+                          "keep only the entries in the top_rows rows with the most observed entries (ties: smaller "
+                          "index; default: all rows); kept rows renumbered densely in increasing original order")
+           .range(1, scfw::inf),
+       ParamSpec::integer("top_cols",
+                          "keep only the entries in the top_cols columns with the most observed entries (ties: "
+                          "smaller index; default: all columns); kept columns renumbered densely in increasing "
+                          "original order (the domain is then min(top_rows, rows) x min(top_cols, cols))")
+           .range(1, scfw::inf)});
 }
 
 }  // namespace

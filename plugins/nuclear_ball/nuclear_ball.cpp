@@ -6,7 +6,9 @@
 // `column_generation` uses its LMO.
 //   LMO: argmin_{||X||_* <= tau} <G, X> = -tau u1 v1^T, (u1, v1) the top singular pair of G
 //        (the dual norm of the nuclear norm is the spectral norm), <G, X> = -tau sigma_max(G).
-// The top pair comes from a dense SVD (Eigen::BDCSVD) when min(rows, cols) <= 64, and otherwise
+// The top pair comes from a dense symmetric eigen-decomposition of the smaller Gram matrix (G^T G
+// or G G^T, Eigen::SelfAdjointEigenSolver) refined by a power step, when min(rows, cols) <= 64,
+// and otherwise
 // from Golub-Kahan-Lanczos bidiagonalization with full reorthogonalization, restarted from the
 // current Ritz vector until the residual ||G^T u - sigma v|| <= 1e-10 sigma (warm-started from
 // the previous call's vector: Frank-Wolfe directions drift slowly).
@@ -75,13 +77,50 @@ class NuclearBall final : public scfw::Domain {
   // The top singular pair (u, v) of G, unit vectors with G v = sigma u, sigma >= 0.
   void top_pair(const Eigen::Map<const RowMat>& G, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
     if (std::min(rows_, cols_) <= 64) {
-      const Eigen::MatrixXd dense = G;
-      Eigen::BDCSVD<Eigen::MatrixXd> svd(dense, Eigen::ComputeThinU | Eigen::ComputeThinV);
-      u = svd.matrixU().col(0);
-      v = svd.matrixV().col(0);
+      // Eigen-decomposition of the smaller Gram matrix (G^T G or G G^T; several times faster than
+      // a dense SVD at these sizes), then one power step through G for full accuracy: sigma =
+      // ||G v|| is then accurate to a few ulps of sigma_max, and <G, u v^T> = ||G v|| exactly up
+      // to rounding.
+      if (cols_ <= rows_) {
+        gram_.noalias() = G.transpose() * G;
+        eig_.compute(gram_, Eigen::ComputeEigenvectors);
+        v = eig_.eigenvectors().col(cols_ - 1);
+        power_step(G, u, v);
+      } else {
+        gram_.noalias() = G * G.transpose();
+        eig_.compute(gram_, Eigen::ComputeEigenvectors);
+        u = eig_.eigenvectors().col(rows_ - 1);
+        v = G.transpose() * u;
+        const double s = v.norm();
+        if (s == 0.0) {
+          u = Eigen::VectorXd::Unit(rows_, 0);
+          v = Eigen::VectorXd::Unit(cols_, 0);
+          return;
+        }
+        v /= s;
+        power_step(G, u, v);
+      }
       return;
     }
     lanczos(G, u, v);
+  }
+
+  // From a unit right vector v: u = G v / ||G v||, then v = G^T u / ||G^T u||, u = G v / ||G v||
+  // (one step of the power method on G^T G). G = 0: any unit pair.
+  void power_step(const Eigen::Map<const RowMat>& G, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
+    for (int step = 0; step < 2; ++step) {
+      u.noalias() = G * v;
+      const double sigma = u.norm();
+      if (sigma == 0.0) {
+        u = Eigen::VectorXd::Unit(rows_, 0);
+        v = Eigen::VectorXd::Unit(cols_, 0);
+        return;
+      }
+      u /= sigma;
+      if (step == 1) return;
+      v.noalias() = G.transpose() * u;
+      v /= v.norm();
+    }
   }
 
   void lanczos(const Eigen::Map<const RowMat>& G, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
@@ -134,7 +173,9 @@ class NuclearBall final : public scfw::Domain {
 
   double tau_ = 1.0;
   int rows_ = 1, cols_ = 1;
-  mutable Eigen::VectorXd v_;  // the previous call's right vector: the next Lanczos start
+  mutable Eigen::VectorXd v_;
+  mutable Eigen::MatrixXd gram_;                                 // the dense path's Gram matrix
+  mutable Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig_;  // and its eigen-solver  // the previous call's right vector: the next Lanczos start
 };
 
 void register_components(scfw::Registrar& r) {
