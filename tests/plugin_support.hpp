@@ -5,7 +5,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,6 +51,54 @@ inline Params params(const Entries& values, const std::string& source = {}, cons
   Params p(source, pointer);
   for (const auto& [name, v] : values) p.set(name, v);
   return p;
+}
+
+// The plugins most suites build, with every parameter given (as the composer would fill them).
+inline std::unique_ptr<OuterFunction> make_max(int d, int n) {
+  return make<OuterFunction>(Kind::Outer, "max", Params{}, context(d, n));
+}
+inline std::unique_ptr<OuterFunction> make_linear(int d, int n, int k) {
+  return make<OuterFunction>(Kind::Outer, "linear", params({{"component", std::int64_t{k}}}), context(d, n));
+}
+inline std::unique_ptr<Domain> make_l1(int d, int n, double radius) {
+  return make<Domain>(Kind::Domain, "l1_ball", params({{"radius", radius}, {"dim", std::int64_t{d}}}), context(d, n));
+}
+inline std::unique_ptr<Domain> make_simplex(int d, int n, double scale) {
+  return make<Domain>(Kind::Domain, "simplex", params({{"scale", scale}, {"dim", std::int64_t{d}}}), context(d, n));
+}
+inline std::unique_ptr<Domain> make_box(int d, int n, std::vector<double> lower, std::vector<double> upper) {
+  return make<Domain>(Kind::Domain, "box",
+                      params({{"lower", std::move(lower)}, {"upper", std::move(upper)}, {"dim", std::int64_t{d}}}),
+                      context(d, n));
+}
+
+inline double rel_diff(double a, double b) { return std::abs(a - b) / std::max(1.0, std::abs(b)); }
+
+/// A GLMO input (z, V, y).
+struct Instance {
+  Vec z;
+  Mat V;
+  Vec y;
+};
+
+/// A random GLMO instance with y a point of the domain: a random convex combination of LMO
+/// vertices, as Frank-Wolfe iterates are. z ~ U(-1, 1), or N(0, 1) with gaussian_z.
+inline Instance random_instance(const Domain& domain, int n, std::mt19937_64& rng, bool gaussian_z = false) {
+  const int d = domain.dim();
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unif(-1.0, 1.0);
+  Instance in{Vec(n), Mat(n, d), domain.initial_point()};
+  for (int i = 0; i < n; ++i) in.z[i] = gaussian_z ? normal(rng) : unif(rng);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < d; ++j) in.V(i, j) = normal(rng);
+  Vec g(d), v(d);
+  for (int s = 0; s < 3; ++s) {
+    for (int j = 0; j < d; ++j) g[j] = normal(rng);
+    domain.lmo(g, v);
+    const double w = std::uniform_real_distribution<double>(0.0, 0.5)(rng);
+    in.y = (1.0 - w) * in.y + w * v;
+  }
+  return in;
 }
 
 }  // namespace scfw::test

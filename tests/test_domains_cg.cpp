@@ -42,8 +42,6 @@ Params block_params(const Entries& values) { return params(values, "problem.json
 
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-double rel_diff(double a, double b) { return std::abs(a - b) / std::max(1.0, std::abs(b)); }
-
 std::unique_ptr<Domain> make_nuclear(int r, int c, double tau) {
   return make<Domain>(Kind::Domain, "nuclear_ball",
                       block_params({{"rows", std::int64_t{r}}, {"cols", std::int64_t{c}}, {"radius", tau}}), context(r * c, 1));
@@ -75,29 +73,6 @@ std::unique_ptr<Glmo> make_cg(int d, int n, double tol = 1e-9) {
   return make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", tol}}), context(d, n));
 }
 std::unique_ptr<Glmo> make_clp(int d, int n) { return make<Glmo>(Kind::Glmo, "clp", Params{}, context(d, n)); }
-
-struct Instance {
-  Vec z;
-  Mat V;
-  Vec y;
-};
-
-Instance random_instance(const Domain& domain, int n, std::mt19937_64& rng) {
-  const int d = domain.dim();
-  std::normal_distribution<double> normal;
-  Instance in{Vec(n), Mat(n, d), domain.initial_point()};
-  for (int i = 0; i < n; ++i) in.z[i] = normal(rng);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < d; ++j) in.V(i, j) = normal(rng);
-  Vec g(d), v(d);
-  for (int s = 0; s < 3; ++s) {
-    for (int j = 0; j < d; ++j) g[j] = normal(rng);
-    domain.lmo(g, v);
-    const double w = std::uniform_real_distribution<double>(0.0, 0.5)(rng);
-    in.y = (1.0 - w) * in.y + w * v;
-  }
-  return in;
-}
 
 std::string data_dir() {
   if (const char* env = std::getenv("SCFW_DATA_DIR")) return env;
@@ -178,7 +153,7 @@ TEST_CASE("column_generation over a polytope equals the clp LP (outer max and li
         cg->setup(*outer, *poly, n, d);
         clp->setup(*outer, *poly, n, d);
         for (int trial = 0; trial < 5; ++trial) {  // the cg keeps its atoms between solves (warm)
-          const Instance in = random_instance(*poly, n, rng);
+          const Instance in = random_instance(*poly, n, rng, /*gaussian_z=*/true);
           Vec x_cg, x_clp;
           const GlmoResult r_cg = cg->solve(in.z, in.V, in.y, x_cg);
           const GlmoResult r_clp = clp->solve(in.z, in.V, in.y, x_clp);
@@ -207,7 +182,7 @@ TEST_CASE("column_generation with cvar_ru (depends on x) over simplex_interval e
   cold->setup(*outer, *dom, n, d);
   clp->setup(*outer, *dom, n, d);
   for (int trial = 0; trial < 10; ++trial) {
-    const Instance in = random_instance(*dom, n, rng);
+    const Instance in = random_instance(*dom, n, rng, /*gaussian_z=*/true);
     Vec x_cg, x_cold, x_clp;
     const GlmoResult a = cg->solve(in.z, in.V, in.y, x_cg), b = clp->solve(in.z, in.V, in.y, x_clp),
                      c = cold->solve(in.z, in.V, in.y, x_cold);
@@ -224,7 +199,7 @@ TEST_CASE("column_generation over the nuclear ball with `linear` is the nuclear 
   auto lin = make<OuterFunction>(Kind::Outer, "linear", block_params({{"component", std::int64_t{1}}}), context(d, n));
   auto cg = make_cg(d, n);
   cg->setup(*lin, *ball, n, d);
-  const Instance in = random_instance(*ball, n, rng);
+  const Instance in = random_instance(*ball, n, rng, /*gaussian_z=*/true);
   Vec x, s;
   const GlmoResult res = cg->solve(in.z, in.V, in.y, x);
   ball->lmo(in.V.row(1).transpose(), s);
@@ -253,7 +228,7 @@ TEST_CASE("column_generation over the nuclear ball with an l1 outer: the fast pa
                           context(d, n));
   fast->setup(*l1, *ball, n, d);
   plain->setup(*l1, *ball, n, d);
-  Instance in = random_instance(*ball, n, rng);
+  Instance in = random_instance(*ball, n, rng, /*gaussian_z=*/true);
   for (int k = 0; k < 8; ++k) {
     Vec x1, x2;
     const GlmoResult a = fast->solve(in.z, in.V, in.y, x1), b = plain->solve(in.z, in.V, in.y, x2);

@@ -36,52 +36,6 @@ namespace {
 std::unique_ptr<Glmo> make_clp(int d, int n, const std::string& algorithm = "dual", bool warm = true) {
   return make<Glmo>(Kind::Glmo, "clp", params({{"algorithm", algorithm}, {"warm_start", warm}}), context(d, n));
 }
-std::unique_ptr<OuterFunction> make_max(int d, int n) {
-  return make<OuterFunction>(Kind::Outer, "max", Params{}, context(d, n));
-}
-std::unique_ptr<OuterFunction> make_linear(int d, int n, int k) {
-  return make<OuterFunction>(Kind::Outer, "linear", params({{"component", std::int64_t{k}}}), context(d, n));
-}
-std::unique_ptr<Domain> make_l1(int d, int n, double radius) {
-  return make<Domain>(Kind::Domain, "l1_ball", params({{"radius", radius}, {"dim", std::int64_t{d}}}), context(d, n));
-}
-std::unique_ptr<Domain> make_simplex(int d, int n, double scale) {
-  return make<Domain>(Kind::Domain, "simplex", params({{"scale", scale}, {"dim", std::int64_t{d}}}), context(d, n));
-}
-std::unique_ptr<Domain> make_box(int d, int n, std::vector<double> lower, std::vector<double> upper) {
-  return make<Domain>(Kind::Domain, "box",
-                      params({{"lower", std::move(lower)}, {"upper", std::move(upper)}, {"dim", std::int64_t{d}}}),
-                      context(d, n));
-}
-
-double rel_diff(double a, double b) { return std::abs(a - b) / std::max(1.0, std::abs(b)); }
-
-// A random GLMO instance (z, V, y) with y a point of the domain: y is a random convex combination
-// of LMO vertices, as Frank-Wolfe iterates are.
-struct Instance {
-  Vec z;
-  Mat V;
-  Vec y;
-};
-
-Instance random_instance(const Domain& domain, int n, std::mt19937_64& rng) {
-  const int d = domain.dim();
-  std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> unif(-1.0, 1.0);
-  Instance in{Vec(n), Mat(n, d), domain.initial_point()};
-  for (int i = 0; i < n; ++i) in.z[i] = unif(rng);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < d; ++j) in.V(i, j) = normal(rng);
-  Vec g(d), v(d);
-  for (int s = 0; s < 3; ++s) {
-    for (int j = 0; j < d; ++j) g[j] = normal(rng);
-    domain.lmo(g, v);
-    const double w = std::uniform_real_distribution<double>(0.0, 0.5)(rng);
-    in.y = (1.0 - w) * in.y + w * v;
-  }
-  return in;
-}
-
 // The lifted polyhedron P = {w = (x, t) : rows c_k^T w <= b_k (or == b_k)}: its minimum of t is
 // attained at a vertex (P is pointed: X is bounded and t is bounded below), and each vertex is
 // the solution of d + 1 linearly independent active rows. Enumerate every such subset.

@@ -200,30 +200,6 @@ std::vector<Vec> vertices(const DomainCase& dc, int d, std::mt19937_64& rng) {
   return v;
 }
 
-struct Instance {
-  Vec z;
-  Mat V;
-  Vec y;
-};
-
-Instance random_instance(const Domain& domain, int n, std::mt19937_64& rng) {
-  const int d = domain.dim();
-  std::normal_distribution<double> normal;
-  std::uniform_real_distribution<double> unif(-1.0, 1.0);
-  Instance in{Vec(n), Mat(n, d), domain.initial_point()};
-  for (int i = 0; i < n; ++i) in.z[i] = unif(rng);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < d; ++j) in.V(i, j) = normal(rng);
-  Vec g(d), v(d);
-  for (int s = 0; s < 3; ++s) {
-    for (int j = 0; j < d; ++j) g[j] = normal(rng);
-    domain.lmo(g, v);
-    const double w = std::uniform_real_distribution<double>(0.0, 0.5)(rng);
-    in.y = (1.0 - w) * in.y + w * v;
-  }
-  return in;
-}
-
 Vec surrogate(const Instance& in, const Vec& x) { return in.z + in.V * (x - in.y); }
 double objective(const OuterFunction& F, const Instance& in, const Vec& x) { return F.value(surrogate(in, x), x); }
 
