@@ -17,6 +17,7 @@
 
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
+#include "phase_medians.hpp"
 
 using namespace scfw;
 
@@ -57,42 +58,11 @@ int main(int argc, char** argv) {
         {"tracker", {{"plugin", "momentum"}, {"value", "taylor"}}},
         {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
 
-    std::vector<double> oracle, tracker, glmo_t, update, total, gap, simplex;
-    std::string solver_name;
-    for (int r = 0; r < repeats; ++r) {
-      Problem p = compose(registry, doc, "bench", ".");
-      SolverOptions o;
-      o.iterations = K;
-      o.seed = static_cast<std::uint64_t>(r + 1);
-      o.report_every = 0;
-      o.final_report = true;
-      Solver s(p, o);
-      const Summary sum = s.run();
-      const double it = static_cast<double>(sum.iterations);
-      oracle.push_back(1e6 * sum.times.oracle / it);
-      tracker.push_back(1e6 * sum.times.tracker / it);
-      glmo_t.push_back(1e6 * sum.times.glmo / it);
-      update.push_back(1e6 * sum.times.update / it);
-      total.push_back(1e6 * (sum.times.total() - sum.times.gap) / it);
-      gap.push_back(1e6 * sum.times.gap);
-      simplex.push_back(sum.glmo_iterations / it);
-      solver_name = sum.glmo_solver;
-    }
-    auto median = [](std::vector<double> v) {
-      std::sort(v.begin(), v.end());
-      return v[v.size() / 2];
-    };
+    const bench::PhaseMedians m = bench::measure_phases(registry, doc, K, repeats);
     std::printf("bench_task2: Task 2 synthetic CVaR portfolio, A = %d assets (d = %d), n = %d groups, batch 1, "
                 "K = %ld, median of %d runs\n",
                 assets, assets + 1, groups, K, repeats);
-    std::printf("  GLMO solver          %s\n", solver_name.c_str());
-    std::printf("  oracle               %8.2f us/iteration\n", median(oracle));
-    std::printf("  tracker              %8.2f us/iteration\n", median(tracker));
-    std::printf("  GLMO                 %8.2f us/iteration\n", median(glmo_t));
-    std::printf("  y update             %8.2f us/iteration\n", median(update));
-    std::printf("  iteration (total)    %8.2f us/iteration\n", median(total));
-    std::printf("  exact gap report     %8.2f us/report\n", median(gap));
-    std::printf("  simplex iterations   %8.3f per solve\n", median(simplex));
+    bench::print_phases(m);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
