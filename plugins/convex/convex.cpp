@@ -5,6 +5,7 @@
 // which gives 2 q k0^(y-1) <= 1/2 (k0^(1-y) >= 4q) and k0 >= 2, the two facts that close the
 // induction there.
 // At r = 2: y = 2/3, q = 2/3, (8/3)^3 = 18.96, so k0 = 21.
+#include <scfw/helpers.hpp>
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
@@ -17,19 +18,6 @@ namespace {
 std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
-std::string fraction(double e) {
-  for (int q = 1; q <= 64; ++q) {
-    const double p = e * q;
-    if (std::abs(p - std::round(p)) < 1e-9) {
-      const long pi = std::lround(p);
-      return q == 1 ? std::to_string(pi) : std::to_string(pi) + "/" + std::to_string(q);
-    }
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", e);
   return buf;
 }
 
@@ -66,7 +54,7 @@ class Convex final : public scfw::Schedule {
 
   std::string describe() const override {
     return "convex (r = " + num(r_) + "): gamma_k = 2/(k+2), beta_k = rho_k = min{1, " + num(c0_) + "/(k+" +
-           std::to_string(k0_) + ")^(" + fraction(y_) + ")} (c0 = " + num(c0_) + ", k0 = " + std::to_string(k0_) +
+           std::to_string(k0_) + ")^(" + scfw::format_exponent(y_) + ")} (c0 = " + num(c0_) + ", k0 = " + std::to_string(k0_) +
            "; beta_0 = " + num(at(0, 1).beta) + ")";
   }
 

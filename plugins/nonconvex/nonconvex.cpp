@@ -2,6 +2,7 @@
 //   gamma = K^-((2r-1)/(3r-2)),   beta = rho = K^-(r/(3r-2)),
 // for a run of K iterations under noise with finite r-th moments, r in (1, 2]. At r = 2:
 // gamma = K^-3/4, beta = rho = K^-1/2 (the setting of Section 6).
+#include <scfw/helpers.hpp>
 #include <scfw/plugin.hpp>
 
 #include <atomic>
@@ -14,20 +15,6 @@ namespace {
 std::string num(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
-/// "3/4" when e is p/q with a small q (as the exponents are for simple r), else "0.7143".
-std::string fraction(double e) {
-  for (int q = 1; q <= 64; ++q) {
-    const double p = e * q;
-    if (std::abs(p - std::round(p)) < 1e-9) {
-      const long pi = std::lround(p);
-      return q == 1 ? std::to_string(pi) : std::to_string(pi) + "/" + std::to_string(q);
-    }
-  }
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", e);
   return buf;
 }
 
@@ -52,7 +39,7 @@ class Nonconvex final : public scfw::Schedule {
   // describe() has no K: the values are those of the last K the schedule was asked about.
   std::string describe() const override {
     const long K = last_K_.load(std::memory_order_relaxed);
-    std::string g = "gamma = K^-" + fraction(gamma_exp_), b = "beta = rho = K^-" + fraction(beta_exp_);
+    std::string g = "gamma = K^-" + scfw::format_exponent(gamma_exp_), b = "beta = rho = K^-" + scfw::format_exponent(beta_exp_);
     std::string s = "nonconvex (r = " + num(r_) + "): ";
     if (K >= 1) {
       const scfw::Steps st = at(0, K);

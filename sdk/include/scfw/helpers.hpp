@@ -1,7 +1,9 @@
 // scfw SDK: small helpers that several plugins need, header-only.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <span>
 #include <string>
 #include <vector>
@@ -62,6 +64,21 @@ inline double norm_value(const std::string& kind, const Vec& x) {
   if (kind == "l2") return x.norm();
   if (kind == "linf") return x.size() ? x.lpNorm<Eigen::Infinity>() : 0.0;
   return 0.0;
+}
+
+/// An exponent for a schedule's describe(): "3/4" when e is p/q with a small q (as the exponents
+/// of Theorems 1 and 2 are for simple r), else four significant digits ("0.7143").
+inline std::string format_exponent(double e) {
+  for (int q = 1; q <= 64; ++q) {
+    const double p = e * q;
+    if (std::abs(p - std::round(p)) < 1e-9) {
+      const long pi = std::lround(p);
+      return q == 1 ? std::to_string(pi) : std::to_string(pi) + "/" + std::to_string(q);
+    }
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", e);
+  return buf;
 }
 
 }  // namespace scfw
