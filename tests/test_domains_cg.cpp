@@ -470,3 +470,56 @@ TEST_CASE("real data: S&P 500 (100 assets x 1258 returns) and MovieLens-100K") {
   CHECK(mc->dim() == 943 * 1682);
   CHECK(mc->outputs() == 20);
 }
+
+TEST_CASE("column_generation: the dense master and the Clp master give the same values") {
+  // Three settings: an l1 outer over the nuclear ball (drifting instances, warm), cvar_ru (reads
+  // x: the master has x-rows) over simplex_interval, and max over a polytope.
+  std::mt19937_64 rng(23);
+  std::normal_distribution<double> normal;
+  const double tol = 1e-9;
+  auto make_master = [&](int d, int n, const char* master) {
+    return make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", tol}, {"master", std::string(master)}}),
+                      context(d, n));
+  };
+  struct Setting {
+    std::unique_ptr<Domain> dom;
+    std::unique_ptr<OuterFunction> outer;
+    int d, n;
+  };
+  std::vector<Setting> settings;
+  {
+    const int r = 8, c = 6, n = 10;
+    settings.push_back({make_nuclear(r, c, 2.0), make<OuterFunction>(Kind::Outer, "norm", block_params({{"p", std::string("1")}}), context(r * c, n)), r * c, n});
+  }
+  settings.push_back({make<Domain>(Kind::Domain, "simplex_interval", Params{}, context(8, 6)),
+                      make<OuterFunction>(Kind::Outer, "cvar_ru", block_params({{"alpha", 0.8}}), context(8, 6)), 8, 6});
+  {
+    std::vector<double> A, b;
+    random_polytope(5, 15, rng, A, b);
+    settings.push_back({make_polytope(5, A, b), make<OuterFunction>(Kind::Outer, "max", Params{}, context(5, 4)), 5, 4});
+  }
+  for (auto& s : settings) {
+    auto dense = make_master(s.d, s.n, "dense");
+    auto clp = make_master(s.d, s.n, "clp");
+    dense->setup(*s.outer, *s.dom, s.n, s.d);
+    clp->setup(*s.outer, *s.dom, s.n, s.d);
+    CHECK(dense->describe().find("a dense primal simplex") != std::string::npos);
+    CHECK(clp->describe().find("with Clp") != std::string::npos);
+    Instance in = random_instance(*s.dom, s.n, rng, /*gaussian_z=*/true);
+    for (int k = 0; k < 12; ++k) {
+      CAPTURE(k);
+      Vec x1, x2;
+      const GlmoResult a = dense->solve(in.z, in.V, in.y, x1), b = clp->solve(in.z, in.V, in.y, x2);
+      const double scale = std::max(1.0, std::abs(b.value));
+      CHECK(std::abs(a.value - b.value) <= 1e-8 * scale);
+      CHECK(a.value - a.lower_bound <= tol * std::max(1.0, std::abs(a.value)) + 1e-12);
+      CHECK(s.dom->contains(x1, 1e-8));
+      const Vec u = in.z + in.V * (x1 - in.y);
+      CHECK(std::abs(s.outer->value(u, x1) - a.value) <= 1e-8 * scale);
+      for (int i = 0; i < s.n; ++i)
+        for (int j = 0; j < s.d; ++j) in.V(i, j) += 0.1 * normal(rng);
+      for (int i = 0; i < s.n; ++i) in.z[i] += 0.1 * normal(rng);
+    }
+    CHECK(dense->describe().find("redone with Clp") == std::string::npos);  // no fallback needed
+  }
+}

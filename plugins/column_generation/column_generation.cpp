@@ -26,6 +26,16 @@
 // atom columns in one addColumns call) and started from the previous solve's optimal basis
 // (`warm_start`; dropped atoms are nonbasic, so their status entries are simply removed).
 //
+// The master LP is solved by one of two back-ends (`master`):
+//   * "dense" (dense_master.hpp): a small dense bounded primal simplex kept alive across rounds
+//     and solves; a new atom is one more column and the primal simplex continues from the
+//     previous optimal basis (still primal feasible). Used by default ("auto") when the master has
+//     at most kDenseMaxRows rows (F does not read x, or d is small). If it ever reports failure
+//     (pivot limit, or no verified optimum), that solve is redone with Clp.
+//   * "clp": Clp's primal simplex (below); the master is reloaded at each solve.
+// The master's fixed part (F's model: u, epigraph variables and rows) is built once, in setup();
+// each solve only sets the u-rows' right-hand side z - V y and the atoms' columns.
+//
 // Speed (the master is small: n + 1 + F's rows; the cost is per pricing round):
 //   * within a solve, once the master holds 2 max_atoms atoms, its nonbasic atoms are deleted,
 //     oldest first, down to max_atoms (the master stays optimal; the bound prices over all of X);
@@ -34,16 +44,18 @@
 //     that atom when its reduced cost at the current duals is negative: two atoms per round, fewer
 //     rounds against the tailing-off of column generation over curved sets (nuclear ball). The
 //     bound is still computed at the current (optimal master) duals only;
-//   * Clp keeps its work areas and factorization between the rounds of a solve (primal(0, 1|2)),
+//   * (clp) Clp keeps its work areas and factorization between the rounds of a solve (primal(0, 1|2)),
 //     and scaling is off: with it, the warm primal sometimes stopped "optimal" on the scaled
 //     problem while the new column had a clearly negative unscaled reduced cost (secondary status
 //     3), and column generation then stalled on a repeated atom with a large gap;
 //   * the repeated-atom test compares fingerprints (a dot product) before whole atoms.
 
-// GlmoResult::iterations = pricing rounds + total Clp simplex iterations of this solve.
+// GlmoResult::iterations = pricing rounds + total simplex iterations (pivots) of this solve.
 #include <scfw/scfw.hpp>
 
 #include <ClpSimplex.hpp>
+
+#include "dense_master.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -56,11 +68,22 @@
 
 namespace {
 
+// "auto" uses the dense master up to this many rows (its basis inverse is rows x rows).
+constexpr int kDenseMaxRows = 256;
+
 double clp_bound(double v) {
   if (v == scfw::inf) return COIN_DBL_MAX;
   if (v == -scfw::inf) return -COIN_DBL_MAX;
   return v;
 }
+
+// The master's fixed part: F's model over (x, u), the x-, u- and convexity rows. Built once.
+struct BaseLp {
+  int num_vars = 0, num_rows = 0;
+  std::vector<std::vector<std::pair<int, double>>> cols;  // per variable: (row, coefficient)
+  std::vector<double> col_lo, col_up, cost, row_lo, row_up;
+  double objective_constant = 0.0;
+};
 
 class ColumnGeneration final : public scfw::Glmo {
  public:
@@ -74,6 +97,9 @@ class ColumnGeneration final : public scfw::Glmo {
     warm_ = p.has("warm_start") ? p.boolean("warm_start") : true;
     smoothing_ = p.has("smoothing") ? p.number("smoothing") : 0.5;
     if (!(smoothing_ >= 0.0 && smoothing_ < 1.0)) p.fail("smoothing", "expected a number in [0, 1)");
+    master_ = p.has("master") ? p.string("master") : "auto";
+    if (master_ != "auto" && master_ != "dense" && master_ != "clp")
+      p.fail("master", "expected \"auto\", \"dense\" or \"clp\", got \"" + master_ + "\"");
   }
 
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override {
@@ -104,19 +130,36 @@ class ColumnGeneration final : public scfw::Glmo {
     status_.clear();
     if (atoms_.back().size() != d) throw scfw::Error("column_generation: the domain's initial point has the wrong size");
     last_rounds_ = 0;
+    build_base();
+    dense_ = master_ == "dense" || (master_ == "auto" && base_.num_rows <= kDenseMaxRows);
+    dense_live_ = false;
+    fallbacks_ = 0;
   }
 
   scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) override;
 
   std::string describe() const override {
     std::ostringstream os;
-    os << "column_generation (restricted master LP with Clp, pricing by the domain's LMO; tolerance " << tol_
-       << ", at most " << max_atoms_ << " atoms kept, " << (warm_ ? "warm" : "cold") << " start, smoothing " << smoothing_ << ")";
+    os << "column_generation (restricted master LP with " << (dense_ ? "a dense primal simplex" : "Clp")
+       << ", pricing by the domain's LMO; tolerance " << tol_ << ", at most " << max_atoms_ << " atoms kept, "
+       << (warm_ ? "warm" : "cold") << " start, smoothing " << smoothing_ << ")";
+    if (fallbacks_ > 0) os << "; " << fallbacks_ << " solves redone with Clp";
     return os.str();
   }
 
  private:
-  // Appends atom s's column (rows, values) to the column buffers.
+  // Atom s's master column, dense over the rows: -s on the x-rows, -V s on the u-rows, 1 on the
+  // convexity row.
+  void dense_column(const scfw::Vec& s, const scfw::Mat& V) {
+    col_.assign(static_cast<size_t>(base_.num_rows), 0.0);
+    if (with_x_)
+      for (int j = 0; j < d_; ++j) col_[static_cast<size_t>(x_row_ + j)] = -s[j];
+    vs_.noalias() = V * s;
+    for (int i = 0; i < n_; ++i) col_[static_cast<size_t>(u_row_ + i)] = -vs_[i];
+    col_[static_cast<size_t>(conv_row_)] = 1.0;
+  }
+
+  // Appends atom s's column (rows, values) to the sparse column buffers (Clp).
   void column_of(const scfw::Vec& s, const scfw::Mat& V) {
     if (with_x_)
       for (int j = 0; j < d_; ++j)
@@ -134,8 +177,13 @@ class ColumnGeneration final : public scfw::Glmo {
     vals_.push_back(1.0);
   }
 
-  // Adds atom s's column to the master.
+  // Adds atom s's column to the master in use.
   void add_column(const scfw::Vec& s, const scfw::Mat& V) {
+    if (dense_live_) {
+      dense_column(s, V);
+      dm_.add_column(col_.data(), 0.0, scfw::inf, 0.0);
+      return;
+    }
     rows_.clear();
     vals_.clear();
     column_of(s, V);
@@ -160,11 +208,26 @@ class ColumnGeneration final : public scfw::Glmo {
     atoms_.push_back(std::move(s));
   }
 
-  void build_master(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y);
+  void build_base();
+  void load_dense(const scfw::Vec& rhs, const scfw::Mat& V);
+  void load_clp(const scfw::Vec& rhs, const scfw::Mat& V);
+  // One master solve in the back-end in use: the value, or false when the dense one failed.
+  bool solve_master(long& simplex_iterations, double& value);
+  const double* master_duals() const { return dense_live_ ? dm_.duals() : lp_->dualRowSolution(); }
+  bool atom_basic(int a) const {
+    return dense_live_ ? dm_.is_basic(first_atom_ + a) : lp_->getColumnStatus(first_lambda_ + a) == ClpSimplex::basic;
+  }
+  double atom_weight(int a) const {
+    return dense_live_ ? dm_.value(first_atom_ + a) : lp_->primalColumnSolution()[first_lambda_ + a];
+  }
+  int atoms_in_master() const { return dense_live_ ? dm_.columns() - first_atom_ : lp_->numberColumns() - first_lambda_; }
+  void delete_atoms(const std::vector<int>& atoms);  // ascending; from the master and atoms_
+  scfw::GlmoResult run(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x);
 
   double tol_ = 1e-7;
   int max_rounds_ = 500;
   int max_atoms_ = 50;
+  std::string master_ = "auto";
   const scfw::OuterFunction* outer_ = nullptr;
   const scfw::Domain* domain_ = nullptr;
   int n_ = 0, d_ = 0;
@@ -175,88 +238,138 @@ class ColumnGeneration final : public scfw::Glmo {
   std::vector<unsigned char> status_;  // the last optimal basis (Clp status array)
   bool warm_ = true;
   double smoothing_ = 0.5;
+  BaseLp base_;
+  bool dense_ = false;       // the dense master is the back-end of choice
+  bool dense_live_ = false;  // dm_ holds the current master (false: lp_ does)
+  long fallbacks_ = 0;       // solves redone with Clp after the dense master failed
+  scfw_cg::DenseMaster dm_;
+  int first_atom_ = 0;  // dm_ structural index of atom 0
   std::unique_ptr<ClpSimplex> lp_;
   int x_row_ = 0, u_row_ = 0, conv_row_ = 0, first_lambda_ = 0;
+  int clp_start_ = 1 | 2;  // Clp primal() start options for the next master solve
   scfw::Expr objective_;
-  std::vector<scfw::Expr> xs_;
   long last_rounds_ = 0;
   std::vector<int> rows_;
   std::vector<int> prune_;
   std::vector<double> vals_;
+  std::vector<double> col_;
   scfw::Vec vs_;
 };
 
-void ColumnGeneration::build_master(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y) {
+void ColumnGeneration::build_base() {
   // Model: the x variables (free), the u variables (free), the rows, then F's epigraph. The lambda
-  // columns are added afterwards with addColumn, one per atom; they are LP columns
-  // first_lambda_ .. first_lambda_ + K - 1.
+  // columns come after these.
   scfw::Model m;
   std::vector<scfw::Expr> u;
-  xs_.clear();
-  xs_.reserve(static_cast<size_t>(d_));
+  std::vector<scfw::Expr> xs;
+  xs.reserve(static_cast<size_t>(d_));
   std::vector<scfw::Var> xv;
   for (int j = 0; j < d_ && with_x_; ++j) {
     xv.push_back(m.add_var(-scfw::inf, scfw::inf, "x[" + std::to_string(j) + "]"));
-    xs_.emplace_back(xv.back());
+    xs.emplace_back(xv.back());
   }
-  if (!with_x_) xs_.assign(static_cast<size_t>(d_), scfw::Expr(0.0));  // F does not read x
+  if (!with_x_) xs.assign(static_cast<size_t>(d_), scfw::Expr(0.0));  // F does not read x
   for (int i = 0; i < n_; ++i) u.emplace_back(m.add_var(-scfw::inf, scfw::inf, "u[" + std::to_string(i) + "]"));
   x_row_ = 0;
   if (with_x_)
     for (int j = 0; j < d_; ++j) m.add_row(scfw::Expr(xv[static_cast<size_t>(j)]), 0.0, 0.0);
   u_row_ = static_cast<int>(m.rows().size());
-  const scfw::Vec rhs = z - V * y;
-  for (int i = 0; i < n_; ++i) m.add_row(u[static_cast<size_t>(i)], rhs[i], rhs[i]);
+  for (int i = 0; i < n_; ++i) m.add_row(u[static_cast<size_t>(i)], 0.0, 0.0);  // rhs set per solve
   conv_row_ = static_cast<int>(m.rows().size());
   m.add_row(scfw::Expr(0.0), 1.0, 1.0);
-  objective_ = outer_->model(m, u, xs_);
+  objective_ = outer_->model(m, u, xs);
   if (!m.cones().empty())
     throw scfw::CapabilityError("column_generation: the outer function's model has second-order cones; the "
-                                "restricted master is solved by Clp as a linear program");
+                                "restricted master is solved as a linear program");
   objective_.normalize();
 
-  const int num_vars = m.num_vars(), num_rows = static_cast<int>(m.rows().size());
-  std::vector<std::vector<std::pair<int, double>>> cols(static_cast<size_t>(num_vars));
-  for (int r = 0; r < num_rows; ++r) {
+  BaseLp& b = base_;
+  b = BaseLp{};
+  b.num_vars = m.num_vars();
+  b.num_rows = static_cast<int>(m.rows().size());
+  b.cols.assign(static_cast<size_t>(b.num_vars), {});
+  for (int r = 0; r < b.num_rows; ++r) {
     scfw::Expr e = m.rows()[static_cast<size_t>(r)].expr;
     e.normalize();
     if (e.constant() != 0.0)
-      throw scfw::Error("column_generation: internal: a model row has a constant term");  // add_row folds it? guard
-    for (const auto& [v, a] : e.terms()) cols[static_cast<size_t>(v)].emplace_back(r, a);
+      throw scfw::Error("column_generation: internal: a model row has a constant term");
+    for (const auto& [v, a] : e.terms()) b.cols[static_cast<size_t>(v)].emplace_back(r, a);
   }
+  b.col_lo.resize(static_cast<size_t>(b.num_vars));
+  b.col_up.resize(static_cast<size_t>(b.num_vars));
+  b.cost.assign(static_cast<size_t>(b.num_vars), 0.0);
+  for (int v = 0; v < b.num_vars; ++v) {
+    b.col_lo[static_cast<size_t>(v)] = m.lower(v);
+    b.col_up[static_cast<size_t>(v)] = m.upper(v);
+  }
+  for (const auto& [v, c] : objective_.terms()) b.cost[static_cast<size_t>(v)] = c;
+  b.objective_constant = objective_.constant();
+  b.row_lo.resize(static_cast<size_t>(b.num_rows));
+  b.row_up.resize(static_cast<size_t>(b.num_rows));
+  for (int r = 0; r < b.num_rows; ++r) {
+    b.row_lo[static_cast<size_t>(r)] = m.rows()[static_cast<size_t>(r)].lower;
+    b.row_up[static_cast<size_t>(r)] = m.rows()[static_cast<size_t>(r)].upper;
+  }
+}
+
+void ColumnGeneration::load_dense(const scfw::Vec& rhs, const scfw::Mat& V) {
+  const int K = static_cast<int>(atoms_.size());
+  const bool keep = warm_ && dense_live_ && dm_.rows() == base_.num_rows && dm_.columns() == first_atom_ + K;
+  if (!keep) {
+    // From scratch: the fixed columns, then the atoms; all-logical basis.
+    dm_.reset(base_.num_rows);
+    for (int r = 0; r < base_.num_rows; ++r) dm_.set_row_bounds(r, base_.row_lo[static_cast<size_t>(r)], base_.row_up[static_cast<size_t>(r)]);
+    for (int v = 0; v < base_.num_vars; ++v) {
+      col_.assign(static_cast<size_t>(base_.num_rows), 0.0);
+      for (const auto& [r, a] : base_.cols[static_cast<size_t>(v)]) col_[static_cast<size_t>(r)] += a;
+      dm_.add_column(col_.data(), base_.col_lo[static_cast<size_t>(v)], base_.col_up[static_cast<size_t>(v)],
+                     base_.cost[static_cast<size_t>(v)]);
+    }
+    first_atom_ = base_.num_vars;
+    for (int a = 0; a < K; ++a) {
+      dense_column(atoms_[static_cast<size_t>(a)], V);
+      dm_.add_column(col_.data(), 0.0, scfw::inf, 0.0);
+    }
+  } else {
+    // Warm: same columns and basis; V changed the atoms' columns.
+    for (int a = 0; a < K; ++a) {
+      dense_column(atoms_[static_cast<size_t>(a)], V);
+      dm_.set_column(first_atom_ + a, col_.data());
+    }
+  }
+  for (int i = 0; i < n_; ++i) dm_.set_row_bounds(u_row_ + i, rhs[i], rhs[i]);
+  dense_live_ = true;
+}
+
+void ColumnGeneration::load_clp(const scfw::Vec& rhs, const scfw::Mat& V) {
+  const BaseLp& b = base_;
   std::vector<CoinBigIndex> start(1, 0);
   std::vector<int> index;
   std::vector<double> value;
-  for (const auto& col : cols) {
+  for (const auto& col : b.cols) {
     for (const auto& [r, a] : col) {
       index.push_back(r);
       value.push_back(a);
     }
     start.push_back(static_cast<CoinBigIndex>(index.size()));
   }
-  std::vector<double> col_lo(static_cast<size_t>(num_vars)), col_up(static_cast<size_t>(num_vars)),
-      cost(static_cast<size_t>(num_vars), 0.0), row_lo(static_cast<size_t>(num_rows)), row_up(static_cast<size_t>(num_rows));
-  for (int v = 0; v < num_vars; ++v) {
-    col_lo[static_cast<size_t>(v)] = clp_bound(m.lower(v));
-    col_up[static_cast<size_t>(v)] = clp_bound(m.upper(v));
-  }
-  for (const auto& [v, c] : objective_.terms()) cost[static_cast<size_t>(v)] = c;
-  for (int r = 0; r < num_rows; ++r) {
-    row_lo[static_cast<size_t>(r)] = clp_bound(m.rows()[static_cast<size_t>(r)].lower);
-    row_up[static_cast<size_t>(r)] = clp_bound(m.rows()[static_cast<size_t>(r)].upper);
-  }
+  std::vector<double> col_lo(b.col_lo.size()), col_up(b.col_up.size()), row_lo(b.row_lo.size()), row_up(b.row_up.size());
+  std::transform(b.col_lo.begin(), b.col_lo.end(), col_lo.begin(), clp_bound);
+  std::transform(b.col_up.begin(), b.col_up.end(), col_up.begin(), clp_bound);
+  std::transform(b.row_lo.begin(), b.row_lo.end(), row_lo.begin(), clp_bound);
+  std::transform(b.row_up.begin(), b.row_up.end(), row_up.begin(), clp_bound);
+  for (int i = 0; i < n_; ++i) row_lo[static_cast<size_t>(u_row_ + i)] = row_up[static_cast<size_t>(u_row_ + i)] = rhs[i];
   lp_ = std::make_unique<ClpSimplex>();
   lp_->setLogLevel(0);
-  lp_->loadProblem(num_vars, num_rows, start.data(), index.data(), value.data(), col_lo.data(), col_up.data(),
-                   cost.data(), row_lo.data(), row_up.data());
+  lp_->loadProblem(b.num_vars, b.num_rows, start.data(), index.data(), value.data(), col_lo.data(), col_up.data(),
+                   b.cost.data(), row_lo.data(), row_up.data());
   lp_->setLogLevel(0);
   // No scaling: the master is small and well scaled, and with Clp's scaling the warm-started
   // primal sometimes stopped "optimal" on the scaled problem while a new column still had a
   // clearly negative unscaled reduced cost (secondary status 3): the pricing then returned the
   // same atom again and column generation stalled with a large gap.
   lp_->scaling(0);
-  first_lambda_ = num_vars;
-  vs_.resize(n_);
+  first_lambda_ = b.num_vars;
   // All atoms' columns in one addColumns call (one at a time re-copies the matrix each time).
   rows_.clear();
   vals_.clear();
@@ -273,6 +386,60 @@ void ColumnGeneration::build_master(const scfw::Vec& z, const scfw::Mat& V, cons
   // when no atom was dropped since; start from that solve's optimal basis.
   if (warm_ && static_cast<int>(status_.size()) == lp_->numberRows() + lp_->numberColumns())
     lp_->copyinStatus(status_.data());
+  dense_live_ = false;
+}
+
+bool ColumnGeneration::solve_master(long& simplex_iterations, double& value) {
+  if (dense_live_) {
+    // Enough pivots for any sane master; beyond it the solve is redone with Clp.
+    const long limit = 50L * (dm_.rows() + dm_.columns()) + 1000;
+    const scfw_cg::DenseMaster::Status st = dm_.solve(limit);
+    simplex_iterations += dm_.pivots();
+    if (st == scfw_cg::DenseMaster::Status::infeasible)
+      throw scfw::Error("column_generation: the restricted master LP is infeasible");
+    if (st == scfw_cg::DenseMaster::Status::unbounded)
+      throw scfw::Error("column_generation: the restricted master LP is unbounded (the outer function's model is unbounded below)");
+    if (st == scfw_cg::DenseMaster::Status::failed) return false;
+    value = dm_.objective() + base_.objective_constant;
+    return true;
+  }
+  lp_->primal(0, clp_start_);
+  clp_start_ = 1 | 2;
+  simplex_iterations += lp_->numberIterations();
+  const int status = lp_->status();
+  if (status == 1) throw scfw::Error("column_generation: the restricted master LP is infeasible");
+  if (status == 2) throw scfw::Error("column_generation: the restricted master LP is unbounded (the outer function's model is unbounded below)");
+  if (status != 0)
+    throw scfw::Error("column_generation: the restricted master LP solve failed (Clp status " + std::to_string(status) + ")");
+  value = lp_->objectiveValue() + base_.objective_constant;
+  return true;
+}
+
+void ColumnGeneration::delete_atoms(const std::vector<int>& atoms) {
+  if (atoms.empty()) return;
+  std::vector<int> cols(atoms.size());
+  if (dense_live_) {
+    for (size_t i = 0; i < atoms.size(); ++i) cols[i] = first_atom_ + atoms[i];
+    dm_.delete_columns(cols);
+  } else {
+    for (size_t i = 0; i < atoms.size(); ++i) cols[i] = first_lambda_ + atoms[i];
+    lp_->deleteColumns(static_cast<int>(cols.size()), cols.data());
+    clp_start_ = 0;  // the column indices changed: Clp starts afresh from the status array
+  }
+  std::vector<scfw::Vec> kept;
+  std::vector<double> kept_prints;
+  kept.reserve(atoms_.size());
+  size_t next = 0;
+  for (size_t a = 0; a < atoms_.size(); ++a) {
+    if (next < atoms.size() && atoms[next] == static_cast<int>(a)) {
+      ++next;
+      continue;
+    }
+    kept.push_back(std::move(atoms_[a]));
+    kept_prints.push_back(prints_[a]);
+  }
+  atoms_ = std::move(kept);
+  prints_ = std::move(kept_prints);
 }
 
 scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) {
@@ -281,7 +448,12 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V,
     throw scfw::Error("column_generation: solve() got z, V, y of sizes " + std::to_string(z.size()) + ", " +
                       std::to_string(V.rows()) + "x" + std::to_string(V.cols()) + ", " + std::to_string(y.size()) +
                       "; set up for n = " + std::to_string(n_) + ", d = " + std::to_string(d_));
-  build_master(z, V, y);
+  const scfw::Vec rhs = z - V * y;
+  if (dense_)
+    load_dense(rhs, V);
+  else
+    load_clp(rhs, V);
+  clp_start_ = 1 | 2;
 
   scfw::GlmoResult result;
   long simplex_iterations = 0;
@@ -290,23 +462,21 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V,
   bool have_center = false;
   const double alpha = smoothing_;
   double value = 0.0, bound = -scfw::inf;
-  int start_options = 1 | 2;
   while (true) {
-    // After addColumn(s): from the previous basis (warm); 1 | 2: keep Clp's work areas and
-    // factorization between the rounds of this solve (the rows do not change).
-    lp_->primal(0, start_options);
-    start_options = 1 | 2;
-    simplex_iterations += lp_->numberIterations();
-    const int status = lp_->status();
-    if (status == 1) throw scfw::Error("column_generation: the restricted master LP is infeasible");
-    if (status == 2) throw scfw::Error("column_generation: the restricted master LP is unbounded (the outer function's model is unbounded below)");
-    if (status != 0)
-      throw scfw::Error("column_generation: the restricted master LP solve failed (Clp status " + std::to_string(status) + ")");
-    value = lp_->objectiveValue() + objective_.constant();
+    // After new columns: from the previous basis (warm). Clp keeps its work areas and
+    // factorization between the rounds of this solve (1 | 2: the rows do not change).
+    if (!solve_master(simplex_iterations, value)) {
+      // The dense master gave up: this solve continues with Clp, from its current atoms.
+      ++fallbacks_;
+      status_.clear();
+      load_clp(rhs, V);
+      clp_start_ = 1 | 2;
+      solve_master(simplex_iterations, value);
+    }
     if (rounds >= max_rounds_) break;
     ++rounds;
 
-    const double* pi = lp_->dualRowSolution();
+    const double* pi = master_duals();
     g.noalias() = V.transpose() * Eigen::Map<const scfw::Vec>(pi + u_row_, n_);
     if (with_x_) g += Eigen::Map<const scfw::Vec>(pi + x_row_, d_);
     domain_->lmo(g, s);
@@ -337,76 +507,78 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V,
       prune_.clear();
       const int K = static_cast<int>(atoms_.size());
       int excess = K - max_atoms_;
-      std::vector<scfw::Vec> kept;
-      std::vector<double> kept_prints;
-      kept.reserve(atoms_.size());
-      const int already = lp_->numberColumns() - first_lambda_;  // atoms with a solved column
-      for (int a = 0; a < K; ++a) {
-        if (excess > 0 && a < already - 2 && lp_->getColumnStatus(first_lambda_ + a) != ClpSimplex::basic) {
-          prune_.push_back(first_lambda_ + a);
+      const int already = atoms_in_master();  // == K: every atom has a column
+      for (int a = 0; a < K && excess > 0; ++a)
+        if (a < already - 2 && !atom_basic(a)) {  // the newest two have not been solved yet
+          prune_.push_back(a);
           --excess;
-          continue;
         }
-        kept.push_back(std::move(atoms_[static_cast<size_t>(a)]));
-        kept_prints.push_back(prints_[static_cast<size_t>(a)]);
-      }
-      if (!prune_.empty()) {
-        lp_->deleteColumns(static_cast<int>(prune_.size()), prune_.data());
-        start_options = 0;  // the column indices changed: Clp starts afresh from the status array
-      }
-      atoms_ = std::move(kept);
-      prints_ = std::move(kept_prints);
+      delete_atoms(prune_);
     }
   }
   if (bound == -scfw::inf) bound = value;  // max_rounds reached before any pricing (never with >= 1)
 
   // x and the atoms' weights.
-  const double* sol = lp_->primalColumnSolution();
   const int K = static_cast<int>(atoms_.size());
   x.setZero(d_);
   std::vector<double> lambda(static_cast<size_t>(K));
   for (int a = 0; a < K; ++a) {
-    lambda[static_cast<size_t>(a)] = std::max(0.0, sol[first_lambda_ + a]);
+    lambda[static_cast<size_t>(a)] = std::max(0.0, atom_weight(a));
     if (lambda[static_cast<size_t>(a)] > 0.0) x += lambda[static_cast<size_t>(a)] * atoms_[static_cast<size_t>(a)];
   }
   double total = 0.0;
   for (double l : lambda) total += l;
   if (total > 0.0) x /= total;
 
-  // The final basis, for the next solve's warm start.
-  const unsigned char* st = lp_->statusArray();
-  status_.assign(st, st + lp_->numberRows() + lp_->numberColumns());
-  // Drop unused atoms, oldest first, beyond max_atoms. A dropped atom has weight 0, so it is
-  // nonbasic (or a degenerate basic): its status entry is removed; when a dropped column was
-  // basic, the basis would lose a member, so the next solve starts cold instead.
-  if (K > max_atoms_) {
-    int excess = K - max_atoms_;
-    std::vector<scfw::Vec> kept;
-    std::vector<double> kept_prints;
-    kept.reserve(static_cast<size_t>(K));
-    // Status layout (Clp): the columns first, then the rows.
-    const int ncols = lp_->numberColumns();
-    std::vector<unsigned char> cols_status(status_.begin(), status_.begin() + ncols), rows_status(status_.begin() + ncols, status_.end());
-    std::vector<unsigned char> new_status(cols_status.begin(), cols_status.begin() + first_lambda_);
-    bool basis_ok = true;
-    for (int a = 0; a < K; ++a) {
-      const unsigned char col_st = cols_status[static_cast<size_t>(first_lambda_ + a)];
-      if (excess > 0 && lambda[static_cast<size_t>(a)] <= 0.0) {
-        --excess;
-        if ((col_st & 7) == ClpSimplex::basic) basis_ok = false;
-        continue;
-      }
-      kept.push_back(std::move(atoms_[static_cast<size_t>(a)]));
-      kept_prints.push_back(prints_[static_cast<size_t>(a)]);
-      new_status.push_back(col_st);
+  if (dense_live_) {
+    // Drop unused atoms, oldest first, beyond max_atoms; the dense master keeps its basis (a
+    // dropped basic column of weight 0 is replaced by its row's logical at the next solve).
+    if (K > max_atoms_) {
+      int excess = K - max_atoms_;
+      prune_.clear();
+      for (int a = 0; a < K && excess > 0; ++a)
+        if (lambda[static_cast<size_t>(a)] <= 0.0) {
+          prune_.push_back(a);
+          --excess;
+        }
+      delete_atoms(prune_);
     }
-    atoms_ = std::move(kept);
-    prints_ = std::move(kept_prints);
-    new_status.insert(new_status.end(), rows_status.begin(), rows_status.end());
-    if (basis_ok)
-      status_ = std::move(new_status);
-    else
-      status_.clear();
+  } else {
+    // The final basis, for the next solve's warm start.
+    const unsigned char* st = lp_->statusArray();
+    status_.assign(st, st + lp_->numberRows() + lp_->numberColumns());
+    // Drop unused atoms, oldest first, beyond max_atoms. A dropped atom has weight 0, so it is
+    // nonbasic (or a degenerate basic): its status entry is removed; when a dropped column was
+    // basic, the basis would lose a member, so the next solve starts cold instead.
+    if (K > max_atoms_) {
+      int excess = K - max_atoms_;
+      std::vector<scfw::Vec> kept;
+      std::vector<double> kept_prints;
+      kept.reserve(static_cast<size_t>(K));
+      // Status layout (Clp): the columns first, then the rows.
+      const int ncols = lp_->numberColumns();
+      std::vector<unsigned char> cols_status(status_.begin(), status_.begin() + ncols), rows_status(status_.begin() + ncols, status_.end());
+      std::vector<unsigned char> new_status(cols_status.begin(), cols_status.begin() + first_lambda_);
+      bool basis_ok = true;
+      for (int a = 0; a < K; ++a) {
+        const unsigned char col_st = cols_status[static_cast<size_t>(first_lambda_ + a)];
+        if (excess > 0 && lambda[static_cast<size_t>(a)] <= 0.0) {
+          --excess;
+          if ((col_st & 7) == ClpSimplex::basic) basis_ok = false;
+          continue;
+        }
+        kept.push_back(std::move(atoms_[static_cast<size_t>(a)]));
+        kept_prints.push_back(prints_[static_cast<size_t>(a)]);
+        new_status.push_back(col_st);
+      }
+      atoms_ = std::move(kept);
+      prints_ = std::move(kept_prints);
+      new_status.insert(new_status.end(), rows_status.begin(), rows_status.end());
+      if (basis_ok)
+        status_ = std::move(new_status);
+      else
+        status_.clear();
+    }
   }
 
   result.value = value;
@@ -420,8 +592,8 @@ void register_components(scfw::Registrar& r) {
   using scfw::ParamSpec;
   r.add<ColumnGeneration>(
       scfw::Kind::Glmo, "column_generation",
-      "x = argmin_{x in X} F(z + V (x - y), x) by column generation: a Clp master LP over LMO atoms, priced "
-      "with its duals; certified lower bound (for domains known only through an LMO)",
+      "x = argmin_{x in X} F(z + V (x - y), x) by column generation: a master LP over LMO atoms (dense primal "
+      "simplex or Clp), priced with its duals; certified lower bound (for domains known only through an LMO)",
       {ParamSpec::number("tolerance", "stop when value - lower_bound <= tolerance * max(1, |value|)").positive().def(1e-7),
        ParamSpec::integer("max_rounds", "at most this many pricing rounds (LMO calls) per solve").range(1, scfw::inf).def(500),
        ParamSpec::integer("max_atoms",
@@ -434,7 +606,11 @@ void register_components(scfw::Registrar& r) {
                          "each round also prices at the dual point smoothing * (duals of the best bound) + (1 - "
                          "smoothing) * (current duals) and adds that atom too (Wentges smoothing; 0: off)")
            .range(0.0, 1.0)
-           .def(0.5)});
+           .def(0.5),
+       ParamSpec::choice("master", {"auto", "dense", "clp"},
+                         "the master LP's solver: \"dense\" (a dense primal simplex kept warm across rounds and solves), "
+                         "\"clp\", or \"auto\" (dense up to 256 master rows, else clp)")
+           .def("auto")});
 }
 
 }  // namespace
