@@ -350,6 +350,7 @@ class CheckedGlmo final : public Glmo {
     GlmoResult r;
     SCFW_GUARD(plugin_, r = inner_->solve(z, V, y, x));
     check_out_vec(plugin_, "solve", "x", x, "d", d_);
+    if (std::isnan(r.lower_bound)) r.lower_bound = r.value;  // not set: an exact solve
     return r;
   }
 

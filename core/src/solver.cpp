@@ -59,7 +59,10 @@ GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo&
   GapValue g;
   g.objective = outer.value(f, y);
   const GlmoResult r = glmo.solve(f, J, y, x);
-  g.gap = g.objective - r.value;
+  // With an inexact GLMO (column generation to a tolerance), the certified lower bound of the
+  // minimum: the gap reported is then an upper bound on the true gap, never an underestimate.
+  const double bound = std::isnan(r.lower_bound) ? r.value : std::min(r.value, r.lower_bound);
+  g.gap = g.objective - bound;
   return g;
 }
 

@@ -9,6 +9,7 @@
 //   Schedule       gamma_k, beta_k, rho_k                          (Thm 1, Thm 2, Cor 1)
 #pragma once
 
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -103,7 +104,10 @@ class Domain : public Component {
 
 struct GlmoResult {
   double value = 0.0;        ///< F(z + V (x - y), x) at the returned x
-  double lower_bound = 0.0;  ///< certified lower bound on the minimum (== value for exact LPs)
+  /// Certified lower bound on the minimum. Left NaN (not set), the host takes it equal to value:
+  /// the solve was exact. An inexact GLMO (column generation stopped at a tolerance) sets it, and
+  /// the reported gap (eq. 2) then uses it, so the gap printed is an upper bound on the true one.
+  double lower_bound = std::numeric_limits<double>::quiet_NaN();
   long iterations = 0;       ///< simplex (or column-generation) iterations of this solve
 };
 
