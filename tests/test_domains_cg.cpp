@@ -86,7 +86,7 @@ std::string data_dir() {
 TEST_CASE("nuclear_ball: LMO = -tau u1 v1^T, value -tau sigma_max, no feasible matrix does better") {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> normal;
-  for (auto [r, c] : {std::pair{7, 5}, std::pair{3, 9}, std::pair{120, 90}}) {  // 120 x 90: the Lanczos path
+  for (auto [r, c] : {std::pair{7, 5}, std::pair{3, 9}, std::pair{120, 90}, std::pair{150, 140}}) {  // 150 x 140: the Lanczos path
     CAPTURE(r);
     CAPTURE(c);
     const double tau = 2.5;

@@ -1,0 +1,258 @@
+// The LMO of the `nuclear_ball` domain (loaded as the real plugin) against an independent dense
+// SVD (Eigen::BDCSVD), on fixed seeds, for ~2000 matrices of assorted shapes and spectra: random
+// 30x20, 20x30, 1x7, 7x1, 5x5, 64x10, 64x64, 100x100 (the MovieLens sub-matrix; the Gram path goes
+// up to min(rows, cols) = 128), rank-deficient, a
+// duplicated and a nearly duplicated (1 and 1 - 1e-9) top singular value, clusters, structured
+// (diagonal, one nonzero entry), extreme scales, G = 0, drifting sequences, and a few matrices of
+// the Lanczos path (min(rows, cols) > 128). For each answer X = lmo(G):
+//   * <G, X> = -tau sigma_max(G) to 1e-10 relative;
+//   * X is rank one with nuclear norm tau (singular values tau, 0, ...) and lies in the ball;
+//   * X = -tau u v^T with (u, v) a top singular pair: ||G^T u - sigma v|| <= 1e-10 sigma and
+//     ||G v - sigma u|| <= 1e-10 sigma.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "plugin_support.hpp"
+
+using namespace scfw;
+using namespace scfw::test;
+
+namespace {
+
+using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+std::unique_ptr<Domain> make_nuclear(int rows, int cols, double tau) {
+  return make<Domain>(Kind::Domain, "nuclear_ball",
+                      params({{"rows", std::int64_t{rows}}, {"cols", std::int64_t{cols}}, {"radius", tau}}),
+                      context(rows * cols, 1));
+}
+
+Eigen::MatrixXd gaussian(int m, int n, std::mt19937_64& rng) {
+  std::normal_distribution<double> normal;
+  Eigen::MatrixXd a(m, n);
+  for (int j = 0; j < n; ++j)
+    for (int i = 0; i < m; ++i) a(i, j) = normal(rng);
+  return a;
+}
+
+// An m x k matrix with orthonormal columns (k <= m).
+Eigen::MatrixXd orthonormal(int m, int k, std::mt19937_64& rng) {
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(gaussian(m, k, rng));
+  return qr.householderQ() * Eigen::MatrixXd::Identity(m, k);
+}
+
+// U diag(s) V^T with random orthonormal U (m x k), V (n x k), k = s.size() <= min(m, n).
+Eigen::MatrixXd with_singular_values(int m, int n, const Eigen::VectorXd& s, std::mt19937_64& rng) {
+  const int k = static_cast<int>(s.size());
+  return orthonormal(m, k, rng) * s.asDiagonal() * orthonormal(n, k, rng).transpose();
+}
+
+// min(m, n) singular values: uniform in [0, 0.9) below the given top ones.
+Eigen::VectorXd spectrum(int m, int n, const std::vector<double>& top, std::mt19937_64& rng) {
+  const int k = std::min(m, n);
+  std::uniform_real_distribution<double> unif(0.0, 0.9);
+  Eigen::VectorXd s(k);
+  for (int i = 0; i < k; ++i) s[i] = i < static_cast<int>(top.size()) ? top[static_cast<size_t>(i)] : unif(rng);
+  return s;
+}
+
+struct Worst {
+  double value = 0, residual = 0, rank = 0, nuclear = 0;
+  int checked = 0;
+};
+
+// Checks one LMO answer against BDCSVD; returns nothing, records the worst errors.
+void check_answer(const Domain& ball, const Eigen::MatrixXd& G, double tau, Worst& worst, const std::string& what) {
+  const int m = static_cast<int>(G.rows()), n = static_cast<int>(G.cols());
+  const RowMat Gr = G;
+  const Vec g = Eigen::Map<const Vec>(Gr.data(), m * n);
+  Vec x;
+  ball.lmo(g, x);
+  REQUIRE(x.size() == m * n);
+  REQUIRE(x.allFinite());
+  const Eigen::Map<const RowMat> X(x.data(), m, n);
+  const double sigma = Eigen::BDCSVD<Eigen::MatrixXd>(G).singularValues()(0);
+  const double value = g.dot(x);
+
+  // <G, X> = -tau sigma_max(G).
+  const double value_err = std::abs(value + tau * sigma) / std::max(tau * sigma, std::numeric_limits<double>::min());
+  if (sigma > 0.0) {
+    CHECK_MESSAGE(value_err <= 1e-10, what << ": <G, X> = " << value << ", -tau sigma_max = " << -tau * sigma);
+    worst.value = std::max(worst.value, value_err);
+  } else {
+    CHECK(value == 0.0);
+  }
+
+  // Rank one, nuclear norm tau, in the ball.
+  const Eigen::MatrixXd Xd = X;
+  const Eigen::VectorXd sx = Eigen::BDCSVD<Eigen::MatrixXd>(Xd).singularValues();
+  CHECK_MESSAGE(std::abs(sx(0) - tau) <= 1e-12 * tau, what << ": top singular value of X " << sx(0));
+  const double tail = sx.size() > 1 ? sx.tail(sx.size() - 1).sum() : 0.0;
+  CHECK_MESSAGE(tail <= 1e-12 * tau, what << ": X is not rank one, other singular values sum to " << tail);
+  CHECK(ball.contains(x, 1e-9 * tau));
+  worst.rank = std::max(worst.rank, tail / tau);
+  worst.nuclear = std::max(worst.nuclear, std::abs(sx.sum() - tau) / tau);
+
+  // X = -tau u v^T: v from X's largest row, u = -X v / tau; (u, v) is a top singular pair.
+  if (sigma > 0.0) {
+    Eigen::Index i = 0;
+    Xd.rowwise().norm().maxCoeff(&i);
+    const Eigen::VectorXd v = Xd.row(i).transpose().normalized();
+    const Eigen::VectorXd u = -Xd * v / tau;
+    CHECK(std::abs(u.norm() - 1.0) <= 1e-12);
+    const double s = u.dot(G * v);
+    const double res = std::max((G.transpose() * u - s * v).norm(), (G * v - s * u).norm()) / sigma;
+    CHECK_MESSAGE(res <= 1e-10, what << ": residual of the singular pair " << res);
+    worst.residual = std::max(worst.residual, res);
+  }
+  ++worst.checked;
+}
+
+struct Shape {
+  int rows, cols;
+};
+
+}  // namespace
+
+TEST_CASE("nuclear_ball LMO: random matrices of assorted shapes") {
+  std::mt19937_64 rng(2024);
+  const std::vector<Shape> shapes = {{30, 20}, {20, 30}, {1, 7}, {7, 1}, {5, 5}, {64, 10}, {10, 64}, {2, 2}, {1, 1}, {64, 64}};
+  const std::vector<int> counts = {300, 300, 100, 100, 200, 150, 100, 100, 20, 40};
+  Worst worst;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const Shape sh = shapes[k];
+    const double tau = 0.5 + static_cast<double>(k);
+    const auto ball = make_nuclear(sh.rows, sh.cols, tau);  // one instance: its work space is reused
+    for (int t = 0; t < counts[k]; ++t) {
+      Eigen::MatrixXd G = gaussian(sh.rows, sh.cols, rng);
+      if (t % 3 == 1) G *= 1e-3;  // scale does not matter
+      if (t % 3 == 2) G *= 1e4;
+      check_answer(*ball, G, tau, worst, std::to_string(sh.rows) + "x" + std::to_string(sh.cols) + " #" + std::to_string(t));
+    }
+  }
+  MESSAGE("random: " << worst.checked << " matrices, worst value error " << worst.value << ", residual " << worst.residual);
+  CHECK(worst.checked == 1410);
+}
+
+TEST_CASE("nuclear_ball LMO: rank-deficient, duplicated and nearly duplicated top singular values, clusters") {
+  std::mt19937_64 rng(7);
+  const std::vector<Shape> shapes = {{30, 20}, {20, 30}, {5, 5}, {64, 10}, {64, 64}};
+  Worst worst;
+  for (const Shape sh : shapes) {
+    const int k = std::min(sh.rows, sh.cols);
+    const auto ball = make_nuclear(sh.rows, sh.cols, 2.0);
+    const std::string name = std::to_string(sh.rows) + "x" + std::to_string(sh.cols);
+    const int reps = sh.rows * sh.cols >= 4096 ? 4 : 12;
+    for (int t = 0; t < reps; ++t) {
+      // Rank r < min(m, n): a product of thin Gaussian factors.
+      for (int r : {1, 2, 3}) {
+        if (r >= k) continue;
+        check_answer(*ball, gaussian(sh.rows, r, rng) * gaussian(r, sh.cols, rng), 2.0, worst, name + " rank " + std::to_string(r));
+      }
+      // Zero rows and columns.
+      Eigen::MatrixXd Z = gaussian(sh.rows, sh.cols, rng);
+      Z.row(0).setZero();
+      Z.col(sh.cols - 1).setZero();
+      if (k > 1) check_answer(*ball, Z, 2.0, worst, name + " zero row and column");
+      // Duplicated top singular value (1, 1, then < 0.9), and three equal ones.
+      check_answer(*ball, with_singular_values(sh.rows, sh.cols, spectrum(sh.rows, sh.cols, {1.0, 1.0}, rng), rng), 2.0, worst,
+                   name + " duplicated top");
+      check_answer(*ball, with_singular_values(sh.rows, sh.cols, spectrum(sh.rows, sh.cols, {3.0, 3.0, 3.0}, rng), rng), 2.0,
+                   worst, name + " triple top");
+      // Nearly duplicated: 1 and 1 - 1e-9, and 1 and 1 - 1e-14 (the pair cannot be resolved).
+      check_answer(*ball, with_singular_values(sh.rows, sh.cols, spectrum(sh.rows, sh.cols, {1.0, 1.0 - 1e-9}, rng), rng), 2.0,
+                   worst, name + " near-duplicate 1e-9");
+      check_answer(*ball, with_singular_values(sh.rows, sh.cols, spectrum(sh.rows, sh.cols, {1.0, 1.0 - 1e-14}, rng), rng), 2.0,
+                   worst, name + " near-duplicate 1e-14");
+      // Half of the spectrum equal to the top one; all equal (a multiple of an orthonormal matrix).
+      Eigen::VectorXd half = spectrum(sh.rows, sh.cols, {}, rng);
+      half.head((k + 1) / 2).setConstant(1.5);
+      check_answer(*ball, with_singular_values(sh.rows, sh.cols, half, rng), 2.0, worst, name + " half cluster");
+      check_answer(*ball, with_singular_values(sh.rows, sh.cols, Eigen::VectorXd::Constant(k, 0.7), rng), 2.0, worst,
+                   name + " all equal");
+      // Geometric decay 1, 1/2, 1/4, ... (most of the Gram spectrum below rounding).
+      Eigen::VectorXd geo(k);
+      for (int i = 0; i < k; ++i) geo[i] = std::ldexp(1.0, -i);
+      check_answer(*ball, with_singular_values(sh.rows, sh.cols, geo, rng), 2.0, worst, name + " geometric");
+    }
+  }
+  MESSAGE("structured spectra: " << worst.checked << " matrices, worst value error " << worst.value << ", residual "
+                                 << worst.residual);
+  CHECK(worst.checked > 400);
+}
+
+TEST_CASE("nuclear_ball LMO: G = 0, structured matrices, extreme scales, non-finite G") {
+  std::mt19937_64 rng(11);
+  Worst worst;
+  for (const Shape sh : std::vector<Shape>{{30, 20}, {20, 30}, {1, 7}, {7, 1}, {5, 5}, {64, 10}, {1, 1}}) {
+    const double tau = 1.25;
+    const auto ball = make_nuclear(sh.rows, sh.cols, tau);
+    const std::string name = std::to_string(sh.rows) + "x" + std::to_string(sh.cols);
+    const int k = std::min(sh.rows, sh.cols);
+    // G = 0: any rank-one matrix of nuclear norm tau is optimal (value 0).
+    check_answer(*ball, Eigen::MatrixXd::Zero(sh.rows, sh.cols), tau, worst, name + " zero");
+    // Between two non-zero calls too (the work space must not remember anything wrong).
+    check_answer(*ball, gaussian(sh.rows, sh.cols, rng), tau, worst, name + " after zero");
+    check_answer(*ball, Eigen::MatrixXd::Zero(sh.rows, sh.cols), tau, worst, name + " zero again");
+    // One non-zero entry, anywhere; a diagonal; all ones (rank one); a constant column.
+    for (int t = 0; t < 5; ++t) {
+      Eigen::MatrixXd E = Eigen::MatrixXd::Zero(sh.rows, sh.cols);
+      E(static_cast<int>(rng() % static_cast<unsigned>(sh.rows)), static_cast<int>(rng() % static_cast<unsigned>(sh.cols))) =
+          (t % 2 ? -1.0 : 1.0) * (1.0 + t);
+      check_answer(*ball, E, tau, worst, name + " one entry");
+    }
+    Eigen::MatrixXd D = Eigen::MatrixXd::Zero(sh.rows, sh.cols);
+    for (int i = 0; i < k; ++i) D(i, i) = 1.0 + 0.1 * i;
+    check_answer(*ball, D, tau, worst, name + " diagonal");
+    D.setZero();
+    for (int i = 0; i < k; ++i) D(i, i) = 2.0;  // a multiple of [I 0]: every singular value equal
+    check_answer(*ball, D, tau, worst, name + " 2 [I 0]");
+    check_answer(*ball, Eigen::MatrixXd::Ones(sh.rows, sh.cols), tau, worst, name + " ones");
+    // Extreme scales: the Gram matrix of G would overflow / underflow without rescaling.
+    for (double scale : {1e-160, 1e-120, 1e120, 1e160}) {
+      const Eigen::MatrixXd S = scale * gaussian(sh.rows, sh.cols, rng);
+      check_answer(*ball, S, tau, worst, name + " scale 1e" + std::to_string(static_cast<int>(std::lround(std::log10(scale)))));
+    }
+    // Non-finite G: an answer in the ball, finite (like the l2 ball's LMO).
+    Eigen::MatrixXd N = gaussian(sh.rows, sh.cols, rng);
+    N(0, 0) = std::numeric_limits<double>::quiet_NaN();
+    const RowMat Nr = N;
+    Vec x;
+    ball->lmo(Eigen::Map<const Vec>(Nr.data(), sh.rows * sh.cols), x);
+    CHECK(x.allFinite());
+    CHECK(ball->contains(x, 1e-9));
+  }
+  MESSAGE("structured matrices: " << worst.checked << " checked, worst value error " << worst.value);
+}
+
+TEST_CASE("nuclear_ball LMO: drifting sequences (as under Frank-Wolfe) and the Lanczos path") {
+  std::mt19937_64 rng(5);
+  Worst worst;
+  for (const Shape sh : std::vector<Shape>{{30, 20}, {20, 30}, {64, 64}, {70, 66}, {100, 100}, {140, 130}}) {
+    const auto ball = make_nuclear(sh.rows, sh.cols, 3.0);
+    Eigen::MatrixXd G = gaussian(sh.rows, sh.cols, rng);
+    const int steps = std::min(sh.rows, sh.cols) > 64 ? 10 : 60;
+    for (int t = 0; t < steps; ++t) {
+      G = 0.99 * G + 0.01 * gaussian(sh.rows, sh.cols, rng);
+      check_answer(*ball, G, 3.0, worst, std::to_string(sh.rows) + "x" + std::to_string(sh.cols) + " drift");
+    }
+    // A Lanczos-path matrix with a nearly duplicated top singular value, and G = 0 there.
+    if (std::min(sh.rows, sh.cols) > 64) {  // 140 x 130: the Lanczos path; the others: large Gram matrices
+      check_answer(*ball, with_singular_values(sh.rows, sh.cols, spectrum(sh.rows, sh.cols, {1.0, 1.0 - 1e-9}, rng), rng), 3.0,
+                   worst, "lanczos near-duplicate");
+      check_answer(*ball, Eigen::MatrixXd::Zero(sh.rows, sh.cols), 3.0, worst, "lanczos zero");
+    }
+  }
+  MESSAGE("drift: " << worst.checked << " matrices, worst value error " << worst.value << ", residual " << worst.residual);
+}
