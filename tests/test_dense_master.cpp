@@ -231,7 +231,8 @@ TEST_CASE("dense master: column generation pattern (add, delete, change in place
       } else if (action == 2) {  // change a column in place
         const int k = static_cast<int>(rng() % lp.cols.size());
         for (auto& v : lp.cols[static_cast<size_t>(k)]) v += 0.3 * normal(rng);
-        dm.set_column(k, lp.cols[static_cast<size_t>(k)].data());
+        lp.cost[static_cast<size_t>(k)] += 0.1 * normal(rng);
+        dm.set_column(k, lp.cols[static_cast<size_t>(k)].data(), lp.cost[static_cast<size_t>(k)]);
       } else {  // move a row's bounds
         const int r = static_cast<int>(rng() % static_cast<unsigned>(m));
         const double shift = 0.3 * normal(rng);

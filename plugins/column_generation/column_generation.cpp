@@ -29,7 +29,10 @@
 // The master LP is solved by one of two back-ends (`master`):
 //   * "dense" (dense_master.hpp): a small dense bounded primal simplex kept alive across rounds
 //     and solves; a new atom is one more column and the primal simplex continues from the
-//     previous optimal basis (still primal feasible). Used by default ("auto") when the master has
+//     previous optimal basis (still primal feasible). Its master has the u-variables and u-rows
+//     substituted out (u = z - V y + sum_a lambda_a V s_a; each atom's column is then B V s_a on
+//     F's rows, B the u-coefficients there): 2n + 1 rows instead of 3n + 1 for an l1 outer. The
+//     pricing duals of the u-rows are recovered as pi_u = c_u - B^T y. Used by default ("auto") when the master has
 //     at most kDenseMaxRows rows (F does not read x, or d is small). If it ever reports failure
 //     (pivot limit, or no verified optimum), that solve is redone with Clp.
 //   * "clp": Clp's primal simplex (below); the master is reloaded at each solve.
@@ -131,7 +134,7 @@ class ColumnGeneration final : public scfw::Glmo {
     if (atoms_.back().size() != d) throw scfw::Error("column_generation: the domain's initial point has the wrong size");
     last_rounds_ = 0;
     build_base();
-    dense_ = master_ == "dense" || (master_ == "auto" && base_.num_rows <= kDenseMaxRows);
+    dense_ = master_ == "dense" || (master_ == "auto" && elim_.rows <= kDenseMaxRows);
     dense_live_ = false;
     fallbacks_ = 0;
   }
@@ -148,15 +151,17 @@ class ColumnGeneration final : public scfw::Glmo {
   }
 
  private:
-  // Atom s's master column, dense over the rows: -s on the x-rows, -V s on the u-rows, 1 on the
-  // convexity row.
-  void dense_column(const scfw::Vec& s, const scfw::Mat& V) {
-    col_.assign(static_cast<size_t>(base_.num_rows), 0.0);
-    if (with_x_)
-      for (int j = 0; j < d_; ++j) col_[static_cast<size_t>(x_row_ + j)] = -s[j];
+  // Atom s's column in the dense master, where u = rhs + sum_a lambda_a V s_a is substituted
+  // out: B (V s) on F's rows, -s on the x-rows, 1 on the convexity row; returns its cost
+  // c_u^T V s (F's objective terms on u).
+  double dense_column(const scfw::Vec& s, const scfw::Mat& V) {
     vs_.noalias() = V * s;
-    for (int i = 0; i < n_; ++i) col_[static_cast<size_t>(u_row_ + i)] = -vs_[i];
-    col_[static_cast<size_t>(conv_row_)] = 1.0;
+    Eigen::Map<Eigen::VectorXd> col(col_.data(), elim_.rows);
+    col.noalias() = elim_.B * vs_;
+    if (with_x_)
+      for (int j = 0; j < d_; ++j) col_[static_cast<size_t>(elim_.x_row + j)] = -s[j];
+    col_[static_cast<size_t>(elim_.conv_row)] = 1.0;
+    return elim_.cu.dot(vs_);
   }
 
   // Appends atom s's column (rows, values) to the sparse column buffers (Clp).
@@ -180,8 +185,8 @@ class ColumnGeneration final : public scfw::Glmo {
   // Adds atom s's column to the master in use.
   void add_column(const scfw::Vec& s, const scfw::Mat& V) {
     if (dense_live_) {
-      dense_column(s, V);
-      dm_.add_column(col_.data(), 0.0, scfw::inf, 0.0);
+      const double cost = dense_column(s, V);
+      dm_.add_column(col_.data(), 0.0, scfw::inf, cost);
       return;
     }
     rows_.clear();
@@ -213,7 +218,18 @@ class ColumnGeneration final : public scfw::Glmo {
   void load_clp(const scfw::Vec& rhs, const scfw::Mat& V);
   // One master solve in the back-end in use: the value, or false when the dense one failed.
   bool solve_master(long& simplex_iterations, double& value);
-  const double* master_duals() const { return dense_live_ ? dm_.duals() : lp_->dualRowSolution(); }
+  // The master's row duals in the layout of the full master (x-, u-, convexity rows); for the
+  // dense master, whose u-rows were substituted out, pi_u = c_u - B^T y.
+  const double* master_duals() {
+    if (!dense_live_) return lp_->dualRowSolution();
+    const Eigen::Map<const Eigen::VectorXd> y(dm_.duals(), elim_.rows);
+    pi_.assign(static_cast<size_t>(base_.num_rows), 0.0);
+    Eigen::Map<Eigen::VectorXd>(pi_.data() + u_row_, n_).noalias() = elim_.cu - elim_.B.transpose() * y;
+    if (with_x_)
+      for (int j = 0; j < d_; ++j) pi_[static_cast<size_t>(x_row_ + j)] = y[elim_.x_row + j];
+    pi_[static_cast<size_t>(conv_row_)] = y[elim_.conv_row];
+    return pi_.data();
+  }
   bool atom_basic(int a) const {
     return dense_live_ ? dm_.is_basic(first_atom_ + a) : lp_->getColumnStatus(first_lambda_ + a) == ClpSimplex::basic;
   }
@@ -239,9 +255,22 @@ class ColumnGeneration final : public scfw::Glmo {
   bool warm_ = true;
   double smoothing_ = 0.5;
   BaseLp base_;
+  // The dense master's form of base_: the n u-variables and u-rows substituted out
+  // (u = rhs + sum_a lambda_a V s_a), which takes n rows and n columns off the dense simplex.
+  struct Eliminated {
+    int rows = 0;                 // dense master rows: base rows minus the u-rows
+    std::vector<int> row_of;      // base row -> dense row (-1 for a u-row)
+    std::vector<int> col_of;      // base variable -> dense column (-1 for a u-variable)
+    Eigen::MatrixXd B;            // rows x n: coefficient of u_i in dense row r
+    Eigen::VectorXd cu;           // n: F's objective coefficient of u_i
+    int x_row = 0, conv_row = 0;  // dense rows of x_0 and of the convexity row
+    int columns = 0;              // fixed dense columns (before the atoms)
+  } elim_;
+  std::vector<double> pi_;
   bool dense_ = false;       // the dense master is the back-end of choice
   bool dense_live_ = false;  // dm_ holds the current master (false: lp_ does)
   long fallbacks_ = 0;       // solves redone with Clp after the dense master failed
+  double dense_constant_ = 0.0;  // the dense master's objective constant for this solve
   scfw_cg::DenseMaster dm_;
   int first_atom_ = 0;  // dm_ structural index of atom 0
   std::unique_ptr<ClpSimplex> lp_;
@@ -310,34 +339,72 @@ void ColumnGeneration::build_base() {
     b.row_lo[static_cast<size_t>(r)] = m.rows()[static_cast<size_t>(r)].lower;
     b.row_up[static_cast<size_t>(r)] = m.rows()[static_cast<size_t>(r)].upper;
   }
+
+  // The eliminated form for the dense master. The u-variables are free and each u-row is
+  // u_i - sum_a lambda_a (V s_a)_i = rhs_i, so u is defined by the atoms' weights: substituting
+  // it is exact.
+  Eliminated& e = elim_;
+  const int first_u = with_x_ ? d_ : 0;
+  e.row_of.assign(static_cast<size_t>(b.num_rows), -1);
+  e.rows = 0;
+  for (int r = 0; r < b.num_rows; ++r)
+    if (r < u_row_ || r >= u_row_ + n_) e.row_of[static_cast<size_t>(r)] = e.rows++;
+  e.x_row = e.row_of[static_cast<size_t>(x_row_)] >= 0 ? e.row_of[static_cast<size_t>(x_row_)] : 0;
+  e.conv_row = e.row_of[static_cast<size_t>(conv_row_)];
+  e.col_of.assign(static_cast<size_t>(b.num_vars), -1);
+  e.columns = 0;
+  e.B = Eigen::MatrixXd::Zero(e.rows, n_);
+  e.cu = Eigen::VectorXd::Zero(n_);
+  for (int v = 0; v < b.num_vars; ++v) {
+    if (v >= first_u && v < first_u + n_) {
+      const int i = v - first_u;
+      e.cu[i] = b.cost[static_cast<size_t>(v)];
+      for (const auto& [r, a] : b.cols[static_cast<size_t>(v)])
+        if (e.row_of[static_cast<size_t>(r)] >= 0) e.B(e.row_of[static_cast<size_t>(r)], i) += a;
+      continue;
+    }
+    e.col_of[static_cast<size_t>(v)] = e.columns++;
+  }
 }
 
 void ColumnGeneration::load_dense(const scfw::Vec& rhs, const scfw::Mat& V) {
   const int K = static_cast<int>(atoms_.size());
-  const bool keep = warm_ && dense_live_ && dm_.rows() == base_.num_rows && dm_.columns() == first_atom_ + K;
+  const Eliminated& e = elim_;
+  col_.resize(static_cast<size_t>(e.rows));
+  const bool keep = warm_ && dense_live_ && dm_.rows() == e.rows && dm_.columns() == first_atom_ + K;
   if (!keep) {
     // From scratch: the fixed columns, then the atoms; all-logical basis.
-    dm_.reset(base_.num_rows);
-    for (int r = 0; r < base_.num_rows; ++r) dm_.set_row_bounds(r, base_.row_lo[static_cast<size_t>(r)], base_.row_up[static_cast<size_t>(r)]);
+    dm_.reset(e.rows);
     for (int v = 0; v < base_.num_vars; ++v) {
-      col_.assign(static_cast<size_t>(base_.num_rows), 0.0);
-      for (const auto& [r, a] : base_.cols[static_cast<size_t>(v)]) col_[static_cast<size_t>(r)] += a;
+      if (e.col_of[static_cast<size_t>(v)] < 0) continue;
+      std::fill(col_.begin(), col_.end(), 0.0);
+      for (const auto& [r, a] : base_.cols[static_cast<size_t>(v)]) {
+        const int dr = e.row_of[static_cast<size_t>(r)];
+        if (dr >= 0) col_[static_cast<size_t>(dr)] += a;
+      }
       dm_.add_column(col_.data(), base_.col_lo[static_cast<size_t>(v)], base_.col_up[static_cast<size_t>(v)],
                      base_.cost[static_cast<size_t>(v)]);
     }
-    first_atom_ = base_.num_vars;
+    first_atom_ = e.columns;
     for (int a = 0; a < K; ++a) {
-      dense_column(atoms_[static_cast<size_t>(a)], V);
-      dm_.add_column(col_.data(), 0.0, scfw::inf, 0.0);
+      const double cost = dense_column(atoms_[static_cast<size_t>(a)], V);
+      dm_.add_column(col_.data(), 0.0, scfw::inf, cost);
     }
   } else {
-    // Warm: same columns and basis; V changed the atoms' columns.
+    // Warm: same columns and basis; V changed the atoms' columns and costs.
     for (int a = 0; a < K; ++a) {
-      dense_column(atoms_[static_cast<size_t>(a)], V);
-      dm_.set_column(first_atom_ + a, col_.data());
+      const double cost = dense_column(atoms_[static_cast<size_t>(a)], V);
+      dm_.set_column(first_atom_ + a, col_.data(), cost);
     }
   }
-  for (int i = 0; i < n_; ++i) dm_.set_row_bounds(u_row_ + i, rhs[i], rhs[i]);
+  // Row bounds shift by B rhs (the substituted u's constant part); F's objective gains c_u^T rhs.
+  const Eigen::VectorXd shift = e.B * rhs;
+  for (int r = 0; r < base_.num_rows; ++r) {
+    const int dr = e.row_of[static_cast<size_t>(r)];
+    if (dr < 0) continue;
+    dm_.set_row_bounds(dr, base_.row_lo[static_cast<size_t>(r)] - shift[dr], base_.row_up[static_cast<size_t>(r)] - shift[dr]);
+  }
+  dense_constant_ = base_.objective_constant + e.cu.dot(rhs);
   dense_live_ = true;
 }
 
@@ -400,7 +467,7 @@ bool ColumnGeneration::solve_master(long& simplex_iterations, double& value) {
     if (st == scfw_cg::DenseMaster::Status::unbounded)
       throw scfw::Error("column_generation: the restricted master LP is unbounded (the outer function's model is unbounded below)");
     if (st == scfw_cg::DenseMaster::Status::failed) return false;
-    value = dm_.objective() + base_.objective_constant;
+    value = dm_.objective() + dense_constant_;
     return true;
   }
   lp_->primal(0, clp_start_);

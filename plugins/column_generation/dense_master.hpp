@@ -99,9 +99,11 @@ class DenseMaster {
     if (x_.back() != 0.0) factored_ = false;  // x_B moves with it
   }
 
-  // Replaces structural column k's coefficients (the basis must be refactorized: solve() does).
-  void set_column(int k, const double* a) {
+  // Replaces structural column k's coefficients and cost (the basis must be refactorized:
+  // solve() does).
+  void set_column(int k, const double* a, double cost) {
     std::copy(a, a + m_, cols_.begin() + static_cast<std::ptrdiff_t>(k) * m_);
+    cost_[static_cast<size_t>(m_ + k)] = cost;
     factored_ = false;
   }
 
