@@ -181,7 +181,7 @@ class DenseMaster {
         refactor();
         since_refactor = 0;
       }
-      bool phase1 = set_basic_costs();
+      const bool phase1 = set_basic_costs();
       compute_duals();
       int q = -1;
       double dq = 0.0;
@@ -196,8 +196,16 @@ class DenseMaster {
         since_refactor = 0;
         continue;
       }
-      const int r = ratio_and_update(q, dq, phase1);
+      const int r = ratio_and_update(q, dq);
       if (r == -2) {
+        // No blocking variable: an unbounded ray, if the direction is not a rounding artefact of
+        // an updated inverse; confirm on a fresh factorization first.
+        if (since_refactor > 0 && verified < kMaxVerify) {
+          ++verified;
+          refactor();
+          since_refactor = 0;
+          continue;
+        }
         if (!phase1) return Status::unbounded;
         return Status::failed;  // an unbounded phase-1 ray cannot happen with blocking violators
       }
@@ -207,10 +215,6 @@ class DenseMaster {
   }
 
  private:
-  double col(int j, int i) const {  // coefficient of variable j in row i of [A -I]
-    if (j < m_) return j == i ? -1.0 : 0.0;
-    return cols_[static_cast<size_t>(j - m_) * static_cast<size_t>(m_) + static_cast<size_t>(i)];
-  }
   const double* structural(int j) const { return cols_.data() + static_cast<size_t>(j - m_) * static_cast<size_t>(m_); }
 
   // The primal tolerance at a bound (0 at an infinite one, so that inf - ptol stays inf).
@@ -317,8 +321,7 @@ class DenseMaster {
     for (int r = 0; r < m_; ++r) {
       const int j = head_[static_cast<size_t>(r)];
       const double c = phase1 ? cb_[r] : cost_[static_cast<size_t>(j)];
-      const double d = (phase1 ? c - (j < m_ ? -y_[j] : Eigen::Map<const Eigen::VectorXd>(structural(j), m_).dot(y_))
-                               : reduced_cost(j, false));
+      const double d = c - (j < m_ ? -y_[j] : Eigen::Map<const Eigen::VectorXd>(structural(j), m_).dot(y_));
       if (!(std::abs(d) <= kDualTol * std::max(1.0, std::abs(c)))) return false;
     }
     return true;
@@ -376,7 +379,7 @@ class DenseMaster {
   }
 
   // Moves entering q; returns the leaving row position, -1 for a bound flip, -2 if unbounded.
-  int ratio_and_update(int q, double dq, bool phase1) {
+  int ratio_and_update(int q, double dq) {
     column_ftran(q);
     const double dir = dq < 0.0 ? 1.0 : -1.0;
     const double xq = x_[static_cast<size_t>(q)];
@@ -388,7 +391,7 @@ class DenseMaster {
     for (int i = 0; i < m_; ++i) {
       const double rate = -dir * alpha_[i];
       if (std::abs(rate) <= kPivotTol) continue;
-      const double t = limit(i, rate, phase1, harris);
+      const double t = limit(i, rate, harris);
       if (t < tmax) tmax = t;
     }
     if (tmax == kInf) return -2;
@@ -398,7 +401,7 @@ class DenseMaster {
     for (int i = 0; i < m_; ++i) {
       const double rate = -dir * alpha_[i];
       if (std::abs(rate) <= kPivotTol) continue;
-      const double t = limit(i, rate, phase1, false);
+      const double t = limit(i, rate, false);
       if (t > tmax) continue;
       const double a = std::abs(alpha_[i]);
       bool better = a > best_abs;
@@ -423,7 +426,7 @@ class DenseMaster {
     degenerate_ = t <= 1e-12 ? degenerate_ + 1 : 0;
     if (degenerate_ > kDegenerateRun) bland_ = true;
     // The bound the leaving variable reaches (classified before the values move).
-    const double leave_bound = leave >= 0 ? target_bound(leave, -dir * alpha_[leave], phase1) : 0.0;
+    const double leave_bound = leave >= 0 ? target_bound(leave, -dir * alpha_[leave]) : 0.0;
     // Update the values.
     x_[static_cast<size_t>(q)] = leave < 0 ? (dir > 0 ? up_[static_cast<size_t>(q)] : lo_[static_cast<size_t>(q)]) : xq + dir * t;
     if (t != 0.0)
@@ -440,10 +443,9 @@ class DenseMaster {
   }
 
   // The bound basic position i runs into when moving at rate (rate < 0: down), or NaN if none.
-  double target_bound(int i, double rate, bool phase1) const {
+  double target_bound(int i, double rate) const {
     const int j = head_[static_cast<size_t>(i)];
     const double v = x_[static_cast<size_t>(j)], lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-    (void)phase1;
     if (rate < 0.0) {
       if (v > up + ptol(up)) return up;  // above its upper bound: blocks on entering feasibility
       if (v >= lo - ptol(lo)) return lo;
@@ -456,8 +458,8 @@ class DenseMaster {
 
   // The step at which basic position i reaches its blocking bound (relaxed by the tolerance for
   // Harris' first pass); +inf when it does not block.
-  double limit(int i, double rate, bool phase1, bool relaxed) const {
-    const double b = target_bound(i, rate, phase1);
+  double limit(int i, double rate, bool relaxed) const {
+    const double b = target_bound(i, rate);
     if (std::isnan(b) || std::isinf(b)) return kInf;
     const double v = x_[static_cast<size_t>(head_[static_cast<size_t>(i)])];
     const double slack = relaxed ? ptol(b) : 0.0;
