@@ -565,3 +565,26 @@ TEST_CASE("generalized gap with an inexact GLMO: taken from the certified lower 
   }
   CHECK(stopped_above >= 3);
 }
+
+TEST_CASE("column_generation: a dense master that runs out of pivots hands the solve to Clp, same values") {
+  // max_pivots = 1 makes every dense master solve give up; each GLMO solve is then finished by
+  // Clp from the atoms found so far, and describe() counts the hand-overs.
+  std::mt19937_64 rng(41);
+  const int r = 8, c = 6, d = r * c, n = 10;
+  auto ball = make_nuclear(r, c, 2.0);
+  auto l1 = make<OuterFunction>(Kind::Outer, "norm", block_params({{"p", std::string("1")}}), context(d, n));
+  auto starved = make<Glmo>(Kind::Glmo, "column_generation",
+                            block_params({{"tolerance", 1e-9}, {"master", std::string("dense")}, {"max_pivots", std::int64_t{1}}}),
+                            context(d, n));
+  auto clp = make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", 1e-9}, {"master", std::string("clp")}}), context(d, n));
+  starved->setup(*l1, *ball, n, d);
+  clp->setup(*l1, *ball, n, d);
+  for (int k = 0; k < 5; ++k) {
+    const Instance in = random_instance(*ball, n, rng, /*gaussian_z=*/true);
+    Vec x1, x2;
+    const GlmoResult a = starved->solve(in.z, in.V, in.y, x1), b = clp->solve(in.z, in.V, in.y, x2);
+    CHECK(std::abs(a.value - b.value) <= 1e-8 * std::max(1.0, std::abs(b.value)));
+    CHECK(ball->contains(x1, 1e-8));
+  }
+  CHECK(starved->describe().find("; 5 solves redone with Clp") != std::string::npos);
+}

@@ -101,6 +101,8 @@ class ColumnGeneration final : public scfw::Glmo {
     smoothing_ = p.has("smoothing") ? p.number("smoothing") : 0.5;
     if (!(smoothing_ >= 0.0 && smoothing_ < 1.0)) p.fail("smoothing", "expected a number in [0, 1)");
     master_ = p.has("master") ? p.string("master") : "auto";
+    max_pivots_ = p.has("max_pivots") ? static_cast<long>(p.integer("max_pivots")) : 0;
+    if (max_pivots_ < 0) p.fail("max_pivots", "expected an integer >= 0");
     if (master_ != "auto" && master_ != "dense" && master_ != "clp")
       p.fail("master", "expected \"auto\", \"dense\" or \"clp\", got \"" + master_ + "\"");
   }
@@ -244,6 +246,7 @@ class ColumnGeneration final : public scfw::Glmo {
   int max_rounds_ = 500;
   int max_atoms_ = 50;
   std::string master_ = "auto";
+  long max_pivots_ = 0;  // dense master pivots per master solve before Clp takes over (0: automatic)
   const scfw::OuterFunction* outer_ = nullptr;
   const scfw::Domain* domain_ = nullptr;
   int n_ = 0, d_ = 0;
@@ -459,7 +462,7 @@ void ColumnGeneration::load_clp(const scfw::Vec& rhs, const scfw::Mat& V) {
 bool ColumnGeneration::solve_master(long& simplex_iterations, double& value) {
   if (dense_live_) {
     // Enough pivots for any sane master; beyond it the solve is redone with Clp.
-    const long limit = 50L * (dm_.rows() + dm_.columns()) + 1000;
+    const long limit = max_pivots_ > 0 ? max_pivots_ : 50L * (dm_.rows() + dm_.columns()) + 1000;
     const scfw_cg::DenseMaster::Status st = dm_.solve(limit);
     simplex_iterations += dm_.pivots();
     if (st == scfw_cg::DenseMaster::Status::infeasible)
@@ -677,7 +680,12 @@ void register_components(scfw::Registrar& r) {
        ParamSpec::choice("master", {"auto", "dense", "clp"},
                          "the master LP's solver: \"dense\" (a dense primal simplex kept warm across rounds and solves), "
                          "\"clp\", or \"auto\" (dense up to 256 master rows, else clp)")
-           .def("auto")});
+           .def("auto"),
+       ParamSpec::integer("max_pivots",
+                          "pivots the dense master may take in one master solve before that GLMO solve is handed to "
+                          "Clp (0: 50 (rows + columns) + 1000)")
+           .range(0, scfw::inf)
+           .def(0)});
 }
 
 }  // namespace
