@@ -64,7 +64,6 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
-#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
