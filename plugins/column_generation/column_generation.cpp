@@ -32,9 +32,10 @@
 //     previous optimal basis (still primal feasible). Its master has the u-variables and u-rows
 //     substituted out (u = z - V y + sum_a lambda_a V s_a; each atom's column is then B V s_a on
 //     F's rows, B the u-coefficients there): 2n + 1 rows instead of 3n + 1 for an l1 outer. The
-//     pricing duals of the u-rows are recovered as pi_u = c_u - B^T y. Used by default ("auto") when the master has
-//     at most kDenseMaxRows rows (F does not read x, or d is small). If it ever reports failure
-//     (pivot limit, or no verified optimum), that solve is redone with Clp.
+//     pricing duals of the u-rows are recovered as pi_u = c_u - B^T y. Used by default ("auto")
+//     when that master has at most kDenseMaxRows rows (F does not read x, or d is small) and F's
+//     model leaves u free (the substitution needs it). If it ever reports failure (pivot limit,
+//     or no verified optimum), that solve is redone with Clp.
 //   * "clp": Clp's primal simplex (below); the master is reloaded at each solve.
 // The master's fixed part (F's model: u, epigraph variables and rows) is built once, in setup();
 // each solve only sets the u-rows' right-hand side z - V y and the atoms' columns.
@@ -135,7 +136,7 @@ class ColumnGeneration final : public scfw::Glmo {
     if (atoms_.back().size() != d) throw scfw::Error("column_generation: the domain's initial point has the wrong size");
     last_rounds_ = 0;
     build_base();
-    dense_ = master_ == "dense" || (master_ == "auto" && elim_.rows <= kDenseMaxRows);
+    dense_ = elim_.u_free && (master_ == "dense" || (master_ == "auto" && elim_.rows <= kDenseMaxRows));
     dense_live_ = false;
     fallbacks_ = 0;
   }
@@ -239,7 +240,6 @@ class ColumnGeneration final : public scfw::Glmo {
   }
   int atoms_in_master() const { return dense_live_ ? dm_.columns() - first_atom_ : lp_->numberColumns() - first_lambda_; }
   void delete_atoms(const std::vector<int>& atoms);  // ascending; from the master and atoms_
-  scfw::GlmoResult run(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x);
 
   double tol_ = 1e-7;
   int max_rounds_ = 500;
@@ -267,6 +267,7 @@ class ColumnGeneration final : public scfw::Glmo {
     Eigen::VectorXd cu;           // n: F's objective coefficient of u_i
     int x_row = 0, conv_row = 0;  // dense rows of x_0 and of the convexity row
     int columns = 0;              // fixed dense columns (before the atoms)
+    bool u_free = true;           // F's model left every u_i free (else: no substitution, Clp)
   } elim_;
   std::vector<double> pi_;
   bool dense_ = false;       // the dense master is the back-end of choice
@@ -360,6 +361,7 @@ void ColumnGeneration::build_base() {
   for (int v = 0; v < b.num_vars; ++v) {
     if (v >= first_u && v < first_u + n_) {
       const int i = v - first_u;
+      if (b.col_lo[static_cast<size_t>(v)] != -scfw::inf || b.col_up[static_cast<size_t>(v)] != scfw::inf) e.u_free = false;
       e.cu[i] = b.cost[static_cast<size_t>(v)];
       for (const auto& [r, a] : b.cols[static_cast<size_t>(v)])
         if (e.row_of[static_cast<size_t>(r)] >= 0) e.B(e.row_of[static_cast<size_t>(r)], i) += a;
