@@ -561,6 +561,9 @@ TEST_CASE("generalized gap with an inexact GLMO: taken from the certified lower 
     CHECK(a.objective == b.objective);
     CHECK(a.gap >= b.gap - 1e-8);
     CHECK(a.gap <= b.gap + loose_tol * std::max(1.0, std::abs(ra.value)) + 1e-8);
+    CHECK(a.slack >= 0.0);                   // the reported slack brackets the exact gap:
+    CHECK(a.gap - a.slack <= b.gap + 1e-8);  // gap - slack <= exact gap <= gap
+    CHECK(b.slack <= 1e-9 * std::max(1.0, std::abs(rb.value)));
     if (ra.value > rb.value + 1e-6) ++stopped_above;
   }
   CHECK(stopped_above >= 3);

@@ -16,6 +16,23 @@ rows=$(($(wc -l <out/nested/t.csv) - 1))
 awk -F, 'NR > 1 && NF != 10 { bad = 1 } END { exit bad }' out/nested/t.csv || fail "trace rows without 10 fields"
 [[ "$(tail -n1 out/nested/t.csv | cut -d, -f1)" == 100 ]] || fail "trace: last row is not iteration 100"
 
+# An exact GLMO prints plain gaps; column generation stopped at a tolerance says its gaps are
+# certified upper bounds, and by how much at most.
+[[ "$OUT" != *"upper bounds"* ]] || fail "an exact GLMO's summary claims upper-bound gaps:
+$OUT"
+cat >mc.json <<'JSON'
+{ "seed": 1, "iterations": 20,
+  "oracle": { "plugin": "matrix_completion", "groups": 20, "synthetic": { "rows": 30, "cols": 20 } },
+  "outer": { "plugin": "norm", "p": "1" },
+  "domain": { "plugin": "nuclear_ball", "rows": 30, "cols": 20, "radius": 5 },
+  "glmo": { "plugin": "column_generation", "tolerance": 0.05 },
+  "tracker": { "plugin": "momentum" }, "schedule": { "plugin": "nonconvex" } }
+JSON
+run "$SCFW" run mc.json
+expect_rc 0 "column generation at tolerance 0.05"
+expect_contains "$OUT" "upper bounds: the GLMO stops at a certified tolerance, each gap at most" \
+  "an inexact GLMO's summary says its gaps are upper bounds"
+
 # The same file and seed give the same trace (all but the seconds column).
 run "$SCFW" run p.json --trace again.csv --quiet
 expect_rc 0 "second run"

@@ -69,6 +69,9 @@ struct Summary {
   long iterations = 0;
   double final_objective = 0, final_gap = 0, best_gap = 0;
   bool has_gap = false;
+  /// Largest (value - lower_bound) of the gap reports' GLMO solves: 0 for an exact GLMO; else
+  /// each reported gap is an upper bound, at most this much above the exact one.
+  double gap_slack = 0;
   PhaseTimes times;
   double seconds = 0;
   CallCounters calls;
@@ -101,6 +104,7 @@ class Solver {
 struct GapValue {
   double gap = 0;
   double objective = 0;
+  double slack = 0;  ///< value - lower_bound of the GLMO solve (0 when exact): gap - slack <= exact gap <= gap
 };
 GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo& glmo, const Vec& y,
                          Vec& f, Mat& J, Vec& x);
