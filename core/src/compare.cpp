@@ -727,7 +727,9 @@ CompareResult run_compare(const Registry& registry, const Experiment& e, const C
     std::ostringstream b;
     b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key top right\n"
       << "set xlabel 'iteration k'\nset ylabel 'generalized FW gap'\n"
-      << "set title font ',10'\nset title " << gp_quote(title + ", K = " + std::to_string(K) + " (mean over " + std::to_string(e.seeds.size()) + " seeds, band: min-max)") << "\n"
+      // Two title lines: long experiment names no longer run off the plot's right edge.
+      << "set title font ',10'\nset title " << gp_quote(title) << " . \"\\n\" . "
+      << gp_quote("K = " + std::to_string(K) + " (mean over " + std::to_string(e.seeds.size()) + " seeds, band: min-max)") << "\n"
       << "set style fill transparent solid 0.18 noborder\n";
     const std::string dat = gp_quote((out / "plot" / ("gap_K" + std::to_string(K) + ".dat")).string());
     b << "plot ";
@@ -756,7 +758,7 @@ CompareResult run_compare(const Registry& registry, const Experiment& e, const C
     std::ostringstream b;
     b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key below\n"
       << "set xlabel 'iteration budget K'\nset ylabel 'gap at K (solid: final, open: best)'\n"
-      << "set title font ',10'\nset title " << gp_quote(title + ": gap against K (mean over seeds)") << "\n"
+      << "set title font ',10'\nset title " << gp_quote(title) << " . \"\\n\" . " << gp_quote("gap against K (mean over seeds)") << "\n"
       << "set xrange [" << k0 / 1.3 << ":" << e.budgets.back() * 1.3 << "]\n";
     const std::string dat = gp_quote((out / "plot" / "rate.dat").string());
     b << "plot ";
