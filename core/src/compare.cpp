@@ -15,6 +15,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include "scfw/core/problem.hpp"
@@ -233,6 +234,19 @@ std::string gp_quote(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A title or key label for gnuplot's enhanced-text terminals: quoted as gp_quote does, and each
+// character that enhanced text treats as markup (& ^ _ @ ~ { }) preceded by an escaped backslash,
+// so "S&P 500" or "x_1" print as written (a bare & swallowed the next letter).
+std::string gp_text(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    else if (std::string_view("&^_@~{}").find(c) != std::string_view::npos) out += "\\\\";
     out += c;
   }
   return out + "\"";
@@ -728,8 +742,8 @@ CompareResult run_compare(const Registry& registry, const Experiment& e, const C
     b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key top right\n"
       << "set xlabel 'iteration k'\nset ylabel 'generalized FW gap'\n"
       // Two title lines: long experiment names no longer run off the plot's right edge.
-      << "set title font ',10'\nset title " << gp_quote(title) << " . \"\\n\" . "
-      << gp_quote("K = " + std::to_string(K) + " (mean over " + std::to_string(e.seeds.size()) + " seeds, band: min-max)") << "\n"
+      << "set title font ',10'\nset title " << gp_text(title) << " . \"\\n\" . "
+      << gp_text("K = " + std::to_string(K) + " (mean over " + std::to_string(e.seeds.size()) + " seeds, band: min-max)") << "\n"
       << "set style fill transparent solid 0.18 noborder\n";
     const std::string dat = gp_quote((out / "plot" / ("gap_K" + std::to_string(K) + ".dat")).string());
     b << "plot ";
@@ -737,7 +751,7 @@ CompareResult run_compare(const Registry& registry, const Experiment& e, const C
       const char* c = kColours[m % 10];
       b << (m ? ", \\\n     " : "") << dat << " index " << m << " using 1:3:4 with filledcurves lc rgb '" << c
         << "' notitle, \\\n     " << dat << " index " << m << " using 1:2 with lines lw 2 lc rgb '" << c
-        << "' title " << gp_quote(e.methods[m].label);
+        << "' title " << gp_text(e.methods[m].label);
     }
     b << "\n";
     const std::string stem = "gap_K" + std::to_string(K);
@@ -758,7 +772,7 @@ CompareResult run_compare(const Registry& registry, const Experiment& e, const C
     std::ostringstream b;
     b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key below\n"
       << "set xlabel 'iteration budget K'\nset ylabel 'gap at K (solid: final, open: best)'\n"
-      << "set title font ',10'\nset title " << gp_quote(title) << " . \"\\n\" . " << gp_quote("gap against K (mean over seeds)") << "\n"
+      << "set title font ',10'\nset title " << gp_text(title) << " . \"\\n\" . " << gp_text("gap against K (mean over seeds)") << "\n"
       << "set xrange [" << k0 / 1.3 << ":" << e.budgets.back() * 1.3 << "]\n";
     const std::string dat = gp_quote((out / "plot" / "rate.dat").string());
     b << "plot ";
@@ -766,7 +780,7 @@ CompareResult run_compare(const Registry& registry, const Experiment& e, const C
       const char* c = kColours[m % 10];
       const auto& sl = result.slopes[m];
       b << (m ? ", \\\n     " : "") << dat << " index " << m << " using 1:2 with points pt 7 ps 1.2 lc rgb '" << c
-        << "' title " << gp_quote(e.methods[m].label + " (final slope " + short_num(sl.final_slope, "%.2f") + ", best " + short_num(sl.best_slope, "%.2f") + ")")
+        << "' title " << gp_text(e.methods[m].label + " (final slope " + short_num(sl.final_slope, "%.2f") + ", best " + short_num(sl.best_slope, "%.2f") + ")")
         << ", \\\n     " << dat << " index " << m << " using 1:3 with points pt 6 ps 1.2 lc rgb '" << c << "' notitle";
       if (std::isfinite(sl.final_slope))
         b << ", \\\n     10**(" << num(sl.final_intercept) << ")*x**(" << num(sl.final_slope) << ") with lines lw 1.5 lc rgb '"
