@@ -74,7 +74,9 @@ class OuterFunction : public Component {
  public:
   virtual double value(const Vec& u, const Vec& x) const = 0;
   /// Adds F's epigraph to m and returns the expression whose minimum over the variables added
-  /// here equals F(u, x). u holds n affine expressions, x holds d.
+  /// here equals F(u, x). u holds n affine expressions, x holds d. Only the variables added here
+  /// may be bounded: GLMOs are free to substitute u out (dense_simplex and column_generation's
+  /// dense master do), and column_generation checks that its u variables stayed free.
   virtual Expr model(Model& m, std::span<const Expr> u, std::span<const Expr> x) const = 0;
   virtual OuterTraits traits() const = 0;
 };
