@@ -4,18 +4,10 @@
 
 #include <cmath>
 #include <cstdint>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
-
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
 
 // A bound list of length 1 is broadcast to all d coordinates (a JSON scalar arrives as a
 // one-element list); length d gives one bound per coordinate.
@@ -27,7 +19,7 @@ scfw::Vec bound(const scfw::Params& p, const std::string& name, double fallback,
                      std::to_string(given.size()));
   for (size_t j = 0; j < given.size(); ++j)
     if (!std::isfinite(given[j]))
-      p.fail(name, "expected finite numbers, got " + fmt(given[j]) + " at index " + std::to_string(j));
+      p.fail(name, "expected finite numbers, got " + scfw::format_number(given[j]) + " at index " + std::to_string(j));
   if (given.size() == 1) return scfw::Vec::Constant(d, given[0]);
   return Eigen::Map<const scfw::Vec>(given.data(), d);
 }
@@ -40,8 +32,8 @@ class Box final : public scfw::Domain {
     upper_ = bound(p, "upper", 1.0, d_);
     for (int j = 0; j < d_; ++j)
       if (lower_[j] > upper_[j])
-        p.fail("upper", "upper[" + std::to_string(j) + "] = " + fmt(upper_[j]) +
-                            " is below lower[" + std::to_string(j) + "] = " + fmt(lower_[j]));
+        p.fail("upper", "upper[" + std::to_string(j) + "] = " + scfw::format_number(upper_[j]) + " is below lower[" +
+                            std::to_string(j) + "] = " + scfw::format_number(lower_[j]));
   }
 
   int dim() const override { return d_; }

@@ -1,5 +1,6 @@
 // Schedule `constant`: fixed gamma, beta, rho in (0, 1] at every iteration (for tuning studies
 // and baselines; Theorems 1-2 prescribe `nonconvex` and `convex`).
+#include <scfw/helpers.hpp>
 #include <scfw/plugin.hpp>
 
 #include <cmath>
@@ -7,12 +8,6 @@
 #include <string>
 
 namespace {
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
 
 class Constant final : public scfw::Schedule {
  public:
@@ -25,13 +20,14 @@ class Constant final : public scfw::Schedule {
   scfw::Steps at(long, long) const override { return steps_; }
 
   std::string describe() const override {
-    return "constant: gamma = " + num(steps_.gamma) + ", beta = " + num(steps_.beta) + ", rho = " + num(steps_.rho);
+    return "constant: gamma = " + scfw::format_number(steps_.gamma, 6) +
+           ", beta = " + scfw::format_number(steps_.beta, 6) + ", rho = " + scfw::format_number(steps_.rho, 6);
   }
 
  private:
   static double get(const scfw::Params& p, const std::string& name, double def) {
     const double v = p.has(name) ? p.number(name) : def;
-    if (!(v > 0.0 && v <= 1.0)) p.fail(name, "expected a number in (0, 1], got " + num(v));
+    if (!(v > 0.0 && v <= 1.0)) p.fail(name, "expected a number in (0, 1], got " + scfw::format_number(v, 6));
     return v;
   }
   scfw::Steps steps_;

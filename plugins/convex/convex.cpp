@@ -15,12 +15,6 @@
 
 namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 /// The proof's k0 for moment order r.
 long paper_k0(double r) {
   const double y = r / (2 * r - 1), q = y * (r - 1);
@@ -34,8 +28,8 @@ class Convex final : public scfw::Schedule {
  public:
   Convex(const scfw::Params& p, const scfw::Context&)
       : r_(p.has("r") ? p.number("r") : 2.0), c0_(p.has("c0") ? p.number("c0") : 1.0) {
-    if (!(r_ > 1.0 && r_ <= 2.0)) p.fail("r", "expected a number in (1, 2], got " + num(r_));
-    if (!(c0_ > 0.0) || !std::isfinite(c0_)) p.fail("c0", "expected a number > 0, got " + num(c0_));
+    if (!(r_ > 1.0 && r_ <= 2.0)) p.fail("r", "expected a number in (1, 2], got " + scfw::format_number(r_, 3));
+    if (!(c0_ > 0.0) || !std::isfinite(c0_)) p.fail("c0", "expected a number > 0, got " + scfw::format_number(c0_, 3));
     y_ = r_ / (2 * r_ - 1);
     if (p.has("k0")) {
       k0_ = static_cast<long>(p.integer("k0"));
@@ -53,9 +47,10 @@ class Convex final : public scfw::Schedule {
   }
 
   std::string describe() const override {
-    return "convex (r = " + num(r_) + "): gamma_k = 2/(k+2), beta_k = rho_k = min{1, " + num(c0_) + "/(k+" +
-           std::to_string(k0_) + ")^(" + scfw::format_exponent(y_) + ")} (c0 = " + num(c0_) + ", k0 = " + std::to_string(k0_) +
-           "; beta_0 = " + num(at(0, 1).beta) + ")";
+    return "convex (r = " + scfw::format_number(r_, 3) + "): gamma_k = 2/(k+2), beta_k = rho_k = min{1, " +
+           scfw::format_number(c0_, 3) + "/(k+" + std::to_string(k0_) + ")^(" + scfw::format_exponent(y_) +
+           ")} (c0 = " + scfw::format_number(c0_, 3) + ", k0 = " + std::to_string(k0_) +
+           "; beta_0 = " + scfw::format_number(at(0, 1).beta, 3) + ")";
   }
 
  private:

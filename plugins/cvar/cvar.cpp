@@ -7,29 +7,23 @@
 //                 = ||u - w||_2 / sqrt(alpha n) <= ||u - w||_2 / (alpha sqrt(n)),
 // in the Euclidean norm. We report the paper's constant L_F = 1/(alpha sqrt(n)) (Section 3,
 // "Discussion of the assumptions"); the tighter 1/sqrt(alpha n) also holds.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
-
 class CvarOuter final : public scfw::OuterFunction {
  public:
   CvarOuter(const scfw::Params& p, const scfw::Context& c) {
     alpha_ = p.has("alpha") ? p.number("alpha") : 0.05;
-    if (!(alpha_ > 0.0 && alpha_ < 1.0)) p.fail("alpha", "expected a number in (0, 1), got " + fmt(alpha_));
+    if (!(alpha_ > 0.0 && alpha_ < 1.0))
+      p.fail("alpha", "expected a number in (0, 1), got " + scfw::format_number(alpha_));
     n_ = c.outputs;
   }
 
@@ -73,8 +67,8 @@ class CvarOuter final : public scfw::OuterFunction {
     tr.monotone = true;
     tr.subhomogeneous = true;  // positively homogeneous: F(g u) = g F(u), g >= 0
     tr.depends_on_x = false;
-    tr.formula = "F(u) = CVaR_" + fmt(alpha_) + "(u) = inf_tau tau + 1/(" + fmt(alpha_) +
-                 " n) sum_i max(0, u_i - tau)";
+    tr.formula = "F(u) = CVaR_" + scfw::format_number(alpha_) + "(u) = inf_tau tau + 1/(" +
+                 scfw::format_number(alpha_) + " n) sum_i max(0, u_i - tau)";
     return tr;
   }
 

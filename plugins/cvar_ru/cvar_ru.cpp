@@ -11,27 +11,21 @@
 // Model: s_i >= 0, s_i >= u_i - y0, objective y0 + c sum_i s_i with c = 1/((1 - alpha) n): an LP.
 // Traits: monotone in u; L_F = c sqrt(n) = 1/((1 - alpha) sqrt(n)) (its gradient in u has n
 // components of size <= c); not subhomogeneous in general (y0 < 0 breaks it); depends on x.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <string>
 
 namespace {
-
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
 
 class CvarRu final : public scfw::OuterFunction {
  public:
   CvarRu(const scfw::Params& p, const scfw::Context& c) {
     alpha_ = p.has("alpha") ? p.number("alpha") : 0.95;
-    if (!(alpha_ >= 0.0 && alpha_ < 1.0)) p.fail("alpha", "expected a number in [0, 1), got " + fmt(alpha_));
+    if (!(alpha_ >= 0.0 && alpha_ < 1.0))
+      p.fail("alpha", "expected a number in [0, 1), got " + scfw::format_number(alpha_));
     if (c.dim >= 0 && c.dim < 1)
       p.fail("alpha", "cvar_ru reads the threshold y0 from the last coordinate of x, but d = " + std::to_string(c.dim));
     n_hint_ = c.outputs;
@@ -64,7 +58,7 @@ class CvarRu final : public scfw::OuterFunction {
     t.subhomogeneous = false;
     t.depends_on_x = true;
     t.lipschitz = n_hint_ >= 1 ? 1.0 / ((1.0 - alpha_) * std::sqrt(static_cast<double>(n_hint_))) : 1.0 / (1.0 - alpha_);
-    t.formula = "F(u, x) = y0 + 1/((1 - " + fmt(alpha_) + ") n) sum_i max(0, u_i - y0), y0 = x_last";
+    t.formula = "F(u, x) = y0 + 1/((1 - " + scfw::format_number(alpha_) + ") n) sum_i max(0, u_i - y0), y0 = x_last";
     return t;
   }
 

@@ -13,29 +13,22 @@
 //   F(u) = min_{eta free, mu >= 0}  mean(u) + mean(mu) + r ||u + mu - eta 1||_2,
 // derived from max_{||q - p|| <= r} q^T w = p^T w + r ||w|| with w = u + mu - eta 1 (mu the
 // multipliers of q >= 0, eta that of sum q = 1). One second-order cone: ||u + mu - eta 1|| <= s.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
-
 class DroChi2Outer final : public scfw::OuterFunction {
  public:
   DroChi2Outer(const scfw::Params& p, const scfw::Context& c) {
     rho_ = p.has("rho") ? p.number("rho") : 1.0;
-    if (!(rho_ > 0.0) || !std::isfinite(rho_)) p.fail("rho", "expected a number > 0, got " + fmt(rho_));
+    if (!(rho_ > 0.0) || !std::isfinite(rho_)) p.fail("rho", "expected a number > 0, got " + scfw::format_number(rho_));
     n_ = c.outputs;
   }
 
@@ -106,7 +99,8 @@ class DroChi2Outer final : public scfw::OuterFunction {
     tr.monotone = true;
     tr.subhomogeneous = true;  // a support function: F(g u) = g F(u), g >= 0
     tr.depends_on_x = false;
-    tr.formula = "F(u) = sup { q^T u : q in simplex, sum_i (q_i - 1/n)^2 / (1/n) <= " + fmt(rho_) + " }";
+    tr.formula =
+        "F(u) = sup { q^T u : q in simplex, sum_i (q_i - 1/n)^2 / (1/n) <= " + scfw::format_number(rho_) + " }";
     return tr;
   }
 

@@ -13,30 +13,22 @@
 #include <scfw/scfw.hpp>
 
 #include <cmath>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
-
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
 
 class FairnessOuter final : public scfw::OuterFunction {
  public:
   FairnessOuter(const scfw::Params& p, const scfw::Context& ctx) {
     lambda_ = p.has("lambda") ? p.number("lambda") : 1.0;
     if (!(lambda_ >= 0.0) || !std::isfinite(lambda_))
-      p.fail("lambda", "expected a number >= 0, got " + fmt(lambda_));
+      p.fail("lambda", "expected a number >= 0, got " + scfw::format_number(lambda_));
     kind_ = p.has("regularizer") ? p.string("regularizer") : "none";
     if (kind_ != "l1" && kind_ != "l2" && kind_ != "linf" && kind_ != "none")
       p.fail("regularizer", "expected one of \"l1\", \"l2\", \"linf\", \"none\", got \"" + kind_ + "\"");
     mu_ = p.has("mu") ? p.number("mu") : 0.1;
-    if (!(mu_ >= 0.0) || !std::isfinite(mu_)) p.fail("mu", "expected a number >= 0, got " + fmt(mu_));
+    if (!(mu_ >= 0.0) || !std::isfinite(mu_)) p.fail("mu", "expected a number >= 0, got " + scfw::format_number(mu_));
     if (ctx.outputs == 1)
       throw scfw::InputError("fairness: F needs n >= 2 outputs (u_0 and at least one group loss), got n = 1");
   }
@@ -71,7 +63,8 @@ class FairnessOuter final : public scfw::OuterFunction {
     tr.subhomogeneous = true;
     tr.depends_on_x = kind_ != "none" && mu_ > 0.0;
     const std::string xi = kind_ == "none" ? "0" : kind_ == "l1" ? "||x||_1" : kind_ == "l2" ? "||x||_2" : "||x||_inf";
-    tr.formula = "F(u, x) = u_0 + " + fmt(lambda_) + " max_{i>=1} |u_i - u_0| + " + fmt(mu_) + " " + xi;
+    tr.formula = "F(u, x) = u_0 + " + scfw::format_number(lambda_) + " max_{i>=1} |u_i - u_0| + " +
+                 scfw::format_number(mu_) + " " + xi;
     return tr;
   }
 

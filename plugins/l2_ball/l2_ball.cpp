@@ -5,24 +5,16 @@
 
 #include <cmath>
 #include <cstdint>
-#include <sstream>
 #include <string>
 
 namespace {
-
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
 
 class L2Ball final : public scfw::Domain {
  public:
   L2Ball(const scfw::Params& p, const scfw::Context& c) {
     radius_ = p.has("radius") ? p.number("radius") : 1.0;
     if (!(radius_ > 0.0) || !std::isfinite(radius_))
-      p.fail("radius", "expected a number > 0, got " + fmt(radius_));
+      p.fail("radius", "expected a number > 0, got " + scfw::format_number(radius_));
     d_ = scfw::domain_dimension(p, c);
   }
 

@@ -12,16 +12,10 @@
 
 namespace {
 
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g", v);
-  return buf;
-}
-
 class Nonconvex final : public scfw::Schedule {
  public:
   Nonconvex(const scfw::Params& p, const scfw::Context&) : r_(p.has("r") ? p.number("r") : 2.0) {
-    if (!(r_ > 1.0 && r_ <= 2.0)) p.fail("r", "expected a number in (1, 2], got " + num(r_));
+    if (!(r_ > 1.0 && r_ <= 2.0)) p.fail("r", "expected a number in (1, 2], got " + scfw::format_number(r_, 3));
     gamma_exp_ = (2 * r_ - 1) / (3 * r_ - 2);
     beta_exp_ = r_ / (3 * r_ - 2);
   }
@@ -40,10 +34,11 @@ class Nonconvex final : public scfw::Schedule {
   std::string describe() const override {
     const long K = last_K_.load(std::memory_order_relaxed);
     std::string g = "gamma = K^-" + scfw::format_exponent(gamma_exp_), b = "beta = rho = K^-" + scfw::format_exponent(beta_exp_);
-    std::string s = "nonconvex (r = " + num(r_) + "): ";
+    std::string s = "nonconvex (r = " + scfw::format_number(r_, 3) + "): ";
     if (K >= 1) {
       const scfw::Steps st = at(0, K);
-      return s + g + " = " + num(st.gamma) + ", " + b + " = " + num(st.beta) + " (K = " + std::to_string(K) + ")";
+      return s + g + " = " + scfw::format_number(st.gamma, 3) + ", " + b + " = " + scfw::format_number(st.beta, 3) +
+             " (K = " + std::to_string(K) + ")";
     }
     return s + g + ", " + b;
   }

@@ -39,6 +39,7 @@
 // ||G^T u - sigma v|| <= 1e-10 sigma (warm-started from the previous call's vector: Frank-Wolfe
 // directions drift slowly). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
 // the small bidiagonal B (a JacobiSVD of B took most of the time of this path).
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <algorithm>
@@ -46,25 +47,18 @@
 #include <cstdint>
 #include <limits>
 #include <random>
-#include <sstream>
 #include <string>
 
 namespace {
 
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
-
 class NuclearBall final : public scfw::Domain {
  public:
   NuclearBall(const scfw::Params& p, const scfw::Context& c) {
     tau_ = p.has("radius") ? p.number("radius") : 1.0;
-    if (!(tau_ > 0.0) || !std::isfinite(tau_)) p.fail("radius", "expected a number > 0, got " + fmt(tau_));
+    if (!(tau_ > 0.0) || !std::isfinite(tau_))
+      p.fail("radius", "expected a number > 0, got " + scfw::format_number(tau_));
     if (!p.has("rows")) p.fail("rows", "required: the number of rows of the matrix");
     if (!p.has("cols")) p.fail("cols", "required: the number of columns of the matrix");
     const std::int64_t r = p.integer("rows"), k = p.integer("cols");

@@ -8,27 +8,21 @@
 // Subhomogeneous exactly when c = 0 and every tau_i <= 0: max(0, g u - tau) <= g max(0, u - tau)
 // for all g >= 1 iff tau <= 0, and <c, x> <= g <c, x> for all x iff c = 0.
 // GLMO model: an LP with s_i >= 0, s_i >= u_i - tau_i.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <cmath>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
-
 class PenaltyOuter final : public scfw::OuterFunction {
  public:
   PenaltyOuter(const scfw::Params& p, const scfw::Context& ctx) {
     lambda_ = p.has("lambda") ? p.number("lambda") : 1.0;
-    if (!(lambda_ > 0.0) || !std::isfinite(lambda_)) p.fail("lambda", "expected a number > 0, got " + fmt(lambda_));
+    if (!(lambda_ > 0.0) || !std::isfinite(lambda_))
+      p.fail("lambda", "expected a number > 0, got " + scfw::format_number(lambda_));
     tau_ = p.has("tau") ? p.numbers("tau") : std::vector<double>{0.0};
     if (tau_.empty()) p.fail("tau", "expected 1 or n - 1 numbers, got none");
     if (ctx.outputs == 1)
@@ -37,14 +31,17 @@ class PenaltyOuter final : public scfw::OuterFunction {
       p.fail("tau", "expected 1 or " + std::to_string(ctx.outputs - 1) +
                         " numbers (one per constraint u_1 .. u_{n-1}), got " + std::to_string(tau_.size()));
     for (size_t j = 0; j < tau_.size(); ++j)
-      if (!std::isfinite(tau_[j])) p.fail("tau", "expected finite numbers, got " + fmt(tau_[j]) + " at index " + std::to_string(j));
+      if (!std::isfinite(tau_[j]))
+        p.fail("tau",
+               "expected finite numbers, got " + scfw::format_number(tau_[j]) + " at index " + std::to_string(j));
     c_ = p.has("c") ? p.numbers("c") : std::vector<double>{0.0};
     if (c_.empty()) p.fail("c", "expected 1 or d numbers, got none");
     if (c_.size() != 1 && ctx.dim >= 1 && c_.size() != static_cast<size_t>(ctx.dim))
       p.fail("c", "expected 1 or " + std::to_string(ctx.dim) + " numbers (the dimension), got " +
                       std::to_string(c_.size()));
     for (size_t j = 0; j < c_.size(); ++j)
-      if (!std::isfinite(c_[j])) p.fail("c", "expected finite numbers, got " + fmt(c_[j]) + " at index " + std::to_string(j));
+      if (!std::isfinite(c_[j]))
+        p.fail("c", "expected finite numbers, got " + scfw::format_number(c_[j]) + " at index " + std::to_string(j));
     n_ = ctx.outputs;
   }
 
@@ -91,7 +88,7 @@ class PenaltyOuter final : public scfw::OuterFunction {
     tr.monotone = true;
     tr.subhomogeneous = c_zero && tau_nonpositive;
     tr.depends_on_x = !c_zero;
-    tr.formula = "F(u, x) = u_0 + <c, x> + " + fmt(lambda_) + " sum_{i>=1} max(0, u_i - tau_i)";
+    tr.formula = "F(u, x) = u_0 + <c, x> + " + scfw::format_number(lambda_) + " sum_{i>=1} max(0, u_i - tau_i)";
     return tr;
   }
 

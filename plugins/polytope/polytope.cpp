@@ -25,7 +25,6 @@
 
 namespace {
 
-
 std::string trim(const std::string& s) {
   const auto b = s.find_first_not_of(" \t\r");
   if (b == std::string::npos) return {};

@@ -13,18 +13,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 #include <string>
 #include <vector>
 
 namespace {
-
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
 
 class RegularizedOuter final : public scfw::OuterFunction {
  public:
@@ -34,14 +26,15 @@ class RegularizedOuter final : public scfw::OuterFunction {
       p.fail("regularizer", "expected one of \"l1\", \"l2\", \"linf\", \"none\", got \"" + kind_ + "\"");
     lambda_ = p.has("lambda") ? p.number("lambda") : 0.1;
     if (!(lambda_ >= 0.0) || !std::isfinite(lambda_))
-      p.fail("lambda", "expected a number >= 0, got " + fmt(lambda_));
+      p.fail("lambda", "expected a number >= 0, got " + scfw::format_number(lambda_));
     c_ = p.has("c") ? p.numbers("c") : std::vector<double>{0.0};
     if (c_.empty()) p.fail("c", "expected 1 or d numbers, got none");
     if (c_.size() != 1 && ctx.dim >= 1 && c_.size() != static_cast<size_t>(ctx.dim))
       p.fail("c", "expected 1 or " + std::to_string(ctx.dim) + " numbers (the dimension), got " +
                       std::to_string(c_.size()));
     for (size_t j = 0; j < c_.size(); ++j)
-      if (!std::isfinite(c_[j])) p.fail("c", "expected finite numbers, got " + fmt(c_[j]) + " at index " + std::to_string(j));
+      if (!std::isfinite(c_[j]))
+        p.fail("c", "expected finite numbers, got " + scfw::format_number(c_[j]) + " at index " + std::to_string(j));
     dim_ = ctx.dim;
   }
 
@@ -96,7 +89,7 @@ class RegularizedOuter final : public scfw::OuterFunction {
     tr.subhomogeneous = c_zero || dual_norm_c() <= lambda_;
     tr.depends_on_x = !c_zero || (kind_ != "none" && lambda_ > 0.0);
     std::string xi = kind_ == "none" ? "0" : kind_ == "l1" ? "||x||_1" : kind_ == "l2" ? "||x||_2" : "||x||_inf";
-    tr.formula = "F(u, x) = u_0 + <c, x> + " + fmt(lambda_) + " " + xi;
+    tr.formula = "F(u, x) = u_0 + <c, x> + " + scfw::format_number(lambda_) + " " + xi;
     return tr;
   }
 

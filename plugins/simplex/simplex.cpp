@@ -4,24 +4,16 @@
 
 #include <cmath>
 #include <cstdint>
-#include <sstream>
 #include <string>
 
 namespace {
-
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
 
 class Simplex final : public scfw::Domain {
  public:
   Simplex(const scfw::Params& p, const scfw::Context& c) {
     scale_ = p.has("scale") ? p.number("scale") : 1.0;
     if (!(scale_ > 0.0) || !std::isfinite(scale_))
-      p.fail("scale", "expected a number > 0, got " + fmt(scale_));
+      p.fail("scale", "expected a number > 0, got " + scfw::format_number(scale_));
     d_ = scfw::domain_dimension(p, c);
   }
 

@@ -5,31 +5,25 @@
 // This is the one cartesian product the paper needs. A general `product` domain (composing other
 // domain plugins) needs the composer to construct the factors and hand them over; a plugin
 // cannot construct other plugins itself.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <sstream>
 #include <string>
 
 namespace {
-
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
 
 class SimplexInterval final : public scfw::Domain {
  public:
   SimplexInterval(const scfw::Params& p, const scfw::Context& c) {
     lo_ = p.has("lower") ? p.number("lower") : -1.0;
     hi_ = p.has("upper") ? p.number("upper") : 1.0;
-    if (!std::isfinite(lo_)) p.fail("lower", "expected a finite number, got " + fmt(lo_));
-    if (!std::isfinite(hi_)) p.fail("upper", "expected a finite number, got " + fmt(hi_));
-    if (lo_ > hi_) p.fail("upper", "is below lower = " + fmt(lo_) + ": got " + fmt(hi_));
+    if (!std::isfinite(lo_)) p.fail("lower", "expected a finite number, got " + scfw::format_number(lo_));
+    if (!std::isfinite(hi_)) p.fail("upper", "expected a finite number, got " + scfw::format_number(hi_));
+    if (lo_ > hi_)
+      p.fail("upper", "is below lower = " + scfw::format_number(lo_) + ": got " + scfw::format_number(hi_));
     if (p.has("dim")) {
       const std::int64_t dim = p.integer("dim");
       if (dim < 2) p.fail("dim", "expected an integer >= 2 (assets and the threshold), got " + std::to_string(dim));

@@ -5,6 +5,7 @@
 // (and nothing threw). `message` names the check, the component (index and values) and the
 // allowance of the first few failures of each kind.
 #include "scfw/conformance.hpp"
+#include "scfw/helpers.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -15,12 +16,6 @@
 namespace scfw::conformance {
 
 namespace {
-
-std::string num(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
 
 /// Collects the failures of one check: counts them and keeps the first few descriptions.
 class Failures {
@@ -80,8 +75,9 @@ void finish(Report& rep, const std::vector<const Failures*>& checks, const std::
       failed += "\n  " + c->summary();
     }
   }
-  rep.message = rep.ok ? passed + " (max_error = " + num(rep.max_error) + ", the worst discrepancy over its allowance)"
-                     : "FAILED" + failed;
+  rep.message = rep.ok ? passed + " (max_error = " + format_number(rep.max_error, 10) +
+                             ", the worst discrepancy over its allowance)"
+                       : "FAILED" + failed;
 }
 
 }  // namespace
@@ -113,7 +109,7 @@ Report check_oracle(const Oracle& oracle, const Vec& x, const OracleCheckOptions
   }
 
   Failures unbiased("unbiasedness (sample mean vs exact, " + std::to_string(opt.samples) + " samples, " +
-                    num(opt.z_limit) + " standard errors)");
+                    format_number(opt.z_limit, 10) + " standard errors)");
   Failures fd_exact("finite differences of exact f vs exact J");
   Failures fd_sample("finite differences of f~(.; xi) vs J~(.; xi) for one sample");
 
@@ -152,9 +148,10 @@ Report check_oracle(const Oracle& oracle, const Vec& x, const OracleCheckOptions
     };
     auto describe_mean = [&](const std::string& what, double mean, double exact, double m2) {
       const double se = std::sqrt(std::max(m2, 0.0) / (N - 1) / N);
-      std::string s = what + ": sample mean " + num(mean) + " vs exact " + num(exact) + " (difference " +
-                      num(mean - exact);
-      if (se > 0) s += " = " + num(std::abs(mean - exact) / se) + " standard errors";
+      std::string s = what + ": sample mean " + format_number(mean, 10) + " vs exact " + format_number(exact, 10) +
+                      " (difference " + format_number(mean - exact, 10);
+      if (se > 0)
+        s += " = " + format_number(std::abs(mean - exact) / se, 10) + " standard errors";
       else s += ", zero sample variance";
       return s + ")";
     };
@@ -185,8 +182,9 @@ Report check_oracle(const Oracle& oracle, const Vec& x, const OracleCheckOptions
         for (int i = 0; i < n; ++i) {
           const double fd = (fp[i] - fm[i]) / (2 * h);
           out.measure(std::abs(fd - Jref(i, j)), allowed, [&] {
-            return j_name(i, j) + ": finite difference " + num(fd) + " vs Jacobian " + num(Jref(i, j)) +
-                   " (difference " + num(fd - Jref(i, j)) + ", allowed " + num(allowed) + ")";
+            return j_name(i, j) + ": finite difference " + format_number(fd, 10) + " vs Jacobian " +
+                   format_number(Jref(i, j), 10) + " (difference " + format_number(fd - Jref(i, j), 10) + ", allowed " +
+                   format_number(allowed, 10) + ")";
           });
         }
       }
@@ -202,8 +200,8 @@ Report check_oracle(const Oracle& oracle, const Vec& x, const OracleCheckOptions
     oracle.evaluate(*sample, x, &f_only, nullptr);
     for (int i = 0; i < n; ++i) {
       fd_sample.measure(std::abs(f_only[i] - f_s[i]), 1e-12 * std::max(1.0, std::abs(f_s[i])), [&] {
-        return f_name(i) + ": evaluate(f only) gives " + num(f_only[i]) + " but evaluate(f and J) gives " +
-               num(f_s[i]) + " for the same sample";
+        return f_name(i) + ": evaluate(f only) gives " + format_number(f_only[i], 10) +
+               " but evaluate(f and J) gives " + format_number(f_s[i], 10) + " for the same sample";
       });
     }
   } catch (const std::exception& e) {
@@ -212,7 +210,7 @@ Report check_oracle(const Oracle& oracle, const Vec& x, const OracleCheckOptions
 
   finish(rep, {&unbiased, &fd_exact, &fd_sample},
          "check_oracle passed (n = " + std::to_string(n) + ", d = " + std::to_string(d) + ", " +
-             std::to_string(opt.samples) + " samples): sample means within " + num(opt.z_limit) +
+             std::to_string(opt.samples) + " samples): sample means within " + format_number(opt.z_limit, 10) +
              " standard errors of exact f and J; finite differences match exact J and one sample's J~");
   if (!rep.ok) {
     rep.message = "check_oracle (n = " + std::to_string(n) + ", d = " + std::to_string(d) + ") " + rep.message;
@@ -231,7 +229,7 @@ Report check_outer_model(const OuterFunction& outer, int n, int d, Glmo& glmo,
   Failures point("GLMO solution vs the singleton point");
   Failures monotone("monotone flag: value(u + delta, x) >= value(u, x) for delta >= 0");
   Failures subhom("subhomogeneous flag: value(g u, x) <= g value(u, x) for g >= 1");
-  Failures lipschitz("Lipschitz constant L_F = " + num(traits.lipschitz) +
+  Failures lipschitz("Lipschitz constant L_F = " + format_number(traits.lipschitz, 10) +
                      ": |value(u', x) - value(u, x)| <= L_F ||u' - u||_2");
 
   Rng rng(opt.seed);
@@ -241,7 +239,7 @@ Report check_outer_model(const OuterFunction& outer, int n, int d, Glmo& glmo,
   const Mat V0 = Mat::Zero(n, d);
   auto vec_str = [](const Vec& v) {
     std::string s = "(";
-    for (Eigen::Index i = 0; i < v.size() && i < 6; ++i) s += (i ? ", " : "") + num(v[i]);
+    for (Eigen::Index i = 0; i < v.size() && i < 6; ++i) s += (i ? ", " : "") + format_number(v[i], 10);
     if (v.size() > 6) s += ", ...";
     return s + ")";
   };
@@ -258,7 +256,7 @@ Report check_outer_model(const OuterFunction& outer, int n, int d, Glmo& glmo,
       continue;
     }
     if (!std::isfinite(F)) {
-      model.fail(at + ": value(u, x) = " + num(F) + " at u = " + vec_str(u));
+      model.fail(at + ": value(u, x) = " + format_number(F, 10) + " at u = " + vec_str(u));
       continue;
     }
     const double tol = opt.tolerance * std::max(1.0, std::abs(F));
@@ -270,17 +268,18 @@ Report check_outer_model(const OuterFunction& outer, int n, int d, Glmo& glmo,
       xo.setConstant(std::numeric_limits<double>::quiet_NaN());
       const GlmoResult r = glmo.solve(u, V0, x, xo);
       model.measure(std::abs(r.value - F), tol, [&] {
-        return at + ": GLMO value " + num(r.value) + " vs value(u, x) " + num(F) + " at u = " + vec_str(u) +
-               ", x = " + vec_str(x);
+        return at + ": GLMO value " + format_number(r.value, 10) + " vs value(u, x) " + format_number(F, 10) +
+               " at u = " + vec_str(u) + ", x = " + vec_str(x);
       });
       // A certified lower bound may not exceed the true minimum F(u, x).
       model.measure(std::max(0.0, r.lower_bound - F), tol, [&] {
-        return at + ": GLMO lower bound " + num(r.lower_bound) + " exceeds the minimum value(u, x) " + num(F);
+        return at + ": GLMO lower bound " + format_number(r.lower_bound, 10) + " exceeds the minimum value(u, x) " +
+               format_number(F, 10);
       });
       for (int j = 0; j < d; ++j) {
         point.measure(std::abs(xo[j] - x[j]), opt.tolerance * std::max(1.0, std::abs(x[j])), [&] {
-          return at + ": x[" + std::to_string(j) + "] = " + num(xo[j]) + " returned, the domain is the single point " +
-                 num(x[j]);
+          return at + ": x[" + std::to_string(j) + "] = " + format_number(xo[j], 10) +
+                 " returned, the domain is the single point " + format_number(x[j], 10);
         });
       }
     } catch (const std::exception& e) {
@@ -297,8 +296,8 @@ Report check_outer_model(const OuterFunction& outer, int n, int d, Glmo& glmo,
         }
         const double F2 = outer.value(u2, x);
         monotone.measure(std::max(0.0, F - F2), tol, [&] {
-          return at + ": value rises from " + vec_str(u) + " -> " + num(F) + " but " + vec_str(u2) + " -> " +
-                 num(F2);
+          return at + ": value rises from " + vec_str(u) + " -> " + format_number(F, 10) + " but " + vec_str(u2) +
+                 " -> " + format_number(F2, 10);
         });
       }
       if (traits.subhomogeneous) {
@@ -306,8 +305,8 @@ Report check_outer_model(const OuterFunction& outer, int n, int d, Glmo& glmo,
         u2 = g * u;
         const double F2 = outer.value(u2, x);
         subhom.measure(std::max(0.0, F2 - g * F), opt.tolerance * std::max(1.0, std::abs(g * F)), [&] {
-          return at + ": g = " + num(g) + ": value(g u, x) = " + num(F2) + " > g value(u, x) = " + num(g * F) +
-                 " at u = " + vec_str(u);
+          return at + ": g = " + format_number(g, 10) + ": value(g u, x) = " + format_number(F2, 10) +
+                 " > g value(u, x) = " + format_number(g * F, 10) + " at u = " + vec_str(u);
         });
       }
       if (std::isfinite(traits.lipschitz)) {
@@ -316,8 +315,8 @@ Report check_outer_model(const OuterFunction& outer, int n, int d, Glmo& glmo,
         const double F2 = outer.value(u2, x);
         const double bound = traits.lipschitz * (u2 - u).norm();
         lipschitz.measure(std::max(0.0, std::abs(F2 - F) - bound), tol, [&] {
-          return at + ": |value(u', x) - value(u, x)| = " + num(std::abs(F2 - F)) + " > L_F ||u' - u|| = " +
-                 num(bound) + " at u = " + vec_str(u) + ", u' = " + vec_str(u2);
+          return at + ": |value(u', x) - value(u, x)| = " + format_number(std::abs(F2 - F), 10) +
+                 " > L_F ||u' - u|| = " + format_number(bound, 10) + " at u = " + vec_str(u) + ", u' = " + vec_str(u2);
         });
       }
     } catch (const std::exception& e) {
@@ -328,7 +327,7 @@ Report check_outer_model(const OuterFunction& outer, int n, int d, Glmo& glmo,
   std::string claimed;
   if (traits.monotone) claimed += ", monotone";
   if (traits.subhomogeneous) claimed += ", subhomogeneous";
-  if (std::isfinite(traits.lipschitz)) claimed += ", L_F = " + num(traits.lipschitz);
+  if (std::isfinite(traits.lipschitz)) claimed += ", L_F = " + format_number(traits.lipschitz, 10);
   finish(rep, {&model, &point, &monotone, &subhom, &lipschitz},
          "check_outer_model passed (n = " + std::to_string(n) + ", d = " + std::to_string(d) + ", " +
              std::to_string(opt.points) + " points): the GLMO's minimum over a single point equals value(u, x)" +

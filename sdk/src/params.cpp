@@ -1,5 +1,7 @@
 #include "scfw/params.hpp"
 
+#include "scfw/helpers.hpp"
+
 #include <cmath>
 #include <sstream>
 
@@ -29,12 +31,6 @@ ParamSpec make(std::string name, ParamType type, std::string doc) {
   return s;
 }
 
-std::string fmt(double v) {
-  std::ostringstream os;
-  os.precision(12);
-  os << v;
-  return os.str();
-}
 }  // namespace
 
 ParamSpec ParamSpec::number(std::string n, std::string d) { return make(std::move(n), ParamType::Number, std::move(d)); }
@@ -94,11 +90,12 @@ std::string ParamSpec::describe_expected() const {
   }
   const bool lo = std::isfinite(min), hi = std::isfinite(max);
   if (lo && hi) {
-    what += std::string(" in ") + (min_open ? "(" : "[") + fmt(min) + ", " + fmt(max) + (max_open ? ")" : "]");
+    what += std::string(" in ") + (min_open ? "(" : "[") + format_number(min) + ", " + format_number(max) +
+            (max_open ? ")" : "]");
   } else if (lo) {
-    what += std::string(min_open ? " > " : " >= ") + fmt(min);
+    what += std::string(min_open ? " > " : " >= ") + format_number(min);
   } else if (hi) {
-    what += std::string(max_open ? " < " : " <= ") + fmt(max);
+    what += std::string(max_open ? " < " : " <= ") + format_number(max);
   }
   if (type == ParamType::NumberList && (lo || hi)) {
     // "an array of numbers >= 0" reads as a bound on each entry, which is what is meant.

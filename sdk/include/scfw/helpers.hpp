@@ -66,6 +66,15 @@ inline double norm_value(const std::string& kind, const Vec& x) {
   return 0.0;
 }
 
+/// A number in an error message or a describe() line: printf's %g with `digits` significant
+/// digits (12 by default: enough to tell apart the values a user typed). One formatter for every
+/// plugin instead of a copy in each.
+inline std::string format_number(double v, int digits = 12) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
 /// An exponent for a schedule's describe(): "3/4" when e is p/q with a small q (as the exponents
 /// of Theorems 1 and 2 are for simple r), else four significant digits ("0.7143").
 inline std::string format_exponent(double e) {
