@@ -10,6 +10,7 @@
 // is the average of those 2d vertices (a convex combination, hence in X), and diameter() returns
 // the box diagonal ||hi - lo||_2, an upper bound on the true diameter (computing the diameter of
 // an H-polytope is NP-hard; an upper bound is what the step-size theory needs).
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <ClpSimplex.hpp>
@@ -79,15 +80,9 @@ void read_csv(const std::string& path, int expect_d, std::vector<double>& A, std
 class Polytope final : public scfw::Domain {
  public:
   Polytope(const scfw::Params& p, const scfw::Context& c) {
-    int expect_d = c.dim;
-    if (p.has("dim")) {
-      const std::int64_t dim = p.integer("dim");
-      if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
-      if (c.dim >= 1 && dim != c.dim)
-        p.fail("dim", "the domain has dimension " + std::to_string(dim) + " but the oracle has dimension " +
-                          std::to_string(c.dim));
-      expect_d = static_cast<int>(dim);
-    }
+    // The dimension when "dim" or the oracle gives it (checked as for every domain); otherwise the
+    // rows fix it.
+    const int expect_d = p.has("dim") || c.dim >= 1 ? scfw::domain_dimension(p, c) : c.dim;
     const bool inline_rows = p.has("A") || p.has("b");
     if (inline_rows && p.has("file")) p.fail("file", "give either \"A\" and \"b\" or \"file\", not both");
     if (p.has("file")) {
