@@ -25,21 +25,6 @@
 
 using namespace scfw;
 
-namespace {
-
-template <class T>
-std::unique_ptr<T> make(Registry& reg, Kind kind, const std::string& name, const Params& p, const Context& c) {
-  const RegisteredComponent* rc = reg.find(kind, name);
-  if (!rc) throw Error("bench_cg: plugin " + name + " not found");
-  std::unique_ptr<Component> made = rc->info.make(p, c);
-  T* typed = dynamic_cast<T*>(made.get());
-  if (!typed) throw Error("bench_cg: " + name + " has the wrong kind");
-  made.release();
-  return std::unique_ptr<T>(typed);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   int steps = 300, n = 20;
   double tau = 5.0;
@@ -72,20 +57,20 @@ int main(int argc, char** argv) {
     orc_p.set("groups", std::int64_t{n});
     orc_p.set("batch", std::int64_t{1});
     orc_p.set("synthetic", std::shared_ptr<const Params>(synth));
-    auto oracle = make<Oracle>(reg, Kind::Oracle, "matrix_completion", orc_p, ctx);
+    auto oracle = reg.make<Oracle>(Kind::Oracle, "matrix_completion", orc_p, ctx);
     Params dom_p;
     dom_p.set("radius", tau);
     dom_p.set("rows", std::int64_t{rows});
     dom_p.set("cols", std::int64_t{cols});
-    auto domain = make<Domain>(reg, Kind::Domain, "nuclear_ball", dom_p, ctx);
+    auto domain = reg.make<Domain>(Kind::Domain, "nuclear_ball", dom_p, ctx);
     Params l1;
     l1.set("p", std::string("1"));
-    auto outer = make<OuterFunction>(reg, Kind::Outer, "norm", l1, ctx);
+    auto outer = reg.make<OuterFunction>(Kind::Outer, "norm", l1, ctx);
     auto cg = [&](const char* master, double tol) {
       Params p;
       p.set("master", std::string(master));
       p.set("tolerance", tol);
-      auto g = make<Glmo>(reg, Kind::Glmo, "column_generation", p, ctx);
+      auto g = reg.make<Glmo>(Kind::Glmo, "column_generation", p, ctx);
       g->setup(*outer, *domain, n, d);
       return g;
     };

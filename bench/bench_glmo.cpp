@@ -22,17 +22,6 @@ using namespace scfw;
 
 namespace {
 
-template <class T>
-std::unique_ptr<T> make(Registry& reg, Kind kind, const std::string& name, const Params& p, const Context& c) {
-  const RegisteredComponent* rc = reg.find(kind, name);
-  if (!rc) throw Error("bench_glmo: plugin " + name + " not found");
-  std::unique_ptr<Component> made = rc->info.make(p, c);
-  T* typed = dynamic_cast<T*>(made.get());
-  if (!typed) throw Error("bench_glmo: " + name + " has the wrong kind");
-  made.release();
-  return std::unique_ptr<T>(typed);
-}
-
 struct Stats {
   double median = 0, p90 = 0, pivots = 0;
 };
@@ -64,13 +53,13 @@ int main(int argc, char** argv) {
     Params dom_p;
     dom_p.set("radius", 5.0);
     dom_p.set("dim", std::int64_t{d});
-    auto domain = make<Domain>(reg, Kind::Domain, "l1_ball", dom_p, ctx);
-    auto outer = make<OuterFunction>(reg, Kind::Outer, "max", Params{}, ctx);
+    auto domain = reg.make<Domain>(Kind::Domain, "l1_ball", dom_p, ctx);
+    auto outer = reg.make<OuterFunction>(Kind::Outer, "max", Params{}, ctx);
     Params cold_p;
     cold_p.set("warm_start", false);
-    auto dense = make<Glmo>(reg, Kind::Glmo, "dense_simplex", Params{}, ctx);
-    auto clp_warm = make<Glmo>(reg, Kind::Glmo, "clp", Params{}, ctx);
-    auto clp_cold = make<Glmo>(reg, Kind::Glmo, "clp", cold_p, ctx);
+    auto dense = reg.make<Glmo>(Kind::Glmo, "dense_simplex", Params{}, ctx);
+    auto clp_warm = reg.make<Glmo>(Kind::Glmo, "clp", Params{}, ctx);
+    auto clp_cold = reg.make<Glmo>(Kind::Glmo, "clp", cold_p, ctx);
     for (Glmo* g : {dense.get(), clp_warm.get(), clp_cold.get()}) g->setup(*outer, *domain, n, d);
 
     // The trajectory, generated with dense_simplex's answers for x.

@@ -32,8 +32,6 @@ using namespace scfw;
 namespace {
 
 std::unique_ptr<Domain> make_nuclear(Registry& reg, int rows, int cols) {
-  const RegisteredComponent* rc = reg.find(Kind::Domain, "nuclear_ball");
-  if (!rc) throw Error("bench_lmo: plugin nuclear_ball not found");
   Params p;
   p.set("rows", std::int64_t{rows});
   p.set("cols", std::int64_t{cols});
@@ -41,11 +39,7 @@ std::unique_ptr<Domain> make_nuclear(Registry& reg, int rows, int cols) {
   Context c;
   c.dim = rows * cols;
   c.outputs = 1;
-  std::unique_ptr<Component> made = rc->info.make(p, c);
-  auto* typed = dynamic_cast<Domain*>(made.get());
-  if (!typed) throw Error("bench_lmo: nuclear_ball is not a domain");
-  made.release();
-  return std::unique_ptr<Domain>(typed);
+  return reg.make<Domain>(Kind::Domain, "nuclear_ball", p, c);
 }
 
 struct Stats {

@@ -121,11 +121,10 @@ int main(int argc, char** argv) {
     for (int B : {1, 4, 16, 64}) {
       const nlohmann::json block = {{"file", data}, {"tasks", tasks}, {"batch", B}};
       const Params params = validate_params(oc->info.params, block, "bench", "/oracle", "least_squares_tasks");
-      std::unique_ptr<Component> made = oc->info.make(params, Context{});
-      std::unique_ptr<Oracle> raw(dynamic_cast<Oracle*>(made.release()));
+      std::unique_ptr<Oracle> raw = registry.make<Oracle>(Kind::Oracle, "least_squares_tasks", params, Context{});
       // The host's wrapper around a second instance: the loop's path (checks, counters, timers).
       std::unique_ptr<Oracle> wrapped = wrap_oracle(
-          std::unique_ptr<Oracle>(dynamic_cast<Oracle*>(oc->info.make(params, Context{}).release())),
+          registry.make<Oracle>(Kind::Oracle, "least_squares_tasks", params, Context{}),
           "least_squares_tasks", std::make_shared<CallCounters>());
       const int n = raw->outputs();
       Vec x(d), f(n);

@@ -10,9 +10,11 @@
 #pragma once
 
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "scfw/error.hpp"
 #include "scfw/plugin.hpp"
 
 namespace scfw {
@@ -55,6 +57,21 @@ class Registry {
   std::vector<const RegisteredComponent*> find_any_kind(const std::string& name) const;
   /// Up to `count` registered names of this kind closest to `name` (edit distance).
   std::vector<std::string> closest(Kind kind, const std::string& name, size_t count = 3) const;
+
+  /// The component (kind, name) built by its factory with parameters already validated, as its
+  /// role's interface T (Oracle, Domain, ...): for benches and tools that build components
+  /// directly. Throws Error when no such component is registered or its factory makes another
+  /// role. (Problem files go through the composer, which validates the JSON blocks first.)
+  template <class T>
+  std::unique_ptr<T> make(Kind kind, const std::string& name, const Params& p, const Context& c) const {
+    const RegisteredComponent* rc = find(kind, name);
+    if (!rc) throw Error("no " + std::string(to_string(kind)) + " plugin named \"" + name + "\" is loaded");
+    std::unique_ptr<Component> made = rc->info.make(p, c);
+    T* typed = dynamic_cast<T*>(made.get());
+    if (!typed) throw Error(name + ": its factory made an object of another role");
+    made.release();
+    return std::unique_ptr<T>(typed);
+  }
 
   const std::vector<RegisteredComponent>& components() const { return components_; }
   const std::vector<LoadFailure>& failures() const { return failures_; }
