@@ -101,4 +101,16 @@ inline Instance random_instance(const Domain& domain, int n, std::mt19937_64& rn
   return in;
 }
 
+// A test-only domain known only through its LMO (the unit disc in R^2, like a nuclear-norm
+// ball has no LP model): GLMOs that need a model must refuse it at setup.
+class LmoOnlyDomain final : public Domain {
+ public:
+  int dim() const override { return 2; }
+  bool has_model() const override { return false; }
+  void lmo(const Vec& g, Vec& x) const override { x = -g.normalized(); }
+  Vec initial_point() const override { return Vec::Zero(2); }
+  double diameter() const override { return 2.0; }
+  bool contains(const Vec& x, double tol) const override { return x.norm() <= 1.0 + tol; }
+};
+
 }  // namespace scfw::test

@@ -153,18 +153,6 @@ class BrokenOuter final : public OuterFunction {
   Kind kind_;
 };
 
-// A test-only domain known only through its LMO (like a nuclear-norm ball): the clp GLMO must
-// refuse it at setup.
-class LmoOnlyDomain final : public Domain {
- public:
-  int dim() const override { return 2; }
-  bool has_model() const override { return false; }
-  void lmo(const Vec& g, Vec& x) const override { x = -g.normalized(); }
-  Vec initial_point() const override { return Vec::Zero(2); }
-  double diameter() const override { return 2.0; }
-  bool contains(const Vec& x, double tol) const override { return x.norm() <= 1.0 + tol; }
-};
-
 }  // namespace
 
 TEST_CASE("clp + max over the l1 ball equals brute-force vertex enumeration of the lifted polyhedron") {
