@@ -34,14 +34,7 @@ class PenaltyOuter final : public scfw::OuterFunction {
       if (!std::isfinite(tau_[j]))
         p.fail("tau",
                "expected finite numbers, got " + scfw::format_number(tau_[j]) + " at index " + std::to_string(j));
-    c_ = p.has("c") ? p.numbers("c") : std::vector<double>{0.0};
-    if (c_.empty()) p.fail("c", "expected 1 or d numbers, got none");
-    if (c_.size() != 1 && ctx.dim >= 1 && c_.size() != static_cast<size_t>(ctx.dim))
-      p.fail("c", "expected 1 or " + std::to_string(ctx.dim) + " numbers (the dimension), got " +
-                      std::to_string(c_.size()));
-    for (size_t j = 0; j < c_.size(); ++j)
-      if (!std::isfinite(c_[j]))
-        p.fail("c", "expected finite numbers, got " + scfw::format_number(c_[j]) + " at index " + std::to_string(j));
+    c_ = scfw::numbers_1_or_d(p, "c", ctx.dim, 0.0);
     n_ = ctx.outputs;
   }
 

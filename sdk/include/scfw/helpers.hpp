@@ -14,6 +14,15 @@
 
 namespace scfw {
 
+/// A number in an error message or a describe() line: printf's %g with `digits` significant
+/// digits (12 by default: enough to tell apart the values a user typed). One formatter for every
+/// plugin instead of a copy in each.
+inline std::string format_number(double v, int digits = 12) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+  return buf;
+}
+
 /// The dimension d of a domain: the oracle's d from the context, or the block's optional
 /// integer parameter "dim", which must then agree with the oracle's. A domain built where no
 /// oracle is known (a factor of a product domain, a test) must be given "dim".
@@ -28,6 +37,19 @@ inline int domain_dimension(const Params& p, const Context& c) {
   }
   if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
   return c.dim;
+}
+
+/// A number-list parameter given either as one number (broadcast) or as d numbers, all finite;
+/// `def` when absent. d < 1 (unknown yet) skips the length check; the caller checks it later.
+inline std::vector<double> numbers_1_or_d(const Params& p, const std::string& name, int d, double def) {
+  std::vector<double> v = p.has(name) ? p.numbers(name) : std::vector<double>{def};
+  if (v.empty()) p.fail(name, "expected 1 or d numbers, got none");
+  if (v.size() != 1 && d >= 1 && v.size() != static_cast<size_t>(d))
+    p.fail(name, "expected 1 or " + std::to_string(d) + " numbers (the dimension), got " + std::to_string(v.size()));
+  for (size_t j = 0; j < v.size(); ++j)
+    if (!std::isfinite(v[j]))
+      p.fail(name, "expected finite numbers, got " + format_number(v[j]) + " at index " + std::to_string(j));
+  return v;
 }
 
 /// weight * Xi(x) for Xi one of "l1", "l2", "linf", "none", as a model expression whose minimum
@@ -64,15 +86,6 @@ inline double norm_value(const std::string& kind, const Vec& x) {
   if (kind == "l2") return x.norm();
   if (kind == "linf") return x.size() ? x.lpNorm<Eigen::Infinity>() : 0.0;
   return 0.0;
-}
-
-/// A number in an error message or a describe() line: printf's %g with `digits` significant
-/// digits (12 by default: enough to tell apart the values a user typed). One formatter for every
-/// plugin instead of a copy in each.
-inline std::string format_number(double v, int digits = 12) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.*g", digits, v);
-  return buf;
 }
 
 /// An exponent for a schedule's describe(): "3/4" when e is p/q with a small q (as the exponents
