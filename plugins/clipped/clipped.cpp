@@ -5,11 +5,11 @@
 //
 // It ignores beta and rho. Only the Jacobian is clipped, as in the paper; the value estimate is
 // the plug-in one. Per update: one draw, one value + Jacobian evaluation. Memory: the sample.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <cmath>
 #include <memory>
-#include <sstream>
 
 namespace {
 
@@ -17,12 +17,8 @@ class ClippedTracker final : public scfw::Tracker {
  public:
   ClippedTracker(const scfw::Params& p, const scfw::Context&) {
     threshold_ = p.has("threshold") ? p.number("threshold") : 1.0;
-    if (!(threshold_ > 0.0) || !std::isfinite(threshold_)) {
-      std::ostringstream os;
-      os.precision(12);
-      os << "expected a number > 0, got " << threshold_;
-      p.fail("threshold", os.str());
-    }
+    if (!(threshold_ > 0.0) || !std::isfinite(threshold_))
+      p.fail("threshold", "expected a number > 0, got " + scfw::format_number(threshold_));
   }
 
   void bind(const scfw::Oracle& oracle) override {

@@ -4,6 +4,7 @@
 //
 // for the `storm` and `hessian` trackers under r-average smoothness; their rate is
 // O(K^{-(r-1)/(2r-1)}). The name coincides with the tracker `storm`: names are unique per kind.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <atomic>
@@ -17,12 +18,7 @@ class StormSchedule final : public scfw::Schedule {
  public:
   StormSchedule(const scfw::Params& p, const scfw::Context&) {
     r_ = p.has("r") ? p.number("r") : 2.0;
-    if (!(r_ > 1.0 && r_ <= 2.0)) {
-      std::ostringstream os;
-      os.precision(12);
-      os << "expected a number in (1, 2], got " << r_;
-      p.fail("r", os.str());
-    }
+    if (!(r_ > 1.0 && r_ <= 2.0)) p.fail("r", "expected a number in (1, 2], got " + scfw::format_number(r_));
   }
 
   scfw::Steps at(long, long K) const override {
