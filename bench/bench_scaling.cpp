@@ -24,6 +24,7 @@
 
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
+#include "phase_medians.hpp"
 
 using namespace scfw;
 
@@ -35,11 +36,6 @@ std::vector<int> int_list(const std::string& s) {
   std::string item;
   while (std::getline(ss, item, ',')) out.push_back(std::atoi(item.c_str()));
   return out;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 struct ScalingRow {
@@ -104,7 +100,7 @@ int main(int argc, char** argv) {
           row.mode = mode;
           for (const auto& [role, name] : p.plugins)
             if (role == "glmo") row.glmo = name;
-          std::vector<double> o, t, g, u, tot, sx;
+          std::vector<Summary> runs;
           long done = K;
           for (int r = 0; r < repeats; ++r) {
             SolverOptions opt;
@@ -114,23 +110,17 @@ int main(int argc, char** argv) {
             opt.final_report = false;
             opt.time_limit = time_limit;
             Solver s(p, opt);
-            const Summary sum = s.run();
-            const double it = static_cast<double>(sum.iterations);
-            done = std::min(done, sum.iterations);
-            o.push_back(1e6 * sum.times.oracle / it);
-            t.push_back(1e6 * sum.times.tracker / it);
-            g.push_back(1e6 * sum.times.glmo / it);
-            u.push_back(1e6 * sum.times.update / it);
-            tot.push_back(1e6 * (sum.times.total() - sum.times.gap) / it);
-            sx.push_back(sum.glmo_iterations / it);
+            runs.push_back(s.run());
+            done = std::min(done, runs.back().iterations);
           }
+          const scfw::bench::PhaseMedians pm = scfw::bench::medians_of(runs);
           row.iterations = done;
-          row.oracle = median(o);
-          row.tracker = median(t);
-          row.glmo_us = median(g);
-          row.update = median(u);
-          row.total = median(tot);
-          row.simplex = median(sx);
+          row.oracle = pm.oracle;
+          row.tracker = pm.tracker;
+          row.glmo_us = pm.glmo;
+          row.update = pm.update;
+          row.total = pm.total;
+          row.simplex = pm.simplex;
           std::printf("%6d %4d %5s %14s %6ld | %9.2f %9.2f %9.2f %9.2f %10.2f | %8.2f %8.2f\n", d, m, mode.c_str(),
                       row.glmo.c_str(), row.iterations, row.oracle, row.tracker, row.glmo_us, row.update, row.total,
                       row.simplex, row.setup_s);

@@ -1,4 +1,4 @@
-// Shared by bench_iteration and bench_task2: run a composed problem `repeats` times (seeds
+// Shared by bench_iteration, bench_task2 and bench_scaling: run a composed problem `repeats` times (seeds
 // 1..repeats, gap reports off but one exact gap at the end) and print the median microseconds per
 // iteration of each phase.
 #pragma once
@@ -24,18 +24,12 @@ inline double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-inline PhaseMedians measure_phases(const Registry& registry, const nlohmann::json& doc, long K, int repeats) {
+/// Medians over runs of each phase's microseconds per iteration (the gap: seconds of its one
+/// evaluation, in microseconds) and of the GLMO's simplex iterations per solve.
+inline PhaseMedians medians_of(const std::vector<Summary>& runs) {
   std::vector<double> oracle, tracker, glmo, update, total, gap, simplex;
   PhaseMedians m;
-  for (int r = 0; r < repeats; ++r) {
-    Problem p = compose(registry, doc, "bench", ".");
-    SolverOptions o;
-    o.iterations = K;
-    o.seed = static_cast<std::uint64_t>(r + 1);
-    o.report_every = 0;
-    o.final_report = true;
-    Solver s(p, o);
-    const Summary sum = s.run();
+  for (const Summary& sum : runs) {
     const double it = static_cast<double>(sum.iterations);
     oracle.push_back(1e6 * sum.times.oracle / it);
     tracker.push_back(1e6 * sum.times.tracker / it);
@@ -54,6 +48,21 @@ inline PhaseMedians measure_phases(const Registry& registry, const nlohmann::jso
   m.gap = median(gap);
   m.simplex = median(simplex);
   return m;
+}
+
+inline PhaseMedians measure_phases(const Registry& registry, const nlohmann::json& doc, long K, int repeats) {
+  std::vector<Summary> runs;
+  for (int r = 0; r < repeats; ++r) {
+    Problem p = compose(registry, doc, "bench", ".");
+    SolverOptions o;
+    o.iterations = K;
+    o.seed = static_cast<std::uint64_t>(r + 1);
+    o.report_every = 0;
+    o.final_report = true;
+    Solver s(p, o);
+    runs.push_back(s.run());
+  }
+  return medians_of(runs);
 }
 
 inline void print_phases(const PhaseMedians& m) {
