@@ -134,7 +134,6 @@ class ColumnGeneration final : public scfw::Glmo {
     push_atom(domain.initial_point());
     status_.clear();
     if (atoms_.back().size() != d) throw scfw::Error("column_generation: the domain's initial point has the wrong size");
-    last_rounds_ = 0;
     build_base();
     dense_ = elim_.u_free && (master_ == "dense" || (master_ == "auto" && elim_.rows <= kDenseMaxRows));
     dense_live_ = false;
@@ -279,8 +278,6 @@ class ColumnGeneration final : public scfw::Glmo {
   std::unique_ptr<ClpSimplex> lp_;
   int x_row_ = 0, u_row_ = 0, conv_row_ = 0, first_lambda_ = 0;
   int clp_start_ = 1 | 2;  // Clp primal() start options for the next master solve
-  scfw::Expr objective_;
-  long last_rounds_ = 0;
   std::vector<int> rows_;
   std::vector<int> prune_;
   std::vector<double> vals_;
@@ -309,11 +306,11 @@ void ColumnGeneration::build_base() {
   for (int i = 0; i < n_; ++i) m.add_row(u[static_cast<size_t>(i)], 0.0, 0.0);  // rhs set per solve
   conv_row_ = static_cast<int>(m.rows().size());
   m.add_row(scfw::Expr(0.0), 1.0, 1.0);
-  objective_ = outer_->model(m, u, xs);
+  scfw::Expr objective = outer_->model(m, u, xs);
   if (!m.cones().empty())
     throw scfw::CapabilityError("column_generation: the outer function's model has second-order cones; the "
                                 "restricted master is solved as a linear program");
-  objective_.normalize();
+  objective.normalize();
 
   BaseLp& b = base_;
   b = BaseLp{};
@@ -334,8 +331,8 @@ void ColumnGeneration::build_base() {
     b.col_lo[static_cast<size_t>(v)] = m.lower(v);
     b.col_up[static_cast<size_t>(v)] = m.upper(v);
   }
-  for (const auto& [v, c] : objective_.terms()) b.cost[static_cast<size_t>(v)] = c;
-  b.objective_constant = objective_.constant();
+  for (const auto& [v, c] : objective.terms()) b.cost[static_cast<size_t>(v)] = c;
+  b.objective_constant = objective.constant();
   b.row_lo.resize(static_cast<size_t>(b.num_rows));
   b.row_up.resize(static_cast<size_t>(b.num_rows));
   for (int r = 0; r < b.num_rows; ++r) {
@@ -655,7 +652,6 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V,
   result.value = value;
   result.lower_bound = std::min(bound, value);
   result.iterations = rounds + simplex_iterations;
-  last_rounds_ = rounds;
   return result;
 }
 
