@@ -1,4 +1,5 @@
-// Shared helpers for the engine tests: the real plugins, composed from inline JSON.
+// Shared helpers for the engine tests: the real plugins (plugin_support.hpp's registry), composed
+// from inline JSON.
 #pragma once
 
 #include <cmath>
@@ -7,15 +8,9 @@
 
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
+#include "plugin_support.hpp"
 
 namespace scfw::test {
-
-inline Registry& plugins() {
-  static Registry r;
-  static const bool loaded = (r.load_directory(SCFW_PLUGIN_DIR), true);
-  (void)loaded;
-  return r;
-}
 
 /// The paper's Task 1 (robust minimax sparse regression) on synthetic data.
 inline nlohmann::json task1(long iterations, int batch, const std::string& variant, nlohmann::json schedule,
@@ -35,7 +30,7 @@ inline nlohmann::json task1(long iterations, int batch, const std::string& varia
       {"schedule", std::move(schedule)}};
 }
 
-inline Problem make(const nlohmann::json& doc) { return compose(plugins(), doc, "test.json", SCFW_SOURCE_DIR); }
+inline Problem make(const nlohmann::json& doc) { return compose(registry(), doc, "test.json", SCFW_SOURCE_DIR); }
 
 struct Trajectory {
   std::vector<Vec> y;          // y_1 .. y_K

@@ -16,21 +16,14 @@
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/error.hpp"
+#include "plugin_support.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace {
 
-scfw::Registry& registry() {
-  static scfw::Registry r;
-  static bool loaded = false;
-  if (!loaded) {
-    r.load_directory(SCFW_PLUGIN_DIR);
-    loaded = true;
-  }
-  return r;
-}
+using scfw::test::registry;
 
 json small_experiment() {
   return json::parse(R"({

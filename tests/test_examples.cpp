@@ -22,7 +22,7 @@ Problem load(const std::string& name) {
   Overrides o;
   o.iterations = 40;
   o.trace = "";
-  return load_problem(scfw::test::plugins(), file, o);
+  return load_problem(scfw::test::registry(), file, o);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "scfw/conformance.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/error.hpp"
+#include "plugin_support.hpp"
 #include "../plugins/least_squares_tasks/libsvm.hpp"
 
 namespace fs = std::filesystem;
@@ -21,23 +22,8 @@ using scfw::Vec;
 
 namespace {
 
-scfw::Registry& registry() {
-  static scfw::Registry* reg = [] {
-    auto* r = new scfw::Registry();
-    r->load_directory(SCFW_PLUGIN_DIR);
-    return r;
-  }();
-  return *reg;
-}
-
 std::unique_ptr<scfw::Oracle> make_oracle(const scfw::Params& p, const scfw::Context& ctx = {}) {
-  const auto* c = registry().find(scfw::Kind::Oracle, "least_squares_tasks");
-  REQUIRE_MESSAGE(c != nullptr, "plugin least_squares_tasks not found in " SCFW_PLUGIN_DIR);
-  std::unique_ptr<scfw::Component> made = c->info.make(p, ctx);
-  auto* o = dynamic_cast<scfw::Oracle*>(made.get());
-  REQUIRE(o != nullptr);
-  made.release();
-  return std::unique_ptr<scfw::Oracle>(o);
+  return scfw::test::make<scfw::Oracle>(scfw::Kind::Oracle, "least_squares_tasks", p, ctx);
 }
 
 scfw::Params synthetic_params(std::int64_t tasks, std::int64_t dim, std::int64_t rows, std::int64_t batch,

@@ -9,6 +9,7 @@
 
 #include "scfw/core/registry.hpp"
 #include "scfw/error.hpp"
+#include "plugin_support.hpp"
 
 using scfw::Mat;
 using scfw::Vec;
@@ -25,24 +26,9 @@ extern "C" void* malloc(std::size_t size) {
 
 namespace {
 
-scfw::Registry& registry() {
-  static scfw::Registry* reg = [] {
-    auto* r = new scfw::Registry();
-    r->load_directory(SCFW_PLUGIN_DIR);
-    return r;
-  }();
-  return *reg;
-}
-
 template <class T>
 std::unique_ptr<T> make(scfw::Kind kind, const std::string& name, const scfw::Params& p) {
-  const auto* c = registry().find(kind, name);
-  REQUIRE_MESSAGE(c != nullptr, "plugin " << name << " not found in " SCFW_PLUGIN_DIR);
-  std::unique_ptr<scfw::Component> made = c->info.make(p, scfw::Context{});
-  auto* t = dynamic_cast<T*>(made.get());
-  REQUIRE(t != nullptr);
-  made.release();
-  return std::unique_ptr<T>(t);
+  return scfw::test::make<T>(kind, name, p, scfw::Context{});
 }
 
 std::unique_ptr<scfw::Oracle> small_oracle() {

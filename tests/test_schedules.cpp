@@ -7,26 +7,12 @@
 
 #include "scfw/core/registry.hpp"
 #include "scfw/error.hpp"
+#include "plugin_support.hpp"
 
 namespace {
 
-scfw::Registry& registry() {
-  static scfw::Registry* reg = [] {
-    auto* r = new scfw::Registry();
-    r->load_directory(SCFW_PLUGIN_DIR);
-    return r;
-  }();
-  return *reg;
-}
-
 std::unique_ptr<scfw::Schedule> schedule(const std::string& name, const scfw::Params& p = {}) {
-  const auto* c = registry().find(scfw::Kind::Schedule, name);
-  REQUIRE_MESSAGE(c != nullptr, "schedule " << name << " not found in " SCFW_PLUGIN_DIR);
-  std::unique_ptr<scfw::Component> made = c->info.make(p, scfw::Context{});
-  auto* s = dynamic_cast<scfw::Schedule*>(made.get());
-  REQUIRE(s != nullptr);
-  made.release();
-  return std::unique_ptr<scfw::Schedule>(s);
+  return scfw::test::make<scfw::Schedule>(scfw::Kind::Schedule, name, p, scfw::Context{});
 }
 
 scfw::Params with(const std::string& name, scfw::ParamValue v) {

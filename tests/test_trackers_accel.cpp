@@ -14,7 +14,7 @@
 
 using namespace scfw;
 using scfw::test::make;
-using scfw::test::plugins;
+using scfw::test::registry;
 using scfw::test::task1;
 
 namespace {
@@ -28,7 +28,7 @@ nlohmann::json small(nlohmann::json tracker, nlohmann::json schedule = {{"plugin
 
 /// A tracker made straight from its registered factory (defaults filled in), not yet bound.
 std::unique_ptr<Tracker> make_tracker(const std::string& name, const nlohmann::json& params, int n, int d) {
-  const RegisteredComponent* c = plugins().find(Kind::Tracker, name);
+  const RegisteredComponent* c = registry().find(Kind::Tracker, name);
   REQUIRE_MESSAGE(c != nullptr, "tracker plugin not found: " << name);
   const Params p = validate_params(c->info.params, params, "test.json", "/tracker");
   Context ctx;
