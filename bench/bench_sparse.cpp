@@ -28,7 +28,7 @@
 #include <string>
 #include <vector>
 
-#include "../plugins/least_squares_tasks/libsvm.hpp"
+#include "../plugins/oracle/least_squares_tasks/libsvm.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
 #include "scfw/plugin.hpp"

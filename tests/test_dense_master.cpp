@@ -1,4 +1,4 @@
-// The dense primal simplex behind `column_generation`'s master (plugins/column_generation/
+// The dense primal simplex behind `column_generation`'s master (plugins/glmo/column_generation/
 // dense_master.hpp), against Clp as the independent solver:
 //   * random bounded LPs (free, one-sided, boxed and fixed variables and rows): the same status
 //     (optimal / infeasible / unbounded; Clp's primal sometimes calls an unbounded LP
@@ -10,7 +10,7 @@
 //   * degenerate LPs (duplicated columns and rows, many ties) end optimal with Clp's value.
 #include <doctest/doctest.h>
 
-#include "../plugins/column_generation/dense_master.hpp"
+#include "../plugins/glmo/column_generation/dense_master.hpp"
 
 #include <ClpSimplex.hpp>
 

@@ -14,7 +14,7 @@
 #include "scfw/core/registry.hpp"
 #include "scfw/error.hpp"
 #include "plugin_support.hpp"
-#include "../plugins/least_squares_tasks/libsvm.hpp"
+#include "../plugins/oracle/least_squares_tasks/libsvm.hpp"
 
 namespace fs = std::filesystem;
 using scfw::Mat;

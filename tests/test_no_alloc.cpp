@@ -220,7 +220,7 @@ TEST_CASE("the counter sees allocations made inside plugin libraries (glmo clp)"
   // reach this executable's counter, so the zero counts above are not an interposition blind spot.
   // Measured: about 113 allocations per solve, all inside libClp (ClpSimplex::dual -> startup ->
   // createRim -> ClpPackedMatrix::allElementsInRange, operator new[]), reached from
-  // ClpGlmo::run_lp (plugins/clp/clp.cpp, lp_->dual()). Should clp ever stop allocating, point
+  // ClpGlmo::run_lp (plugins/glmo/clp/clp.cpp, lp_->dual()). Should clp ever stop allocating, point
   // this check at another call that does.
   const Window w = run_counted(task1("taylor", {{"plugin", "clp"}}), /*final_report=*/false);
   REQUIRE(w.iterations == 1000);

@@ -309,7 +309,7 @@ TEST_CASE("(b) CVaR: value() and the RU LP equal the RU formula at the alpha-qua
 }
 
 // (Once skipped: at n = 15, rho = 3 the clp GLMO's cut loop on the 15-entry cone stalled at a
-// certified gap of about 3e-6; clp now lifts the cone to 2-D cones, see plugins/clp/clp.cpp.)
+// certified gap of about 3e-6; clp now lifts the cone to 2-D cones, see plugins/glmo/clp/clp.cpp.)
 TEST_CASE("(b) chi^2-DRO: value() and the cone model equal the supremum by bisection and projection") {
   std::mt19937_64 rng(12);
   std::normal_distribution<double> normal;

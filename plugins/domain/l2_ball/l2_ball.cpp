@@ -1,5 +1,5 @@
 // Domain `l2_ball`: X = {x in R^d : ||x||_2 <= radius}. Its model is one second-order cone, which
-// the `clp` GLMO solves by outer-approximation cuts (plugins/clp/clp.cpp); its LMO is closed form.
+// the `clp` GLMO solves by outer-approximation cuts (plugins/glmo/clp/clp.cpp); its LMO is closed form.
 #include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
