@@ -92,13 +92,13 @@ int main(int argc, char** argv) {
               {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
           if (mode == "clp") doc["glmo"] = {{"plugin", "clp"}};
           const auto t0 = std::chrono::steady_clock::now();
-          Problem p = compose(registry, doc, "bench", ".");
+          Composition p = compose(registry, doc, "bench", ".");
           ScalingRow row;
           row.setup_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           row.d = d;
           row.m = m;
           row.mode = mode;
-          for (const auto& [role, name] : p.plugins)
+          for (const auto& [role, name] : p.plugins())
             if (role == "glmo") row.glmo = name;
           std::vector<Summary> runs;
           long done = K;

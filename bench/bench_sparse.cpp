@@ -203,7 +203,7 @@ int main(int argc, char** argv) {
         {"domain", {{"plugin", "l1_ball"}, {"radius", 5}}},
         {"tracker", {{"plugin", "momentum"}, {"value", "taylor"}}},
         {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};  // no glmo block: the automatic choice
-    Problem p = compose(registry, doc, "bench", ".");
+    Composition p = compose(registry, doc, "bench", ".");
     // Evaluation points: iterates of a short run, so the gap GLMO sees points that move as they
     // do between reports (its warm start is not a repeat of the same LP).
     std::vector<Vec> points;
@@ -219,17 +219,17 @@ int main(int argc, char** argv) {
       });
       solver.run();
     }
-    const int n = p.oracle->outputs();
+    const int n = p.problem.oracle->outputs();
     Vec gf(n), gx(d);
     Mat gJ(n, d);
     std::size_t ip = 0;
     auto gap_eval = [&] {
-      const GapValue gv = generalized_gap(*p.oracle, *p.outer, *p.gap_glmo, points[ip], gf, gJ, gx);
+      const GapValue gv = generalized_gap(*p.problem.oracle, *p.problem.outer, *p.method.gap_glmo, points[ip], gf, gJ, gx);
       ip = (ip + 1) % points.size();
       g_sink = g_sink + gv.gap;
     };
     auto exact_only = [&] {
-      p.oracle->exact(points[ip], &gf, &gJ);
+      p.problem.oracle->exact(points[ip], &gf, &gJ);
       ip = (ip + 1) % points.size();
       g_sink = g_sink + gf[0];
     };
@@ -264,7 +264,7 @@ int main(int argc, char** argv) {
     const double mv = median(t_mv), gp = median(t_gap), ex = median(t_ex);
     std::printf("(b) exact gap evaluation vs one CSR mat-vec over the same %zu rows (%zu non-zeros)\n", A.rows(),
                 A.nnz());
-    std::printf("    GLMO of the gap        %s\n", p.gap_glmo->describe().c_str());
+    std::printf("    GLMO of the gap        %s\n", p.method.gap_glmo->describe().c_str());
     std::printf("    CSR mat-vec y = A x    %9.1f us  (%.2f ns per non-zero)\n", 1e6 * mv, 1e9 * mv / A.nnz());
     std::printf("    exact f and J          %9.1f us  (%.2f ns per non-zero)\n", 1e6 * ex, 1e9 * ex / A.nnz());
     std::printf("    exact gap (f, J, F, GLMO) %6.1f us  (%.2f ns per non-zero)\n", 1e6 * gp, 1e9 * gp / A.nnz());

@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
             {"schedule", schedule_block(row.schedule, K)}};
         double final_gap = 0, best_gap = 0;
         for (int seed = 1; seed <= seeds; ++seed) {
-          Problem p = compose(registry, doc, "bench", ".");
+          Composition p = compose(registry, doc, "bench", ".");
           SolverOptions o;
           o.iterations = K;
           o.seed = static_cast<std::uint64_t>(seed);

@@ -53,7 +53,7 @@ inline PhaseMedians medians_of(const std::vector<Summary>& runs) {
 inline PhaseMedians measure_phases(const Registry& registry, const nlohmann::json& doc, long K, int repeats) {
   std::vector<Summary> runs;
   for (int r = 0; r < repeats; ++r) {
-    Problem p = compose(registry, doc, "bench", ".");
+    Composition p = compose(registry, doc, "bench", ".");
     SolverOptions o;
     o.iterations = K;
     o.seed = static_cast<std::uint64_t>(r + 1);

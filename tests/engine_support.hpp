@@ -30,7 +30,8 @@ inline nlohmann::json task1(long iterations, int batch, const std::string& varia
       {"schedule", std::move(schedule)}};
 }
 
-inline Problem make(const nlohmann::json& doc) { return compose(registry(), doc, "test.json", SCFW_SOURCE_DIR); }
+/// The whole document composed: problem, method and options.
+inline Composition make(const nlohmann::json& doc) { return compose(registry(), doc, "test.json", SCFW_SOURCE_DIR); }
 
 struct Trajectory {
   std::vector<Vec> y;          // y_1 .. y_K
@@ -38,7 +39,7 @@ struct Trajectory {
   Summary summary;
 };
 
-inline Trajectory run(Problem& p, std::uint64_t seed, long iterations, long report_every, bool keep_y = false,
+inline Trajectory run(Composition& p, std::uint64_t seed, long iterations, long report_every, bool keep_y = false,
                       bool final_report = true) {
   SolverOptions o;
   o.iterations = iterations;

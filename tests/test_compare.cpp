@@ -1,18 +1,20 @@
-// `scfw compare` (core/include/scfw/core/compare.hpp): worker-count independence, summary
-// statistics against the per-run traces, the across-K slope, K expressions, and the one-line
-// errors of bad experiment files.
+// `scfw compare` (apps/scfw/compare): worker-count independence, the problem composed once per
+// worker giving the same numbers as composing everything per run, summary statistics against the
+// per-run traces, the across-K slope, K expressions, gnuplot run without a shell, and the
+// one-line errors of bad experiment files.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include "scfw/core/compare.hpp"
+#include "scfw/compare/compare.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/error.hpp"
@@ -305,4 +307,156 @@ TEST_CASE("plots: gnuplot writes the SVGs, and markup characters in names print 
     CHECK(svg.find("Variant_I") != std::string::npos);      // a key entry, as written
     CHECK(fs::file_size(o.out / (std::string(name).substr(0, std::string(name).size() - 4) + ".png")) > 1000);
   }
+}
+
+namespace {
+
+/// Every number `compare` wrote but the timings: summary.csv without its sec_per_iter_* columns,
+/// runs.csv without "seconds", slopes.csv, and each trace without "seconds"; by file name.
+std::map<std::string, std::string> numbers_written(const fs::path& out) {
+  std::map<std::string, std::string> files;
+  auto strip = [&](const fs::path& file, auto timing) {
+    std::string text;
+    for (const auto& row : read_csv(file)) {
+      for (const auto& [column, value] : row)
+        if (!timing(column)) text += column + "=" + value + ";";
+      text += "\n";
+    }
+    REQUIRE(!text.empty());
+    return text;
+  };
+  files["summary.csv"] = strip(out / "summary.csv", [](const std::string& c) { return c.rfind("sec_per_iter", 0) == 0; });
+  files["runs.csv"] = strip(out / "runs.csv", [](const std::string& c) { return c == "seconds"; });
+  files["slopes.csv"] = strip(out / "slopes.csv", [](const std::string&) { return false; });
+  for (const auto& entry : fs::directory_iterator(out / "traces"))
+    files["traces/" + entry.path().filename().string()] =
+        strip(entry.path(), [](const std::string& c) { return c == "seconds"; });
+  return files;
+}
+
+/// Runs `doc` three ways — everything composed per run on 1 worker, the problem composed once
+/// per worker on 1 and on 2 workers — and checks that every number written is the same.
+void check_composed_once_is_bitwise_fresh(const json& doc, const std::string& name) {
+  const scfw::Experiment e = scfw::parse_experiment(registry(), doc, name + ".json", ".");
+  scfw::CompareOptions fresh;
+  fresh.jobs = 1;
+  fresh.plots = false;
+  fresh.fresh_problem = true;
+  fresh.out = scratch(name + "-fresh");
+  scfw::CompareOptions once1 = fresh;
+  once1.fresh_problem = false;
+  once1.out = scratch(name + "-once1");
+  scfw::CompareOptions once2 = once1;
+  once2.jobs = 2;
+  once2.out = scratch(name + "-once2");
+
+  const scfw::CompareResult rf = scfw::run_compare(registry(), e, fresh);
+  const scfw::CompareResult r1 = scfw::run_compare(registry(), e, once1);
+  const scfw::CompareResult r2 = scfw::run_compare(registry(), e, once2);
+  const size_t runs = e.methods.size() * e.seeds.size() * e.budgets.size();
+  REQUIRE(rf.failed == 0);
+  REQUIRE(r1.failed == 0);
+  REQUIRE(r2.failed == 0);
+  REQUIRE(rf.runs.size() == runs);
+  // Fresh: one problem per run; once: one per worker.
+  CHECK(rf.problems_composed == runs);
+  CHECK(r1.problems_composed == 1);
+  CHECK(r2.problems_composed == 2);
+
+  for (const auto* r : {&r1, &r2}) {
+    for (size_t i = 0; i < runs; ++i) {
+      CAPTURE(i);
+      CHECK(r->runs[i].final_gap == rf.runs[i].final_gap);  // bitwise
+      CHECK(r->runs[i].best_gap == rf.runs[i].best_gap);
+      CHECK(r->runs[i].final_objective == rf.runs[i].final_objective);
+      CHECK(r->runs[i].iterations == rf.runs[i].iterations);
+    }
+  }
+  const auto expect = numbers_written(fresh.out);
+  CHECK(expect.size() == 3 + runs);
+  for (const auto& out : {once1.out, once2.out}) {
+    const auto got = numbers_written(out);
+    REQUIRE(got.size() == expect.size());
+    for (const auto& [file, text] : expect) {
+      CAPTURE(file);
+      CHECK(got.at(file) == text);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("the problem composed once per worker: every number bitwise as composing each run afresh (nuclear_ball)") {
+  // The nuclear ball's LMO starts its Lanczos iteration from the previous call's vector: a run
+  // after another on the same domain object would start elsewhere. Column generation prices
+  // through that LMO at every GLMO call.
+  const json doc = json::parse(R"({
+    "name": "nuclear",
+    "oracle": { "plugin": "matrix_completion", "groups": 6, "synthetic": { "rows": 12, "cols": 8 } },
+    "outer":  { "plugin": "norm", "p": "1" },
+    "domain": { "plugin": "nuclear_ball", "rows": 12, "cols": 8, "radius": 4 },
+    "glmo":   { "plugin": "column_generation", "tolerance": 0.05 },
+    "methods": [
+      { "label": "momentum", "tracker": { "plugin": "momentum" }, "schedule": { "plugin": "nonconvex" } },
+      { "label": "vanilla", "tracker": { "plugin": "vanilla" },
+        "schedule": { "plugin": "constant", "gamma": "K^-0.75", "beta": 1, "rho": 1 } }
+    ],
+    "seeds": 2,
+    "iterations": [20, 40],
+    "report": { "points": 5 }
+  })");
+  check_composed_once_is_bitwise_fresh(doc, "nuclear");
+}
+
+TEST_CASE("the problem composed once per worker: every number bitwise as composing each run afresh (polytope)") {
+  // The polytope's LMO keeps Clp's basis between calls; column generation calls it at every
+  // GLMO solve. X = {x in [-1, 1]^6 : sum x <= 3}.
+  json A = json::array(), b = json::array();
+  for (int sign : {1, -1})
+    for (int i = 0; i < 6; ++i) {
+      for (int j = 0; j < 6; ++j) A.push_back(i == j ? sign : 0);
+      b.push_back(1);
+    }
+  for (int j = 0; j < 6; ++j) A.push_back(1);
+  b.push_back(3);
+  json doc = json::parse(R"({
+    "name": "polytope",
+    "oracle": { "plugin": "least_squares_tasks", "batch": 1,
+                "synthetic": { "tasks": 3, "dim": 6, "rows_per_task": 30, "sparsity": 3, "seed": 2 } },
+    "outer":  { "plugin": "max" },
+    "glmo":   { "plugin": "column_generation" },
+    "methods": [
+      { "label": "Variant I", "tracker": { "plugin": "momentum", "value": "polyak" }, "schedule": { "plugin": "nonconvex" } },
+      { "label": "STORM", "tracker": { "plugin": "storm" }, "schedule": { "plugin": "storm" } }
+    ],
+    "seeds": 2,
+    "iterations": [30, 60],
+    "report": { "points": 6 }
+  })");
+  doc["domain"] = {{"plugin", "polytope"}, {"A", A}, {"b", b}};
+  check_composed_once_is_bitwise_fresh(doc, "polytope");
+}
+
+TEST_CASE("gnuplot's path is a PATH lookup, and programs run without a shell") {
+  // find_program walks $PATH; a name with a '/' is taken as it is.
+  const fs::path sh = scfw::find_program("sh");
+  REQUIRE(!sh.empty());
+  CHECK(sh.filename() == "sh");
+  CHECK(scfw::find_program("scfw-no-such-program-anywhere").empty());
+  CHECK(scfw::find_program(sh.string()) == sh);
+
+  const fs::path dir = scratch("spawn");
+  fs::create_directories(dir);
+  // The arguments reach the program as they are: no shell splits, expands or redirects them.
+  const int rc = scfw::run_program({"printf", "%s|", "a b", "$HOME", "*", ">x"}, dir / "out.txt", dir / "err.txt");
+  CHECK(rc == 0);
+  std::ifstream in(dir / "out.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == "a b|$HOME|*|>x|");
+  CHECK(!fs::exists(dir / "x"));
+  // The exit status comes back; a program that is not there is -1 with the reason.
+  CHECK(scfw::run_program({"sh", "-c", "exit 3"}, dir / "out.txt", dir / "err.txt") == 3);
+  std::string why;
+  CHECK(scfw::run_program({"scfw-no-such-program-anywhere"}, dir / "out.txt", dir / "err.txt", &why) == -1);
+  CHECK(why == "scfw-no-such-program-anywhere: No such file or directory");
 }

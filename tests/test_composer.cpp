@@ -268,7 +268,7 @@ TEST_CASE("compose: the top level") {
   doc["colour"] = "red";
   CHECK(compose_error(doc) ==
         "problem.json: /colour: unknown key; expected one of \"domain\", \"glmo\", \"iterations\", \"name\", "
-        "\"oracle\", \"outer\", \"report\", \"schedule\", \"seed\", \"tracker\"");
+        "\"oracle\", \"outer\", \"report\", \"schedule\", \"seed\", \"stop\", \"tracker\"");
 
   doc = base();
   doc["Outer"] = doc["outer"];
@@ -451,36 +451,36 @@ TEST_CASE("compose: failures inside factories, bind and setup") {
 
 TEST_CASE("compose: defaults are filled in") {
   REQUIRE(have_real_plugins());
-  const scfw::Problem p = scfw::compose(real_plugins(), base(), "examples/robust.json", "examples");
-  CHECK(p.source == "examples/robust.json");
-  CHECK(p.name == "robust");
-  CHECK(p.seed == 1);
-  CHECK(p.iterations == 1000);
-  CHECK(p.report.every == 0);
-  CHECK(p.report.trace == "");
+  const scfw::Composition p = scfw::compose(real_plugins(), base(), "examples/robust.json", "examples");
+  CHECK(p.problem.source == "examples/robust.json");
+  CHECK(p.problem.name == "robust");
+  CHECK(p.options.seed == 1);
+  CHECK(p.options.iterations == 1000);
+  CHECK(p.options.report_every == 0);
+  CHECK(p.options.trace == "");
   const std::vector<std::pair<std::string, std::string>> plugins = {
       {"oracle", "least_squares_tasks"}, {"outer", "max"},      {"domain", "l1_ball"},
       {"glmo", "dense_simplex"},         {"tracker", "momentum"}, {"schedule", "nonconvex"}};
-  CHECK(p.plugins == plugins);
+  CHECK(p.plugins() == plugins);
   // No glmo block: the small LP goes to the dense simplex, and the summary will say so.
-  REQUIRE(p.notes.size() == 1);
-  CHECK(p.notes[0] ==
+  REQUIRE(p.notes().size() == 1);
+  CHECK(p.notes()[0] ==
         "glmo: dense_simplex selected automatically (the GLMO LP is small enough for the dense simplex that keeps "
         "its basis between iterations)");
-  REQUIRE(p.oracle);
-  REQUIRE(p.outer);
-  REQUIRE(p.domain);
-  REQUIRE(p.glmo);
-  REQUIRE(p.gap_glmo);
-  REQUIRE(p.tracker);
-  REQUIRE(p.schedule);
-  CHECK(p.glmo.get() != p.gap_glmo.get());
-  CHECK(p.oracle->dim() == 5);
-  CHECK(p.oracle->outputs() == 3);
-  CHECK(p.domain->dim() == 5);
+  REQUIRE(p.problem.oracle);
+  REQUIRE(p.problem.outer);
+  REQUIRE(p.problem.domain);
+  REQUIRE(p.method.glmo);
+  REQUIRE(p.method.gap_glmo);
+  REQUIRE(p.method.tracker);
+  REQUIRE(p.method.schedule);
+  CHECK(p.method.glmo.get() != p.method.gap_glmo.get());
+  CHECK(p.problem.oracle->dim() == 5);
+  CHECK(p.problem.oracle->outputs() == 3);
+  CHECK(p.problem.domain->dim() == 5);
   // l1_ball's radius defaults to 1: the diameter of the l1 ball is 2 * radius.
-  CHECK(p.domain->diameter() == 2.0);
-  REQUIRE(p.counters);
+  CHECK(p.problem.domain->diameter() == 2.0);
+  REQUIRE(p.problem.counters);
 }
 
 TEST_CASE("compose: values from the file, and overrides that win over them") {
@@ -495,25 +495,25 @@ TEST_CASE("compose: values from the file, and overrides that win over them") {
   doc["schedule"] = json{{"plugin", "constant"}};
   doc["outer"] = json{{"plugin", "linear"}, {"component", 2}};
   {
-    const scfw::Problem p = scfw::compose(real_plugins(), doc, "problem.json", ".");
-    CHECK(p.name == "robust minimax");
-    CHECK(p.seed == 4);
-    CHECK(p.iterations == 50);
-    CHECK(p.report.every == 10);
-    CHECK(p.report.trace == "t.csv");
-    CHECK(p.domain->diameter() == 10.0);
-    CHECK(p.plugins[1] == std::pair<std::string, std::string>{"outer", "linear"});
-    CHECK(p.plugins[5] == std::pair<std::string, std::string>{"schedule", "constant"});
+    const scfw::Composition p = scfw::compose(real_plugins(), doc, "problem.json", ".");
+    CHECK(p.problem.name == "robust minimax");
+    CHECK(p.options.seed == 4);
+    CHECK(p.options.iterations == 50);
+    CHECK(p.options.report_every == 10);
+    CHECK(p.options.trace == "t.csv");
+    CHECK(p.problem.domain->diameter() == 10.0);
+    CHECK(p.plugins()[1] == std::pair<std::string, std::string>{"outer", "linear"});
+    CHECK(p.plugins()[5] == std::pair<std::string, std::string>{"schedule", "constant"});
   }
   scfw::Overrides o;
   o.iterations = 7;
   o.seed = 9;
   o.trace = "other.csv";
-  const scfw::Problem p = scfw::compose(real_plugins(), doc, "problem.json", ".", o);
-  CHECK(p.iterations == 7);
-  CHECK(p.seed == 9);
-  CHECK(p.report.trace == "other.csv");
-  CHECK(p.report.every == 10);
+  const scfw::Composition p = scfw::compose(real_plugins(), doc, "problem.json", ".", o);
+  CHECK(p.options.iterations == 7);
+  CHECK(p.options.seed == 9);
+  CHECK(p.options.trace == "other.csv");
+  CHECK(p.options.report_every == 10);
 
   o.iterations = 0;
   CHECK_THROWS_WITH_AS(scfw::compose(real_plugins(), doc, "problem.json", ".", o),
@@ -523,10 +523,10 @@ TEST_CASE("compose: values from the file, and overrides that win over them") {
 TEST_CASE("load_problem: a file on disk") {
   REQUIRE(have_real_plugins());
   TempFile f("task.json", base().dump(2));
-  const scfw::Problem p = scfw::load_problem(real_plugins(), f.path);
-  CHECK(p.source == f.path.string());
-  CHECK(p.name == "task");
-  CHECK(p.oracle->dim() == 5);
+  const scfw::Composition p = scfw::load_problem(real_plugins(), f.path);
+  CHECK(p.problem.source == f.path.string());
+  CHECK(p.problem.name == "task");
+  CHECK(p.problem.oracle->dim() == 5);
 
   json bad = base();
   bad["domain"]["radius"] = 0;
@@ -540,59 +540,59 @@ TEST_CASE("load_problem: a file on disk") {
 
 TEST_CASE("the composed objects count calls and reject wrong sizes") {
   REQUIRE(have_real_plugins());
-  scfw::Problem p = scfw::compose(real_plugins(), base(), "problem.json", ".");
-  const scfw::CallCounters& c = *p.counters;
+  scfw::Composition p = scfw::compose(real_plugins(), base(), "problem.json", ".");
+  const scfw::CallCounters& c = *p.problem.counters;
   const int n = 3, d = 5;
 
   scfw::Rng rng(1);
-  auto sample = p.oracle->make_sample();
-  p.oracle->draw(rng, *sample);
-  p.oracle->draw(rng, *sample);
-  scfw::Vec x = p.domain->initial_point();
+  auto sample = p.problem.oracle->make_sample();
+  p.problem.oracle->draw(rng, *sample);
+  p.problem.oracle->draw(rng, *sample);
+  scfw::Vec x = p.problem.domain->initial_point();
   scfw::Vec f(n);
   scfw::Mat J(n, d);
-  p.oracle->evaluate(*sample, x, &f, nullptr);
-  p.oracle->evaluate(*sample, x, nullptr, &J);
-  p.oracle->evaluate(*sample, x, &f, &J);
-  p.oracle->exact(x, &f, &J);
+  p.problem.oracle->evaluate(*sample, x, &f, nullptr);
+  p.problem.oracle->evaluate(*sample, x, nullptr, &J);
+  p.problem.oracle->evaluate(*sample, x, &f, &J);
+  p.problem.oracle->exact(x, &f, &J);
   CHECK(c.draws == 2);
   CHECK(c.values == 2);
   CHECK(c.jacobians == 2);
   CHECK(c.exact == 1);
   CHECK(c.oracle_seconds > 0.0);  // draw and evaluate are timed (exact is not: gap reports time it)
 
-  const double F = p.outer->value(f, x);
+  const double F = p.problem.outer->value(f, x);
   CHECK(F == doctest::Approx(f.maxCoeff()));
   CHECK(c.outer_values == 1);
 
   scfw::Vec xo;  // sized by the wrapper
-  p.glmo->solve(f, J, x, xo);
+  p.method.glmo->solve(f, J, x, xo);
   CHECK(xo.size() == d);
-  p.gap_glmo->solve(f, J, x, xo);
+  p.method.gap_glmo->solve(f, J, x, xo);
   CHECK(c.glmo_solves == 2);
 
   // The tracker is bound to the wrapped oracle: its draws are counted too.
   scfw::Vec z;
   scfw::Mat V;
-  p.tracker->start(x, rng, z, V);
+  p.method.tracker->start(x, rng, z, V);
   CHECK(z.size() == n);
   CHECK(V.rows() == n);
   CHECK(V.cols() == d);
   CHECK(c.draws >= 3);
 
   const scfw::Vec short_x = scfw::Vec::Zero(d - 1);
-  CHECK_THROWS_WITH_AS(p.oracle->evaluate(*sample, short_x, &f, nullptr),
+  CHECK_THROWS_WITH_AS(p.problem.oracle->evaluate(*sample, short_x, &f, nullptr),
                        "least_squares_tasks: evaluate: x has size 4, expected d = 5", scfw::Error);
   scfw::Vec long_f(n + 1);
-  CHECK_THROWS_WITH_AS(p.oracle->evaluate(*sample, x, &long_f, nullptr),
+  CHECK_THROWS_WITH_AS(p.problem.oracle->evaluate(*sample, x, &long_f, nullptr),
                        "least_squares_tasks: evaluate: f has size 4, expected n = 3", scfw::Error);
   scfw::Mat JT(d, n);
-  CHECK_THROWS_WITH_AS(p.oracle->exact(x, nullptr, &JT),
+  CHECK_THROWS_WITH_AS(p.problem.oracle->exact(x, nullptr, &JT),
                        "least_squares_tasks: exact: J is 5 x 3, expected n x d = 3 x 5", scfw::Error);
-  CHECK_THROWS_WITH_AS(p.outer->value(long_f, x), "max: value: u has size 4, expected n = 3", scfw::Error);
-  CHECK_THROWS_WITH_AS(p.glmo->solve(f, JT, x, xo), "dense_simplex: solve: V is 5 x 3, expected n x d = 3 x 5", scfw::Error);
-  CHECK_THROWS_WITH_AS(p.domain->lmo(short_x, xo), "l1_ball: lmo: g has size 4, expected d = 5", scfw::Error);
-  CHECK_THROWS_WITH_AS(p.schedule->at(10, 10), "nonconvex: at: iteration k = 10 is outside 0 .. K-1 for K = 10",
+  CHECK_THROWS_WITH_AS(p.problem.outer->value(long_f, x), "max: value: u has size 4, expected n = 3", scfw::Error);
+  CHECK_THROWS_WITH_AS(p.method.glmo->solve(f, JT, x, xo), "dense_simplex: solve: V is 5 x 3, expected n x d = 3 x 5", scfw::Error);
+  CHECK_THROWS_WITH_AS(p.problem.domain->lmo(short_x, xo), "l1_ball: lmo: g has size 4, expected d = 5", scfw::Error);
+  CHECK_THROWS_WITH_AS(p.method.schedule->at(10, 10), "nonconvex: at: iteration k = 10 is outside 0 .. K-1 for K = 10",
                        scfw::Error);
   // Rejected calls are not counted.
   CHECK(c.glmo_solves == 2);
@@ -670,29 +670,29 @@ TEST_CASE("compose: a product domain is composed from its factor blocks") {
   doc["domain"] = json::parse(R"({"plugin": "product", "factors": [
       {"plugin": "simplex", "dim": 4}, {"plugin": "box", "dim": 1, "lower": -1, "upper": 1}]})");
   doc["glmo"] = json{{"plugin", "clp"}};
-  scfw::Problem p = scfw::compose(real_plugins(), doc, "problem.json", ".");
-  CHECK(p.plugins[2].second == "product(simplex[4], box[1])");
-  REQUIRE(p.domain->dim() == 5);
-  const scfw::Vec y0 = p.domain->initial_point();
+  scfw::Composition p = scfw::compose(real_plugins(), doc, "problem.json", ".");
+  CHECK(p.plugins()[2].second == "product(simplex[4], box[1])");
+  REQUIRE(p.problem.domain->dim() == 5);
+  const scfw::Vec y0 = p.problem.domain->initial_point();
   CHECK(y0.head(4).isApproxToConstant(0.25, 1e-15));
   CHECK(y0[4] == 0.0);
   // The LMO of a product is the concatenation of the factors' LMOs.
   scfw::Vec g(5), x(5);
   g << 0.3, -0.2, 0.1, 0.5, -2.0;
-  p.domain->lmo(g, x);
+  p.problem.domain->lmo(g, x);
   scfw::Vec expect(5);
   expect << 0, 1, 0, 0, 1;
   CHECK(x == expect);
-  CHECK(p.domain->contains(expect, 1e-12));
+  CHECK(p.problem.domain->contains(expect, 1e-12));
   expect[4] = 1.5;
-  CHECK_FALSE(p.domain->contains(expect, 1e-12));
-  CHECK(p.domain->diameter() == doctest::Approx(std::sqrt(2.0 + 4.0)));
+  CHECK_FALSE(p.problem.domain->contains(expect, 1e-12));
+  CHECK(p.problem.domain->diameter() == doctest::Approx(std::sqrt(2.0 + 4.0)));
   // The LP model of the product: with F = max and V = 0 the GLMO returns max(z) at a feasible x.
   scfw::Vec z(3), xo(5);
   z << 1.0, 2.0, -1.0;
-  const scfw::GlmoResult r = p.glmo->solve(z, scfw::Mat::Zero(3, 5), y0, xo);
+  const scfw::GlmoResult r = p.method.glmo->solve(z, scfw::Mat::Zero(3, 5), y0, xo);
   CHECK(r.value == doctest::Approx(2.0));
-  CHECK(p.domain->contains(xo, 1e-9));
+  CHECK(p.problem.domain->contains(xo, 1e-9));
 }
 
 TEST_CASE("compose: product domain errors name the factor") {
@@ -721,14 +721,84 @@ TEST_CASE("compose: clp over a domain known only by its LMO hands over to column
   doc["oracle"]["synthetic"]["dim"] = 6;
   doc["domain"] = json{{"plugin", "nuclear_ball"}, {"rows", 3}, {"cols", 2}, {"radius", 1.0}};
   doc["glmo"] = json{{"plugin", "clp"}};
-  const scfw::Problem p = scfw::compose(real_plugins(), doc, "problem.json", ".");
-  CHECK(p.plugins[3].second == "column_generation");
-  REQUIRE(p.notes.size() == 1);
-  CHECK(p.notes[0] ==
+  const scfw::Composition p = scfw::compose(real_plugins(), doc, "problem.json", ".");
+  CHECK(p.plugins()[3].second == "column_generation");
+  REQUIRE(p.notes().size() == 1);
+  CHECK(p.notes()[0] ==
         "glmo: the domain has no LP model, so clp handed over to column_generation (a restricted master LP over "
         "the domain's LMO atoms)");
   doc.erase("glmo");
-  const scfw::Problem q = scfw::compose(real_plugins(), doc, "problem.json", ".");
-  CHECK(q.plugins[3].second == "column_generation");
-  CHECK(q.notes[0].rfind("glmo: the domain has no LP model, so column_generation was selected", 0) == 0);
+  const scfw::Composition q = scfw::compose(real_plugins(), doc, "problem.json", ".");
+  CHECK(q.plugins()[3].second == "column_generation");
+  CHECK(q.notes()[0].rfind("glmo: the domain has no LP model, so column_generation was selected", 0) == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Problem, method and options composed apart
+
+TEST_CASE("compose_problem, compose_method, read_options: each part on its own") {
+  REQUIRE(have_real_plugins());
+  json doc = base();
+  doc["methods"] = "not looked at";  // compose_problem reads only the problem's blocks and "name"
+  scfw::Problem problem = scfw::compose_problem(real_plugins(), doc, "exp.json", ".");
+  CHECK(problem.name == "exp");
+  const std::vector<std::pair<std::string, std::string>> roles = {
+      {"oracle", "least_squares_tasks"}, {"outer", "max"}, {"domain", "l1_ball"}};
+  CHECK(problem.plugins == roles);
+  CHECK(problem.dim() == 5);
+  CHECK(problem.outputs() == 3);
+
+  // A method's blocks are named by the pointers the caller gives.
+  const json tracker = {{"plugin", "momentum"}, {"value", "tailor"}};
+  const json schedule = {{"plugin", "nonconvex"}};
+  CHECK_THROWS_WITH_AS(scfw::compose_method(real_plugins(), problem, {&tracker, "/methods/1/tracker"},
+                                            {&schedule, "/methods/1/schedule"}, {nullptr, "/glmo"}),
+                       "exp.json: /methods/1/tracker/value: expected one of \"polyak\", \"taylor\", got \"tailor\"",
+                       InputError);
+  // Absent blocks: the default tracker, and the GLMO the host picks (with its note).
+  const scfw::Method method =
+      scfw::compose_method(real_plugins(), problem, {nullptr, "/tracker"}, {&schedule, "/schedule"}, {nullptr, "/glmo"});
+  const std::vector<std::pair<std::string, std::string>> method_roles = {
+      {"glmo", "dense_simplex"}, {"tracker", "momentum"}, {"schedule", "nonconvex"}};
+  CHECK(method.plugins == method_roles);
+  REQUIRE(method.notes.size() == 1);
+  CHECK(method.notes[0].rfind("glmo: dense_simplex selected automatically", 0) == 0);
+  CHECK(method.glmo.get() != method.gap_glmo.get());
+
+  // A renewed domain is a new object from the same block.
+  const scfw::Domain* before = problem.domain.get();
+  problem.renew_domain();
+  CHECK(problem.domain.get() != before);
+  CHECK(problem.domain->dim() == 5);
+  CHECK(problem.domain->diameter() == 2.0);
+}
+
+TEST_CASE("read_options: the top level, \"report\", \"stop\", then the command line") {
+  json doc = base();
+  doc["seed"] = 3;
+  doc["iterations"] = 80;
+  doc["report"] = {{"every", 8}};
+  doc["stop"] = {{"gap_tolerance", 1e-4}, {"time_limit", 30}};
+  scfw::SolverOptions o = scfw::read_options(doc, "problem.json");
+  CHECK(o.seed == 3);
+  CHECK(o.iterations == 80);
+  CHECK(o.report_every == 8);
+  CHECK(o.trace == "");
+  CHECK(o.gap_tolerance == 1e-4);
+  CHECK(o.time_limit == 30);
+
+  scfw::Overrides over;
+  over.gap_tolerance = 0.5;
+  over.time_limit = 2;
+  o = scfw::read_options(doc, "problem.json", over);
+  CHECK(o.gap_tolerance == 0.5);
+  CHECK(o.time_limit == 2);
+  over.gap_tolerance = -1;
+  CHECK_THROWS_WITH_AS(scfw::read_options(doc, "problem.json", over), "--gap-tolerance: expected a number >= 0, got -1",
+                       InputError);
+
+  doc["stop"] = {{"gap_tol", 1e-4}};
+  CHECK(compose_error(doc) == "problem.json: /stop/gap_tol: unknown parameter of stop; did you mean \"gap_tolerance\"?");
+  doc["stop"] = {{"time_limit", -1}};
+  CHECK(compose_error(doc) == "problem.json: /stop/time_limit: expected a number >= 0, got -1");
 }

@@ -17,7 +17,7 @@ namespace {
 const char* const kExamples[] = {"minimax_synthetic", "cvar_portfolio", "dro_chi2",     "fairness",
                                  "exact_penalty",     "norm_multitask", "regularized", "matrix_completion"};
 
-Problem load(const std::string& name) {
+Composition load(const std::string& name) {
   const fs::path file = fs::path(SCFW_SOURCE_DIR) / "examples" / (name + ".json");
   Overrides o;
   o.iterations = 40;
@@ -30,8 +30,8 @@ Problem load(const std::string& name) {
 TEST_CASE("every example's GLMO beats 10^4 random feasible points and agrees with value()") {
   for (const char* name : kExamples) {
     CAPTURE(name);
-    Problem p = load(name);
-    const int n = p.oracle->outputs(), d = p.oracle->dim();
+    Composition p = load(name);
+    const int n = p.problem.oracle->outputs(), d = p.problem.oracle->dim();
     std::mt19937_64 rng(17);
     std::normal_distribution<double> normal;
     std::uniform_real_distribution<double> unit(0.0, 1.0);
@@ -41,7 +41,7 @@ TEST_CASE("every example's GLMO beats 10^4 random feasible points and agrees wit
     auto random_vertex = [&]() {
       Vec g(d), v(d);
       for (int j = 0; j < d; ++j) g[j] = normal(rng);
-      p.domain->lmo(g, v);
+      p.problem.domain->lmo(g, v);
       return v;
     };
     std::vector<Vec> points;
@@ -53,7 +53,7 @@ TEST_CASE("every example's GLMO beats 10^4 random feasible points and agrees wit
       }
       points.push_back(std::move(x));
     }
-    points.push_back(p.domain->initial_point());
+    points.push_back(p.problem.domain->initial_point());
 
     for (int trial = 0; trial < 3; ++trial) {
       CAPTURE(trial);
@@ -62,14 +62,14 @@ TEST_CASE("every example's GLMO beats 10^4 random feasible points and agrees wit
       for (int i = 0; i < n; ++i) z[i] = normal(rng);
       for (int i = 0; i < n; ++i)
         for (int j = 0; j < d; ++j) V(i, j) = normal(rng);
-      const GlmoResult r = p.glmo->solve(z, V, y, x);
+      const GlmoResult r = p.method.glmo->solve(z, V, y, x);
       const double scale = std::max(1.0, std::abs(r.value));
-      CHECK(p.domain->contains(x, 1e-7));
+      CHECK(p.problem.domain->contains(x, 1e-7));
       const Vec u = z + V * (x - y);
-      CHECK(p.outer->value(u, x) == doctest::Approx(r.value).epsilon(1e-7));
+      CHECK(p.problem.outer->value(u, x) == doctest::Approx(r.value).epsilon(1e-7));
       CHECK(r.lower_bound <= r.value + 1e-9 * scale);
       double best = inf;
-      for (const Vec& q : points) best = std::min(best, p.outer->value(z + V * (q - y), q));
+      for (const Vec& q : points) best = std::min(best, p.problem.outer->value(z + V * (q - y), q));
       CHECK(best >= r.lower_bound - 1e-7 * scale);
     }
   }
@@ -78,12 +78,12 @@ TEST_CASE("every example's GLMO beats 10^4 random feasible points and agrees wit
 TEST_CASE("every example runs 40 iterations and reports a finite, non-negative gap") {
   for (const char* name : kExamples) {
     CAPTURE(name);
-    Problem p = load(name);
-    const auto t = scfw::test::run(p, p.seed, 40, 0);
+    Composition p = load(name);
+    const auto t = scfw::test::run(p, p.options.seed, 40, 0);
     REQUIRE(t.summary.has_gap);
     CHECK(std::isfinite(t.summary.final_objective));
     // Eq. (2) is >= 0 by construction (x = y is feasible); solver tolerances allow a hair below.
     CHECK(t.summary.final_gap >= -1e-6 * std::max(1.0, std::abs(t.summary.final_objective)));
-    CHECK(p.domain->contains(t.summary.y, 1e-7));
+    CHECK(p.problem.domain->contains(t.summary.y, 1e-7));
   }
 }

@@ -160,15 +160,15 @@ struct Window {
 /// to the start of the callback of the last iteration.
 Window run_counted(const json& doc, bool final_report) {
   g_trap = std::getenv("SCFW_NO_ALLOC_TRAP") != nullptr;
-  scfw::Problem p = scfw::compose(registry(), doc, "test_no_alloc", ".");
+  scfw::Composition p = scfw::compose(registry(), doc, "test_no_alloc", ".");
   scfw::SolverOptions o;
-  o.iterations = p.iterations;
+  o.iterations = p.options.iterations;
   o.seed = 7;
-  o.report_every = p.report.every;
+  o.report_every = p.options.report_every;
   o.final_report = final_report;
   scfw::Solver solver(p, o);
   Window w;
-  const long K = p.iterations;
+  const long K = p.options.iterations;
   // The callback is the only one; it reads the counter and writes two longs (no allocation).
   solver.add_callback([&w, K](const scfw::IterationState& s) {
     if (s.iteration == K) {

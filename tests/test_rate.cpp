@@ -25,7 +25,7 @@ struct Outcome {
 Outcome average(const nlohmann::json& doc, long K) {
   Outcome o;
   for (auto seed : kSeeds) {
-    Problem p = make(doc);
+    Composition p = make(doc);
     const auto t = run(p, seed, K, K / 40);
     o.best += t.summary.best_gap / kSeeds.size();
     o.final += t.summary.final_gap / kSeeds.size();

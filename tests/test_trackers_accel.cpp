@@ -131,19 +131,19 @@ bool within_4se(const Mat& estimate, const Mat& exact, const Mat& se, double* wo
 }  // namespace
 
 TEST_CASE("storm: one update equals eq. storm_grad and the Taylor value tracker, by hand") {
-  Problem p = make(small({{"plugin", "storm"}}));
-  const Oracle& o = *p.oracle;
+  Composition p = make(small({{"plugin", "storm"}}));
+  const Oracle& o = *p.problem.oracle;
   const int n = o.outputs(), d = o.dim();
-  REQUIRE(p.tracker->draws_per_update() == 1);
+  REQUIRE(p.method.tracker->draws_per_update() == 1);
 
   const Vec y0 = point(d, -0.2, 0.3), y1 = point(d, 0.4, -0.1), y2 = point(d, 0.1, 0.35);
   const Steps s1{0.1, 0.3, 0.2}, s2{0.1, 0.6, 0.45};
   Rng rng(42);
   Vec z(n);
   Mat V(n, d);
-  p.tracker->start(y0, rng, z, V);
-  p.tracker->update(1, y1, y0, s1, rng, z, V);
-  p.tracker->update(2, y2, y1, s2, rng, z, V);
+  p.method.tracker->start(y0, rng, z, V);
+  p.method.tracker->update(1, y1, y0, s1, rng, z, V);
+  p.method.tracker->update(2, y2, y1, s2, rng, z, V);
 
   // The same stream by hand: xi_0 at y_0; xi_1 at y_1 and y_0; xi_2 at y_2 and y_1.
   Rng r2(42);
@@ -176,19 +176,19 @@ TEST_CASE("storm: one update equals eq. storm_grad and the Taylor value tracker,
 }
 
 TEST_CASE("hessian: one update equals eq. hessian_grad and the Taylor value tracker, by hand") {
-  Problem p = make(small({{"plugin", "hessian"}}));
-  const Oracle& o = *p.oracle;
+  Composition p = make(small({{"plugin", "hessian"}}));
+  const Oracle& o = *p.problem.oracle;
   REQUIRE(o.has_hessian_action());
   const int n = o.outputs(), d = o.dim();
-  REQUIRE(p.tracker->draws_per_update() == 2);
+  REQUIRE(p.method.tracker->draws_per_update() == 2);
 
   const Vec y0 = point(d, -0.2, 0.3), y1 = point(d, 0.4, -0.1);
   const Steps st{0.1, 0.3, 0.2};
   Rng rng(7);
   Vec z(n);
   Mat V(n, d);
-  p.tracker->start(y0, rng, z, V);
-  p.tracker->update(1, y1, y0, st, rng, z, V);
+  p.method.tracker->start(y0, rng, z, V);
+  p.method.tracker->update(1, y1, y0, st, rng, z, V);
 
   // By hand, in the documented order: xi_0; then xi_1, alpha_1, zeta_1.
   Rng r2(7);
@@ -219,8 +219,8 @@ TEST_CASE("hessian: the correction is unbiased for J(y_k) - J(y_{k-1}) (Lemma he
   const Steps only_correction{0.1, 0.0, 0.5};
 
   SUBCASE("Task 1 least squares (m = 3, d = 10): constant Hessian") {
-    Problem p = make(small({{"plugin", "hessian"}}));
-    const Oracle& o = *p.oracle;
+    Composition p = make(small({{"plugin", "hessian"}}));
+    const Oracle& o = *p.problem.oracle;
     const int n = o.outputs(), d = o.dim();
     const Vec y0 = point(d, -0.2, 0.3), y1 = point(d, 0.4, -0.1);
     Mat J0(n, d), J1(n, d);
@@ -231,10 +231,10 @@ TEST_CASE("hessian: the correction is unbiased for J(y_k) - J(y_{k-1}) (Lemma he
     Rng rng(3);
     Vec z(n);
     Mat V(n, d), sum = Mat::Zero(n, d), sum_sq = Mat::Zero(n, d);
-    p.tracker->start(y0, rng, z, V);
+    p.method.tracker->start(y0, rng, z, V);
     for (long t = 0; t < draws; ++t) {
       V.setZero();
-      p.tracker->update(1, y1, y0, only_correction, rng, z, V);
+      p.method.tracker->update(1, y1, y0, only_correction, rng, z, V);
       sum += V;
       sum_sq += V.cwiseProduct(V);
     }
@@ -297,16 +297,16 @@ TEST_CASE("hessian: refused at bind() when the oracle lacks the Hessian action")
 }
 
 TEST_CASE("vanilla: z and V are the plug-in single-sample estimates; beta and rho are ignored") {
-  Problem p = make(small({{"plugin", "vanilla"}}));
-  const Oracle& o = *p.oracle;
+  Composition p = make(small({{"plugin", "vanilla"}}));
+  const Oracle& o = *p.problem.oracle;
   const int n = o.outputs(), d = o.dim();
   const Vec y0 = point(d, -0.2, 0.3), y1 = point(d, 0.4, -0.1);
   Rng rng(5), r2(5);
   Vec z(n), f(n);
   Mat V(n, d), J(n, d);
   auto xi = o.make_sample();
-  p.tracker->start(y0, rng, z, V);
-  p.tracker->update(1, y1, y0, Steps{0.1, 0.01, 0.01}, rng, z, V);
+  p.method.tracker->start(y0, rng, z, V);
+  p.method.tracker->update(1, y1, y0, Steps{0.1, 0.01, 0.01}, rng, z, V);
   o.draw(r2, *xi);
   o.evaluate(*xi, y0, &f, &J);
   o.draw(r2, *xi);
@@ -320,8 +320,8 @@ TEST_CASE("clipped: ||V||_F <= C always, J~ * C/||J~||_F when above, bitwise J~ 
   const int draws = 2000;
   // First the raw Jacobian norms on this stream, to put C at their median: half the draws are
   // clipped and half are not.
-  Problem raw = make(small({{"plugin", "vanilla"}}));
-  const Oracle& o = *raw.oracle;
+  Composition raw = make(small({{"plugin", "vanilla"}}));
+  const Oracle& o = *raw.problem.oracle;
   const int n = o.outputs(), d = o.dim();
   std::vector<Vec> ys;
   for (int t = 0; t <= draws; ++t) ys.push_back(point(d, -0.3 + 0.0003 * t, 0.4 - 0.0002 * t));
@@ -345,16 +345,16 @@ TEST_CASE("clipped: ||V||_F <= C always, J~ * C/||J~||_F when above, bitwise J~ 
   std::nth_element(sorted.begin(), sorted.begin() + draws / 2, sorted.end());
   const double C = sorted[draws / 2];
 
-  Problem p = make(small({{"plugin", "clipped"}, {"threshold", C}}));
+  Composition p = make(small({{"plugin", "clipped"}, {"threshold", C}}));
   Rng rng(9);
   Vec z(n);
   Mat V(n, d);
   int clipped = 0, untouched = 0, naive_overshoots = 0, violations = 0, wrong = 0;
   for (int t = 0; t <= draws; ++t) {
     if (t == 0)
-      p.tracker->start(ys[0], rng, z, V);
+      p.method.tracker->start(ys[0], rng, z, V);
     else
-      p.tracker->update(t, ys[t], ys[t - 1], Steps{0.1, 0.2, 0.2}, rng, z, V);
+      p.method.tracker->update(t, ys[t], ys[t - 1], Steps{0.1, 0.2, 0.2}, rng, z, V);
     if (V.norm() > C) ++violations;
     if (!(z.array() == fs[t].array()).all()) ++wrong;  // the value estimate is not clipped
     if (norms[t] <= C) {
@@ -382,11 +382,11 @@ TEST_CASE("clipped: the threshold must be a number > 0") {
 
 TEST_CASE("storm schedule: gamma = beta = rho = K^-(r/(2r-1)) for every k, r in (1, 2]") {
   for (double r : {2.0, 1.5, 1.2}) {
-    Problem p = make(small({{"plugin", "storm"}}, {{"plugin", "storm"}, {"r", r}}));
+    Composition p = make(small({{"plugin", "storm"}}, {{"plugin", "storm"}, {"r", r}}));
     for (long K : {1L, 1000L, 20000L}) {
       const double want = std::pow(static_cast<double>(K), -r / (2 * r - 1));
       for (long k : {0L, K / 2, K - 1}) {
-        const Steps s = p.schedule->at(k, K);
+        const Steps s = p.method.schedule->at(k, K);
         CHECK(s.gamma == doctest::Approx(want).epsilon(1e-14));
         CHECK(s.beta == s.gamma);
         CHECK(s.rho == s.gamma);
@@ -394,8 +394,8 @@ TEST_CASE("storm schedule: gamma = beta = rho = K^-(r/(2r-1)) for every k, r in 
     }
   }
   // r = 2: K^-2/3 (Theorem storm_rate), e.g. 0.01 at K = 1000.
-  Problem p = make(small({{"plugin", "storm"}}));
-  CHECK(p.schedule->at(0, 1000).gamma == doctest::Approx(0.01).epsilon(1e-12));
+  Composition p = make(small({{"plugin", "storm"}}));
+  CHECK(p.method.schedule->at(0, 1000).gamma == doctest::Approx(0.01).epsilon(1e-12));
   CHECK_THROWS_WITH_AS(make(small({{"plugin", "storm"}}, {{"plugin", "storm"}, {"r", 1}})),
                        "test.json: /schedule/r: expected a number in (1, 2], got 1", InputError);
 }
@@ -405,21 +405,21 @@ TEST_CASE("every schedule with a noise moment r honours it (nonconvex, convex, s
   const long K = 10000;
   const double Kd = static_cast<double>(K);
   {
-    Problem p = make(small({{"plugin", "storm"}}, {{"plugin", "nonconvex"}, {"r", r}}));
-    const Steps s = p.schedule->at(K / 3, K);  // Thm 1: K^-((2r-1)/(3r-2)) = K^-0.8, K^-(r/(3r-2)) = K^-0.6
+    Composition p = make(small({{"plugin", "storm"}}, {{"plugin", "nonconvex"}, {"r", r}}));
+    const Steps s = p.method.schedule->at(K / 3, K);  // Thm 1: K^-((2r-1)/(3r-2)) = K^-0.8, K^-(r/(3r-2)) = K^-0.6
     CHECK(s.gamma == doctest::Approx(std::pow(Kd, -0.8)).epsilon(1e-13));
     CHECK(s.beta == doctest::Approx(std::pow(Kd, -0.6)).epsilon(1e-13));
     CHECK(s.rho == s.beta);
   }
   {
-    Problem p = make(small({{"plugin", "storm"}}, {{"plugin", "convex"}, {"r", r}, {"k0", 10}}));
-    const Steps s = p.schedule->at(90, K);  // Thm 2: min{1, c0 / (k + k0)^(r/(2r-1))} = 100^-0.75
+    Composition p = make(small({{"plugin", "storm"}}, {{"plugin", "convex"}, {"r", r}, {"k0", 10}}));
+    const Steps s = p.method.schedule->at(90, K);  // Thm 2: min{1, c0 / (k + k0)^(r/(2r-1))} = 100^-0.75
     CHECK(s.gamma == doctest::Approx(2.0 / 92.0).epsilon(1e-13));
     CHECK(s.beta == doctest::Approx(std::pow(100.0, -0.75)).epsilon(1e-13));
     CHECK(s.rho == s.beta);
   }
   {
-    Problem p = make(small({{"plugin", "storm"}}, {{"plugin", "storm"}, {"r", r}}));
-    CHECK(p.schedule->at(0, K).gamma == doctest::Approx(std::pow(Kd, -0.75)).epsilon(1e-13));  // K^-(r/(2r-1))
+    Composition p = make(small({{"plugin", "storm"}}, {{"plugin", "storm"}, {"r", r}}));
+    CHECK(p.method.schedule->at(0, K).gamma == doctest::Approx(std::pow(Kd, -0.75)).epsilon(1e-13));  // K^-(r/(2r-1))
   }
 }

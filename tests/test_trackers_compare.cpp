@@ -33,7 +33,7 @@ Figures mean_over_seeds(const nlohmann::json& tracker, const nlohmann::json& sch
   doc["tracker"] = tracker;
   Figures m;
   for (int seed = 1; seed <= kSeeds; ++seed) {
-    Problem p = make(doc);
+    Composition p = make(doc);
     const auto t0 = std::chrono::steady_clock::now();
     const Trajectory t = run(p, static_cast<std::uint64_t>(seed), kIterations, kIterations / 20);
     m.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

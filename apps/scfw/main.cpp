@@ -18,6 +18,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -30,7 +31,7 @@
 #include <variant>
 #include <vector>
 
-#include "scfw/core/compare.hpp"
+#include "scfw/compare/compare.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/report.hpp"
@@ -356,6 +357,16 @@ std::string required_positional(const po::variables_map& vm, const char* name, c
   return vm[name].as<std::string>();
 }
 
+/// A command-line number >= 0 (a finite one), else a usage error naming the option.
+double nonnegative_number(const po::variables_map& vm, const char* option) {
+  const std::string& s = vm[option].as<std::string>();
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || !end || *end != '\0' || !std::isfinite(v) || v < 0)
+    throw UsageError(std::string("--") + option + ": expected a number >= 0, got '" + s + "'");
+  return v;
+}
+
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description visible("options");
   visible.add_options()("help,h", "print this help")(
@@ -364,6 +375,10 @@ int cmd_run(const std::vector<std::string>& args) {
       "seed", po::value<std::string>()->value_name("S"), "random seed (overrides \"seed\" in FILE)")(
       "trace", po::value<std::string>()->value_name("OUT.csv"),
       "write a CSV row per gap report to OUT.csv (overrides \"report\": {\"trace\"})")(
+      "gap-tolerance", po::value<std::string>()->value_name("EPS"),
+      "stop at the first reported gap <= EPS (overrides \"stop\": {\"gap_tolerance\"})")(
+      "time-limit", po::value<std::string>()->value_name("SECONDS"),
+      "stop after SECONDS of solving (overrides \"stop\": {\"time_limit\"})")(
       "quiet,q", "no progress line; print the one-line summary instead of the full one");
   visible.add(plugin_path_option());
   const po::variables_map vm = parse(args, visible, "file");
@@ -391,33 +406,33 @@ int cmd_run(const std::vector<std::string>& args) {
     overrides.seed = seed;
   }
   if (vm.count("trace")) overrides.trace = vm["trace"].as<std::string>();
+  if (vm.count("gap-tolerance")) overrides.gap_tolerance = nonnegative_number(vm, "gap-tolerance");
+  if (vm.count("time-limit")) overrides.time_limit = nonnegative_number(vm, "time-limit");
   const bool quiet = vm.count("quiet") > 0;
 
   scfw::Registry registry;
   load_plugins(registry, plugin_paths(vm));
-  scfw::Problem problem = scfw::load_problem(registry, file, overrides);
+  scfw::Composition composed = scfw::load_problem(registry, file, overrides);
+  const scfw::SolverOptions& options = composed.options;
+  scfw::Solver solver(composed, options);
 
-  scfw::SolverOptions options;
-  options.iterations = problem.iterations;
-  options.seed = problem.seed;
-  options.report_every = problem.report.every;
-  scfw::Solver solver(problem, options);
-
-  // The trace: header now, one flushed row per gap report.
-  const std::string trace_path = overrides.trace ? *overrides.trace : problem.report.trace;
-  std::unique_ptr<std::ofstream> trace;
-  if (!trace_path.empty()) {
-    trace = scfw::open_trace_file(trace_path);
-    solver.add_callback(scfw::trace_csv(*trace));
+  // The trace: header when the run begins, one flushed row per gap report.
+  std::unique_ptr<std::ofstream> trace_file;
+  std::unique_ptr<scfw::TraceCsv> trace;
+  if (!options.trace.empty()) {
+    trace_file = scfw::open_trace_file(options.trace);
+    trace = std::make_unique<scfw::TraceCsv>(*trace_file);
+    solver.add_callback(*trace);
   }
   std::unique_ptr<scfw::ProgressLine> progress;
   if (!quiet && isatty(STDERR_FILENO)) {
     progress = std::make_unique<scfw::ProgressLine>(std::cerr, 0.1);
-    solver.add_callback([p = progress.get()](const scfw::IterationState& s) { return (*p)(s); });
+    solver.add_callback(*progress);
   }
-  // Last, so that the trace and the progress line have seen the iteration it stops after.
+  // After the trace and the progress line, so that they have seen the iteration it stops after.
   g_interrupted = 0;
-  solver.add_callback([](const scfw::IterationState&) { return g_interrupted == 0; });
+  scfw::StopRequest interrupt([] { return g_interrupted != 0; });
+  solver.add_callback(interrupt);
 
   scfw::Summary summary;
   {
@@ -433,10 +448,11 @@ int cmd_run(const std::vector<std::string>& args) {
   if (quiet) std::cout << summary.brief() << '\n';
   else {
     // What ran, then how it went.
-    std::cout << "problem         " << problem.name << " (seed " << problem.seed << ")\n";
+    const scfw::Problem& problem = composed.problem;
+    std::cout << "problem         " << problem.name << " (seed " << options.seed << ")\n";
     std::cout << "plugins        ";
-    for (const auto& [role, plugin] : problem.plugins) std::cout << ' ' << role << ' ' << plugin << ';';
-    std::cout << " d = " << problem.oracle->dim() << ", n = " << problem.oracle->outputs() << "\n";
+    for (const auto& [role, plugin] : composed.plugins()) std::cout << ' ' << role << ' ' << plugin << ';';
+    std::cout << " d = " << problem.dim() << ", n = " << problem.outputs() << "\n";
     const std::string full = summary.full();
     std::cout << full << (full.ends_with('\n') ? "" : "\n");
   }
@@ -458,14 +474,15 @@ int cmd_validate(const std::vector<std::string>& args) {
   const std::string file = required_positional(vm, "file", "FILE (the problem's JSON file)");
   scfw::Registry registry;
   load_plugins(registry, plugin_paths(vm));
-  const scfw::Problem problem = scfw::load_problem(registry, file);
+  const scfw::Composition composed = scfw::load_problem(registry, file);
+  const scfw::Problem& problem = composed.problem;
 
   std::string parts;
-  for (const auto& [role, name] : problem.plugins) {
+  for (const auto& [role, name] : composed.plugins()) {
     if (!parts.empty()) parts += ", ";
     parts += role + " " + name;
     if (role == "oracle" && problem.oracle)
-      parts += " d=" + std::to_string(problem.oracle->dim()) + " n=" + std::to_string(problem.oracle->outputs());
+      parts += " d=" + std::to_string(problem.dim()) + " n=" + std::to_string(problem.outputs());
   }
   std::cout << file << ": ok (" << parts << ")\n";
   return kExitOk;
@@ -578,6 +595,8 @@ int cmd_compare(const std::vector<std::string>& args) {
       "worker threads (default: the number of hardware threads)")(
       "no-plots", "write the plot data and scripts but do not run gnuplot")(
       "check", "validate the experiment (compose every method once) without running it")(
+      "fresh-problem",
+      "compose the whole problem anew for every run instead of once per worker (same numbers, slower; for checks)")(
       "quiet,q", "no progress line, no table");
   visible.add(plugin_path_option());
   const po::variables_map vm = parse(args, visible, "file");
@@ -612,6 +631,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   scfw::CompareOptions options;
   options.jobs = jobs;
   options.plots = vm.count("no-plots") == 0;
+  options.fresh_problem = vm.count("fresh-problem") > 0;
   options.out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
                                 : fs::path(experiment.out.empty() ? "compare-" + fs::path(file).stem().string()
                                                                   : experiment.out);
@@ -643,6 +663,11 @@ int cmd_compare(const std::vector<std::string>& args) {
     }
   }
   if (tty) std::fputc('\n', stderr);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!quiet)
+    std::fprintf(stderr, "compare: %zu runs in %.1f s; composing: %.2f s (the problem %zu time%s)\n",
+                 result.runs.size(), wall, result.compose_seconds, result.problems_composed,
+                 result.problems_composed == 1 ? "" : "s");
   if (!quiet) std::cout << scfw::format_compare_table(result);
   for (const auto& r : result.runs)
     if (!r.ok && !r.error.empty())

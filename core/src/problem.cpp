@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -18,6 +19,7 @@
 #include <system_error>
 #include <utility>
 
+#include "scfw/core/input.hpp"
 #include "scfw/error.hpp"
 
 namespace fs = std::filesystem;
@@ -28,106 +30,19 @@ namespace scfw {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Small helpers for messages.
+// Small helpers for messages and values: shared with `scfw compare` (input.hpp).
 
-/// A JSON Pointer reference token (RFC 6901): "~" -> "~0", "/" -> "~1".
-std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-std::string child(const std::string& pointer, const std::string& key) { return pointer + "/" + pointer_token(key); }
-
-/// The value as compact JSON, shortened when long (a whole data array is no help in one line).
-std::string show(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  constexpr size_t kMax = 60;
-  if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
-  return s;
-}
-
-std::string quoted_list(std::vector<std::string> names) {
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  std::string s;
-  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", \"" : "\"") + names[i] + "\"";
-  return s;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-/// The declared name the user most likely meant by `name`, or "" when none is close: edit
-/// distance <= 2 (and less than the typed name's length, so "x" does not suggest "r"), else one
-/// name a prefix of or contained in the other ("iter" -> "iterations", "l1_radius" -> "radius").
-std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
-  const std::string key = lower(name);
-  std::string best;
-  size_t best_distance = std::numeric_limits<size_t>::max();
-  std::vector<std::string> sorted = candidates;
-  std::sort(sorted.begin(), sorted.end());
-  for (const auto& c : sorted) {
-    const size_t dist = edit_distance(key, lower(c));
-    if (dist < best_distance) {
-      best_distance = dist;
-      best = c;
-    }
-  }
-  if (!best.empty() && best_distance <= 2 && best_distance < key.size()) return best;
-  std::string related;
-  for (const auto& c : sorted) {
-    const std::string lc = lower(c);
-    const bool prefix = key.size() >= 2 && lc.rfind(key, 0) == 0;
-    const bool contains = (key.size() >= 3 && lc.find(key) != std::string::npos) ||
-                          (lc.size() >= 3 && key.find(lc) != std::string::npos);
-    if ((prefix || contains) && (related.empty() || c.size() < related.size())) related = c;
-  }
-  return related;
-}
-
-const char* article(const std::string& word) {
-  return !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos ? "an" : "a";
-}
+using input::article;
+using input::as_integer;
+using input::child;
+using input::did_you_mean;
+using input::expected;
+using input::input_error;
+using input::quoted_list;
+using input::show;
 
 // ---------------------------------------------------------------------------------------------
 // Parameter validation.
-
-[[noreturn]] void input_error(const std::string& source, const std::string& pointer, const std::string& what) {
-  throw InputError((source.empty() ? std::string("<input>") : source) + ": " + pointer + ": " + what);
-}
-
-[[noreturn]] void expected(const std::string& source, const std::string& pointer, const std::string& what,
-                           const json& got) {
-  input_error(source, pointer, "expected " + what + ", got " + show(got));
-}
-
-/// An integer value: a JSON integer, or a float with an integral value (3.0).
-bool as_integer(const json& v, std::int64_t& out) {
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
-    out = static_cast<std::int64_t>(u);
-    return true;
-  }
-  if (v.is_number_integer()) {
-    out = v.get<std::int64_t>();
-    return true;
-  }
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e18) return false;
-    out = static_cast<std::int64_t>(d);
-    return true;
-  }
-  return false;
-}
 
 Params validate_block(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
                       const std::string& pointer, const std::string& owner, bool skip_plugin_key);
@@ -234,6 +149,7 @@ std::string last_segment(const std::string& pointer) {
   return seg.empty() ? std::string("this block") : seg;
 }
 
+
 // ---------------------------------------------------------------------------------------------
 // Composition.
 
@@ -243,15 +159,16 @@ struct Role {
   const char* default_plugin;  // nullptr: the block is required
 };
 
-constexpr Role kRoles[] = {
-    {Kind::Oracle, "oracle", nullptr},       {Kind::Outer, "outer", nullptr},
-    {Kind::Domain, "domain", nullptr},       {Kind::Glmo, "glmo", "clp"},  // absent: chosen in compose()
-    {Kind::Tracker, "tracker", "momentum"}, {Kind::Schedule, "schedule", "nonconvex"},
-};
+constexpr Role kOracle{Kind::Oracle, "oracle", nullptr};
+constexpr Role kOuter{Kind::Outer, "outer", nullptr};
+constexpr Role kDomain{Kind::Domain, "domain", nullptr};
+constexpr Role kGlmo{Kind::Glmo, "glmo", "clp"};  // absent: chosen by build_glmos()
+constexpr Role kTracker{Kind::Tracker, "tracker", "momentum"};
+constexpr Role kSchedule{Kind::Schedule, "schedule", "nonconvex"};
 
-const std::vector<std::string> kTopLevelKeys = {"name",    "seed",   "iterations", "report",
-                                                "oracle",  "outer",  "domain",     "glmo",
-                                                "tracker", "schedule"};
+const std::vector<std::string> kTopLevelKeys = {"name",   "seed",    "iterations", "report",  "stop",
+                                                "oracle", "outer",   "domain",     "glmo",    "tracker",
+                                                "schedule"};
 
 /// One role's block, resolved to its registered component and validated parameters.
 struct Resolved {
@@ -268,72 +185,43 @@ std::vector<std::string> names_of_kind(const Registry& registry, Kind kind) {
 }
 
 Resolved resolve_block(const Registry& registry, const json& block, Kind role_kind, const std::string& pointer,
-                       const std::string& source);
-
-Resolved resolve(const Registry& registry, const json& doc, const Role& role, const std::string& source) {
-  const std::string kind = to_string(role.kind);
-  const std::string pointer = std::string("/") + role.key;
-  json block;
-  auto it = doc.find(role.key);
-  if (it == doc.end()) {
-    if (!role.default_plugin) {
-      const auto names = names_of_kind(registry, role.kind);
-      if (names.empty())
-        input_error(source, pointer,
-                    "missing block; add {\"plugin\": NAME}; no " + kind +
-                        " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)");
-      input_error(source, pointer, "missing block; add {\"plugin\": NAME} with NAME one of " + quoted_list(names));
-    }
-    if (!registry.find(role.kind, role.default_plugin)) {
-      const auto names = names_of_kind(registry, role.kind);
-      std::string what = std::string("missing block, and the default {\"plugin\": \"") + role.default_plugin +
-                         "\"} is not loaded; ";
-      what += names.empty() ? "no " + kind + " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)"
-                            : "add {\"plugin\": NAME} with NAME one of " + quoted_list(names);
-      input_error(source, pointer, what);
-    }
-    block = json{{"plugin", role.default_plugin}};
-  } else {
-    block = *it;
-  }
-  return resolve_block(registry, block, role.kind, pointer, source);
+                       const std::string& source) {
+  const RegisteredComponent& component = input::find_plugin(registry, role_kind, block, source, pointer);
+  Resolved r;
+  r.component = &component;
+  r.pointer = pointer;
+  r.params = validate_block(component.info.params, block, source, pointer, component.info.name, true);
+  return r;
 }
 
-Resolved resolve_block(const Registry& registry, const json& block, Kind role_kind, const std::string& pointer,
-                       const std::string& source) {
-  const std::string kind = to_string(role_kind);
-  if (!block.is_object()) input_error(source, pointer, "expected an object {\"plugin\": NAME, ...}");
-
-  const std::string plugin_ptr = pointer + "/plugin";
-  auto p = block.find("plugin");
-  if (p == block.end()) input_error(source, plugin_ptr, "missing; expected the name of " + std::string(article(kind)) + " " + kind + " plugin");
-  if (!p->is_string()) expected(source, plugin_ptr, "the name of " + std::string(article(kind)) + " " + kind + " plugin", *p);
-  const std::string name = p->get<std::string>();
-
-  const RegisteredComponent* component = registry.find(role_kind, name);
-  if (!component) {
-    const auto others = registry.find_any_kind(name);
-    if (!others.empty()) {
-      const std::string other = to_string(others.front()->info.kind);
-      input_error(source, plugin_ptr,
-                  "\"" + name + "\" is " + article(other) + " " + other + " plugin, not " + article(kind) + " " +
-                      kind + " plugin");
-    }
-    const auto closest = registry.closest(role_kind, name);
-    std::string what = "unknown " + kind + " plugin \"" + name + "\"";
-    if (closest.empty()) {
-      what += "; no " + kind + " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)";
-    } else {
-      what += "; closest: ";
-      for (size_t i = 0; i < closest.size(); ++i) what += (i ? ", \"" : "\"") + closest[i] + "\"";
-    }
-    input_error(source, plugin_ptr, what);
+/// A role's block at `pointer`, or (when `block` is null) its default plugin's, or an error
+/// listing the loaded plugins of the role.
+Resolved resolve_role(const Registry& registry, const json* block, const Role& role, const std::string& pointer,
+                      const std::string& source) {
+  if (block) return resolve_block(registry, *block, role.kind, pointer, source);
+  const std::string kind = to_string(role.kind);
+  if (!role.default_plugin) {
+    const auto names = names_of_kind(registry, role.kind);
+    if (names.empty())
+      input_error(source, pointer,
+                  "missing block; add {\"plugin\": NAME}; no " + kind +
+                      " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)");
+    input_error(source, pointer, "missing block; add {\"plugin\": NAME} with NAME one of " + quoted_list(names));
   }
-  Resolved r;
-  r.component = component;
-  r.pointer = pointer;
-  r.params = validate_block(component->info.params, block, source, pointer, name, true);
-  return r;
+  if (!registry.find(role.kind, role.default_plugin)) {
+    const auto names = names_of_kind(registry, role.kind);
+    std::string what = std::string("missing block, and the default {\"plugin\": \"") + role.default_plugin +
+                       "\"} is not loaded; ";
+    what += names.empty() ? "no " + kind + " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)"
+                          : "add {\"plugin\": NAME} with NAME one of " + quoted_list(names);
+    input_error(source, pointer, what);
+  }
+  return resolve_block(registry, json{{"plugin", role.default_plugin}}, role.kind, pointer, source);
+}
+
+const json* find_block(const json& doc, const char* key) {
+  auto it = doc.find(key);
+  return it == doc.end() ? nullptr : &*it;
 }
 
 /// Runs a factory and casts its product to the role's interface. InputError (the plugin's own
@@ -384,180 +272,129 @@ std::vector<Resolved> resolve_factors(const Registry& registry, const json& bloc
   return out;
 }
 
-std::int64_t top_integer(const json& v, const std::string& source, const std::string& pointer, std::int64_t min) {
-  std::int64_t i = 0;
-  if (!as_integer(v, i) || i < min) expected(source, pointer, "an integer >= " + std::to_string(min), v);
-  return i;
-}
+// --- The problem: oracle, outer, domain ---------------------------------------------------------
 
-}  // namespace
+/// The problem's blocks, validated. A "product" domain (unless a plugin registers that name) is
+/// composed by the host from its factor blocks, each validated like a domain block of its own at
+/// /domain/factors/<i>.
+struct ProblemBlocks {
+  Resolved oracle, outer, domain;
+  bool product = false;
+  std::vector<Resolved> factors;
+};
 
-// ---------------------------------------------------------------------------------------------
-
-json read_json_file(const fs::path& file) {
-  const std::string name = file.string();
-  std::error_code ec;
-  if (fs::is_directory(file, ec)) throw InputError(name + ": cannot open file (it is a directory)");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(name + ": cannot open file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(name + ": cannot open file");
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte counts the characters read, the offending one included; lines and columns are
-    // counted the way the parser counts them (a newline starts a new line at column 0).
-    const size_t end = std::min<size_t>(e.byte, text.size());
-    size_t line = 1, column = 0;
-    for (size_t i = 0; i < end; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 0;
-      } else {
-        ++column;
-      }
-    }
-    if (e.byte > text.size()) column += e.byte - text.size();  // end of input
-    // Keep the parser's explanation without its "[json.exception.parse_error.101] parse error
-    // at line L, column C: " prefix.
-    std::string what = e.what();
-    const size_t head = what.find("parse error");
-    const size_t colon = head == std::string::npos ? std::string::npos : what.find(": ", head);
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw InputError(name + ": line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + what);
+ProblemBlocks resolve_problem(const Registry& registry, const json& doc, const std::string& src) {
+  ProblemBlocks b;
+  b.oracle = resolve_role(registry, find_block(doc, "oracle"), kOracle, "/oracle", src);
+  b.outer = resolve_role(registry, find_block(doc, "outer"), kOuter, "/outer", src);
+  b.product = is_product_block(registry, doc);
+  if (b.product) {
+    b.factors = resolve_factors(registry, doc["domain"], src);
+    b.domain.pointer = "/domain";
+  } else {
+    b.domain = resolve_role(registry, find_block(doc, "domain"), kDomain, "/domain", src);
   }
+  return b;
 }
 
-Params validate_params(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
-                       const std::string& pointer, const std::string& owner) {
-  return validate_block(specs, value, source, pointer, owner, true);
-}
-
-Params validate_params(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
-                       const std::string& pointer) {
-  return validate_block(specs, value, source, pointer, last_segment(pointer), true);
-}
-
-Problem compose(const Registry& registry, const json& doc, const std::string& source,
-                const fs::path& base_dir, const Overrides& overrides) {
-  const std::string src = source.empty() ? std::string("<input>") : source;
-  if (!doc.is_object())
-    throw InputError(src + ": expected an object at the top level, got " + article(doc.type_name()) + " " +
-                     doc.type_name());
-
-  for (const auto& [key, v] : doc.items()) {
-    if (std::find(kTopLevelKeys.begin(), kTopLevelKeys.end(), key) != kTopLevelKeys.end()) continue;
-    const std::string guess = did_you_mean(key, kTopLevelKeys);
-    input_error(src, child("", key),
-                guess.empty() ? "unknown key; expected one of " + quoted_list(kTopLevelKeys)
-                              : "unknown key; did you mean \"" + guess + "\"?");
-  }
-
-  Problem problem;
-  problem.source = source;
-  problem.name = fs::path(source).stem().string();
+std::string read_name(const json& doc, const std::string& source, const std::string& src) {
+  std::string name = fs::path(source).stem().string();
   if (auto it = doc.find("name"); it != doc.end()) {
     if (!it->is_string()) expected(src, "/name", "a string", *it);
-    problem.name = it->get<std::string>();
+    name = it->get<std::string>();
   }
-  if (auto it = doc.find("seed"); it != doc.end())
-    problem.seed = static_cast<std::uint64_t>(top_integer(*it, src, "/seed", 0));
-  if (auto it = doc.find("iterations"); it != doc.end())
-    problem.iterations = static_cast<long>(top_integer(*it, src, "/iterations", 1));
-  if (auto it = doc.find("report"); it != doc.end()) {
-    static const std::vector<ParamSpec> report_specs = {
-        ParamSpec::integer("every", "exact gap every this many iterations (0: only at the end)").nonnegative().def(0),
-        ParamSpec::string("trace", "CSV file of the reported iterations (\"\": none)").def(""),
-    };
-    const Params rp = validate_block(report_specs, *it, src, "/report", "report", false);
-    problem.report.every = static_cast<long>(rp.integer("every"));
-    problem.report.trace = rp.string("trace");
-  }
+  return name;
+}
 
-  // Command-line overrides win over the file.
-  if (overrides.iterations) {
-    if (*overrides.iterations < 1)
-      throw InputError("--iterations: expected an integer >= 1, got " + std::to_string(*overrides.iterations));
-    problem.iterations = *overrides.iterations;
-  }
-  if (overrides.seed) problem.seed = *overrides.seed;
-  if (overrides.trace) problem.report.trace = *overrides.trace;
-
-  // Validate every block before any factory runs: a typo in the schedule is reported before an
-  // oracle spends seconds reading its data.
-  // A "product" domain (unless a plugin registers that name) is composed here from its factor
-  // blocks, each validated like a domain block of its own at /domain/factors/<i>.
-  std::vector<Resolved> factor_blocks;
-  const bool product = is_product_block(registry, doc);
-  std::vector<Resolved> blocks;
-  for (const Role& role : kRoles) {
-    if (role.kind == Kind::Domain && product) {
-      factor_blocks = resolve_factors(registry, doc["domain"], src);
-      Resolved r;
-      r.pointer = "/domain";
-      blocks.push_back(std::move(r));
-      continue;
-    }
-    blocks.push_back(resolve(registry, doc, role, src));
-  }
-  const Resolved& oracle_block = blocks[0];
-  const Resolved& outer_block = blocks[1];
-  const Resolved& domain_block = blocks[2];
-  Resolved glmo_block = blocks[3];
-  const Resolved& tracker_block = blocks[4];
-  const Resolved& schedule_block = blocks[5];
-  for (size_t i = 0; i < blocks.size(); ++i)
-    problem.plugins.emplace_back(kRoles[i].key, blocks[i].component ? blocks[i].component->info.name : "product");
-
-  problem.counters = std::make_shared<CallCounters>();
-  const auto& counters = problem.counters;
-
-  // The oracle first: its d and n are what every other factory is told.
-  Context ctx;
-  ctx.base_dir = base_dir.string();
-  {
-    auto oracle = make<Oracle>(oracle_block, ctx, src);
-    problem.oracle = wrap_oracle(std::move(oracle), oracle_block.component->info.name, counters);
-  }
-  const int d = problem.oracle->dim();
-  const int n = problem.oracle->outputs();
-  ctx.dim = d;
-  ctx.outputs = n;
-
-  problem.outer = wrap_outer(make<OuterFunction>(outer_block, ctx, src), outer_block.component->info.name, n, d,
-                             counters);
-  if (product) {
-    // Each factor states its own dimension: its context carries no d.
+/// The domain from its block(s), wrapped, with its dimension checked against the oracle's. A
+/// product's factors state their own dimension: their context carries no d.
+std::unique_ptr<Domain> build_domain(const ProblemBlocks& b, const Context& ctx, const std::string& src,
+                                     std::string* described) {
+  std::unique_ptr<Domain> domain;
+  if (b.product) {
     Context factor_ctx = ctx;
     factor_ctx.dim = -1;
     std::vector<std::unique_ptr<Domain>> factors;
     std::vector<std::string> names;
-    for (const auto& fb : factor_blocks) {
+    for (const auto& fb : b.factors) {
       names.push_back(fb.component->info.name);
       factors.push_back(wrap_domain(make<Domain>(fb, factor_ctx, src), fb.component->info.name));
     }
     auto prod = std::make_unique<ProductDomain>(std::move(factors), names);
-    problem.plugins[2].second = prod->describe();
-    problem.domain = wrap_domain(std::move(prod), "product");
+    if (described) *described = prod->describe();
+    domain = wrap_domain(std::move(prod), "product");
   } else {
-    problem.domain = wrap_domain(make<Domain>(domain_block, ctx, src), domain_block.component->info.name);
+    domain = wrap_domain(make<Domain>(b.domain, ctx, src), b.domain.component->info.name);
   }
-  if (problem.domain->dim() != d)
+  if (domain->dim() != ctx.dim)
     input_error(src, "/domain",
-                "the domain has dimension " + std::to_string(problem.domain->dim()) +
-                    " but the oracle has dimension " + std::to_string(d));
+                "the domain has dimension " + std::to_string(domain->dim()) + " but the oracle has dimension " +
+                    std::to_string(ctx.dim));
+  return domain;
+}
 
-  problem.tracker = wrap_tracker(make<Tracker>(tracker_block, ctx, src), tracker_block.component->info.name);
-  try {
-    problem.tracker->bind(*problem.oracle);
-  } catch (const CapabilityError& e) {
-    throw CapabilityError(src + ": /tracker: " + e.what());
-  } catch (const InputError& e) {
-    throw InputError(src + ": /tracker: " + e.what());
-  }
+Problem build_problem(const ProblemBlocks& b, const std::string& source, const std::string& name,
+                      const fs::path& base_dir) {
+  const std::string src = source.empty() ? std::string("<input>") : source;
+  Problem problem;
+  problem.source = source;
+  problem.name = name;
+  problem.base_dir = base_dir;
+  problem.plugins = {{"oracle", b.oracle.component->info.name},
+                     {"outer", b.outer.component->info.name},
+                     {"domain", b.product ? std::string("product") : b.domain.component->info.name}};
+  problem.counters = std::make_shared<CallCounters>();
 
-  problem.schedule = wrap_schedule(make<Schedule>(schedule_block, ctx, src), schedule_block.component->info.name);
+  // The oracle first: its d and n are what every other factory is told.
+  Context ctx;
+  ctx.base_dir = base_dir.string();
+  problem.oracle = wrap_oracle(make<Oracle>(b.oracle, ctx, src), b.oracle.component->info.name, problem.counters);
+  ctx.dim = problem.oracle->dim();
+  ctx.outputs = problem.oracle->outputs();
 
+  problem.outer = wrap_outer(make<OuterFunction>(b.outer, ctx, src), b.outer.component->info.name, ctx.outputs,
+                             ctx.dim, problem.counters);
+  problem.domain = build_domain(b, ctx, src, &problem.plugins[2].second);
+  // Later domains come from the same (already validated) blocks; the components live in the
+  // Registry, which outlives every object its plugins made.
+  problem.make_domain = [b, ctx, src] { return build_domain(b, ctx, src, nullptr); };
+  return problem;
+}
+
+// --- The method: tracker, schedule, GLMO --------------------------------------------------------
+
+struct MethodBlocks {
+  Resolved glmo, tracker, schedule;
+  json glmo_doc = json::object();  // {"glmo": block} when the block is given, {} when the host chooses
+};
+
+MethodBlocks resolve_method(const Registry& registry, const MethodBlock& tracker, const MethodBlock& schedule,
+                            const MethodBlock& glmo, const std::string& src) {
+  MethodBlocks b;
+  b.glmo = resolve_role(registry, glmo.value, kGlmo, glmo.pointer, src);
+  if (glmo.value) b.glmo_doc["glmo"] = *glmo.value;
+  b.tracker = resolve_role(registry, tracker.value, kTracker, tracker.pointer, src);
+  b.schedule = resolve_role(registry, schedule.value, kSchedule, schedule.pointer, src);
+  return b;
+}
+
+/// What the GLMO choice below reads and writes, under the names it has always used: the
+/// method's two GLMO slots and notes, the problem's outer function and domain, and the six
+/// roles' plugin names in file order (entry 3 is the GLMO's).
+struct GlmoTarget {
+  std::unique_ptr<Glmo>& glmo;
+  std::unique_ptr<Glmo>& gap_glmo;
+  const std::unique_ptr<OuterFunction>& outer;
+  const std::unique_ptr<Domain>& domain;
+  PluginNames& plugins;
+  std::vector<std::string>& notes;
+};
+
+/// Builds the GLMO and its twin for the gap reports from `glmo_block`, or picks the solver when
+/// `doc` has no "glmo" block. Returns the target it filled.
+GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json& doc, Resolved glmo_block,
+                       const std::string& src, const Context& ctx, int n, int d,
+                       const std::shared_ptr<CallCounters>& counters) {
   // No glmo block: the host picks the solver. A domain known only through its LMO goes to column
   // generation; a small LP to the dense simplex that keeps its basis between iterations; any
   // other LP (too large for the dense solver, or with cones) to clp. An explicit "clp" over an
@@ -613,7 +450,211 @@ Problem compose(const Registry& registry, const json& doc, const std::string& so
   return problem;
 }
 
-Problem load_problem(const Registry& registry, const fs::path& file, const Overrides& overrides) {
+Method build_method(const Registry& registry, Problem& problem, const MethodBlocks& b, const std::string& src) {
+  Method method;
+  method.plugins = {{"glmo", b.glmo.component->info.name},
+                    {"tracker", b.tracker.component->info.name},
+                    {"schedule", b.schedule.component->info.name}};
+  const int d = problem.oracle->dim();
+  const int n = problem.oracle->outputs();
+  Context ctx;
+  ctx.base_dir = problem.base_dir.string();
+  ctx.dim = d;
+  ctx.outputs = n;
+
+  method.tracker = wrap_tracker(make<Tracker>(b.tracker, ctx, src), b.tracker.component->info.name);
+  try {
+    method.tracker->bind(*problem.oracle);
+  } catch (const CapabilityError& e) {
+    throw CapabilityError(src + ": " + b.tracker.pointer + ": " + e.what());
+  } catch (const InputError& e) {
+    throw InputError(src + ": " + b.tracker.pointer + ": " + e.what());
+  }
+
+  method.schedule = wrap_schedule(make<Schedule>(b.schedule, ctx, src), b.schedule.component->info.name);
+
+  PluginNames all = problem.plugins;
+  all.insert(all.end(), method.plugins.begin(), method.plugins.end());
+  build_glmos(GlmoTarget{method.glmo, method.gap_glmo, problem.outer, problem.domain, all, method.notes}, registry,
+              b.glmo_doc, b.glmo, src, ctx, n, d, problem.counters);
+  method.plugins[0].second = all[3].second;
+  return method;
+}
+
+// --- The options --------------------------------------------------------------------------------
+
+[[noreturn]] void bad_override(const std::string& option, const std::string& what, const std::string& got) {
+  throw InputError(option + ": expected " + what + ", got " + got);
+}
+
+std::string number_text(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.12g", v);
+  return buf;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+
+json read_json_file(const fs::path& file) {
+  const std::string name = file.string();
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) throw InputError(name + ": cannot open file (it is a directory)");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(name + ": cannot open file");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError(name + ": cannot open file");
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // e.byte counts the characters read, the offending one included; lines and columns are
+    // counted the way the parser counts them (a newline starts a new line at column 0).
+    const size_t end = std::min<size_t>(e.byte, text.size());
+    size_t line = 1, column = 0;
+    for (size_t i = 0; i < end; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        column = 0;
+      } else {
+        ++column;
+      }
+    }
+    if (e.byte > text.size()) column += e.byte - text.size();  // end of input
+    // Keep the parser's explanation without its "[json.exception.parse_error.101] parse error
+    // at line L, column C: " prefix.
+    std::string what = e.what();
+    const size_t head = what.find("parse error");
+    const size_t colon = head == std::string::npos ? std::string::npos : what.find(": ", head);
+    if (colon != std::string::npos) what = what.substr(colon + 2);
+    throw InputError(name + ": line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + what);
+  }
+}
+
+Params validate_params(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
+                       const std::string& pointer, const std::string& owner) {
+  return validate_block(specs, value, source, pointer, owner, true);
+}
+
+Params validate_params(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
+                       const std::string& pointer) {
+  return validate_block(specs, value, source, pointer, last_segment(pointer), true);
+}
+
+
+void Problem::renew_domain() {
+  if (!make_domain) throw Error("this problem was not composed by compose_problem(): it cannot renew its domain");
+  domain = make_domain();
+}
+
+PluginNames Composition::plugins() const {
+  PluginNames all = problem.plugins;
+  all.insert(all.end(), method.plugins.begin(), method.plugins.end());
+  return all;
+}
+
+std::vector<std::string> Composition::notes() const {
+  std::vector<std::string> all = problem.notes;
+  all.insert(all.end(), method.notes.begin(), method.notes.end());
+  return all;
+}
+
+Problem compose_problem(const Registry& registry, const json& doc, const std::string& source,
+                        const fs::path& base_dir) {
+  const std::string src = source.empty() ? std::string("<input>") : source;
+  if (!doc.is_object())
+    throw InputError(src + ": expected an object at the top level, got " + article(doc.type_name()) + " " +
+                     doc.type_name());
+  const std::string name = read_name(doc, source, src);
+  return build_problem(resolve_problem(registry, doc, src), source, name, base_dir);
+}
+
+Method compose_method(const Registry& registry, Problem& problem, const MethodBlock& tracker,
+                      const MethodBlock& schedule, const MethodBlock& glmo) {
+  const std::string src = problem.source.empty() ? std::string("<input>") : problem.source;
+  return build_method(registry, problem, resolve_method(registry, tracker, schedule, glmo, src), src);
+}
+
+SolverOptions read_options(const json& doc, const std::string& source, const Overrides& overrides) {
+  const std::string src = source.empty() ? std::string("<input>") : source;
+  SolverOptions options;
+  if (auto it = doc.find("seed"); it != doc.end())
+    options.seed = static_cast<std::uint64_t>(input::integer_at_least(*it, src, "/seed", 0));
+  if (auto it = doc.find("iterations"); it != doc.end())
+    options.iterations = static_cast<long>(input::integer_at_least(*it, src, "/iterations", 1));
+  if (auto it = doc.find("report"); it != doc.end()) {
+    static const std::vector<ParamSpec> report_specs = {
+        ParamSpec::integer("every", "exact gap every this many iterations (0: only at the end)").nonnegative().def(0),
+        ParamSpec::string("trace", "CSV file of the reported iterations (\"\": none)").def(""),
+    };
+    const Params rp = validate_block(report_specs, *it, src, "/report", "report", false);
+    options.report_every = static_cast<long>(rp.integer("every"));
+    options.trace = rp.string("trace");
+  }
+  if (auto it = doc.find("stop"); it != doc.end()) {
+    static const std::vector<ParamSpec> stop_specs = {
+        ParamSpec::number("gap_tolerance", "stop when a reported gap is at most this (0: never)").nonnegative().def(0.0),
+        ParamSpec::number("time_limit", "stop after this many seconds (0: no limit)").nonnegative().def(0.0),
+    };
+    const Params sp = validate_block(stop_specs, *it, src, "/stop", "stop", false);
+    options.gap_tolerance = sp.number("gap_tolerance");
+    options.time_limit = sp.number("time_limit");
+  }
+
+  // Command-line overrides win over the file.
+  if (overrides.iterations) {
+    if (*overrides.iterations < 1) bad_override("--iterations", "an integer >= 1", std::to_string(*overrides.iterations));
+    options.iterations = *overrides.iterations;
+  }
+  if (overrides.seed) options.seed = *overrides.seed;
+  if (overrides.trace) options.trace = *overrides.trace;
+  if (overrides.gap_tolerance) {
+    if (!(*overrides.gap_tolerance >= 0) || !std::isfinite(*overrides.gap_tolerance))
+      bad_override("--gap-tolerance", "a number >= 0", number_text(*overrides.gap_tolerance));
+    options.gap_tolerance = *overrides.gap_tolerance;
+  }
+  if (overrides.time_limit) {
+    if (!(*overrides.time_limit >= 0) || std::isnan(*overrides.time_limit))
+      bad_override("--time-limit", "a number of seconds >= 0", number_text(*overrides.time_limit));
+    options.time_limit = *overrides.time_limit;
+  }
+  std::string why;
+  if (!options.IsValid(&why)) throw InputError(src + ": " + why);
+  return options;
+}
+
+Composition compose(const Registry& registry, const json& doc, const std::string& source, const fs::path& base_dir,
+                    const Overrides& overrides) {
+  const std::string src = source.empty() ? std::string("<input>") : source;
+  if (!doc.is_object())
+    throw InputError(src + ": expected an object at the top level, got " + article(doc.type_name()) + " " +
+                     doc.type_name());
+  for (const auto& [key, v] : doc.items()) {
+    if (std::find(kTopLevelKeys.begin(), kTopLevelKeys.end(), key) != kTopLevelKeys.end()) continue;
+    const std::string guess = did_you_mean(key, kTopLevelKeys);
+    input_error(src, child("", key),
+                guess.empty() ? "unknown key; expected one of " + quoted_list(kTopLevelKeys)
+                              : "unknown key; did you mean \"" + guess + "\"?");
+  }
+  const std::string name = read_name(doc, source, src);
+  SolverOptions options = read_options(doc, source, overrides);
+
+  // Validate every block before any factory runs: a typo in the schedule is reported before an
+  // oracle spends seconds reading its data.
+  const ProblemBlocks problem_blocks = resolve_problem(registry, doc, src);
+  const MethodBlocks method_blocks =
+      resolve_method(registry, MethodBlock{find_block(doc, "tracker"), "/tracker"},
+                     MethodBlock{find_block(doc, "schedule"), "/schedule"}, MethodBlock{find_block(doc, "glmo"), "/glmo"},
+                     src);
+
+  Composition c;
+  c.problem = build_problem(problem_blocks, source, name, base_dir);
+  c.method = build_method(registry, c.problem, method_blocks, src);
+  c.options = std::move(options);
+  return c;
+}
+
+Composition load_problem(const Registry& registry, const fs::path& file, const Overrides& overrides) {
   const json doc = read_json_file(file);
   return compose(registry, doc, file.string(), file.parent_path(), overrides);
 }

@@ -40,32 +40,62 @@ std::string fmt_seconds(double seconds) {
 
 }  // namespace
 
-Callback trace_csv(std::ostream& out) {
-  out << kTraceHeader << '\n';
+void TraceCsv::on_begin(const RunInfo&) {
+  out_ << kTraceHeader << '\n';
+  out_.flush();
+}
+
+CallbackResult TraceCsv::on_iteration(const IterationState& s) {
+  if (!s.has_gap) return CallbackResult::Continue;
+  std::ostream& out = out_;
+  out << s.iteration << ',';
+  put(out, s.objective);
+  out << ',';
+  put(out, s.gap);
+  out << ',';
+  put(out, s.best_gap);
+  out << ',';
+  put(out, s.seconds);
+  out << ',';
+  put(out, s.steps.gamma);
+  out << ',';
+  put(out, s.steps.beta);
+  out << ',';
+  put(out, s.steps.rho);
+  out << ',';
+  put(out, s.glmo_value);
+  out << ',' << s.glmo_iterations << '\n';
+  // Rows already written survive a failure or an interrupt later in the run.
   out.flush();
-  return [&out](const IterationState& s) {
-    if (!s.has_gap) return true;
-    out << s.iteration << ',';
-    put(out, s.objective);
-    out << ',';
-    put(out, s.gap);
-    out << ',';
-    put(out, s.best_gap);
-    out << ',';
-    put(out, s.seconds);
-    out << ',';
-    put(out, s.steps.gamma);
-    out << ',';
-    put(out, s.steps.beta);
-    out << ',';
-    put(out, s.steps.rho);
-    out << ',';
-    put(out, s.glmo_value);
-    out << ',' << s.glmo_iterations << '\n';
-    // Rows already written survive a failure or an interrupt later in the run.
-    out.flush();
-    return true;
-  };
+  return CallbackResult::Continue;
+}
+
+CallbackResult GapToleranceRule::on_iteration(const IterationState& s) {
+  if (tolerance_ > 0 && s.has_gap && s.gap <= tolerance_) {
+    gap_ = s.gap;
+    return CallbackResult::Stop;
+  }
+  return CallbackResult::Continue;
+}
+
+std::string GapToleranceRule::reason() const {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "gap %.3e <= tolerance %.3g", gap_, tolerance_);
+  return buf;
+}
+
+CallbackResult TimeLimitRule::on_iteration(const IterationState& s) {
+  if (limit_ > 0 && s.seconds >= limit_) {
+    seconds_ = s.seconds;
+    return CallbackResult::Stop;
+  }
+  return CallbackResult::Continue;
+}
+
+std::string TimeLimitRule::reason() const {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%.3f s >= limit %.3g s", seconds_, limit_);
+  return buf;
 }
 
 std::unique_ptr<std::ofstream> open_trace_file(const fs::path& path) {
@@ -85,8 +115,8 @@ std::unique_ptr<std::ofstream> open_trace_file(const fs::path& path) {
 ProgressLine::ProgressLine(std::ostream& out, double min_interval_seconds)
     : out_(out), min_interval_(min_interval_seconds) {}
 
-bool ProgressLine::operator()(const IterationState& s) {
-  if (finished_) return true;
+CallbackResult ProgressLine::on_iteration(const IterationState& s) {
+  if (finished_) return CallbackResult::Continue;
   iteration_ = s.iteration;
   iterations_ = s.iterations;
   seconds_ = s.seconds;
@@ -100,7 +130,7 @@ bool ProgressLine::operator()(const IterationState& s) {
     last_draw_ = now;
     draw();
   }
-  return true;
+  return CallbackResult::Continue;
 }
 
 void ProgressLine::draw() {
@@ -137,15 +167,6 @@ void ProgressLine::finish() {
   out_ << '\n';
   out_.flush();
   finished_ = true;
-}
-
-Callback progress_line(std::ostream& out, double min_interval_seconds) {
-  auto line = std::make_shared<ProgressLine>(out, min_interval_seconds);
-  return [line](const IterationState& s) {
-    (*line)(s);
-    if (s.iterations > 0 && s.iteration >= s.iterations) line->finish();
-    return true;
-  };
 }
 
 }  // namespace scfw

@@ -3,9 +3,11 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <limits>
 #include <sstream>
 
+#include "scfw/core/report.hpp"
 #include "scfw/error.hpp"
 
 namespace scfw {
@@ -39,6 +41,19 @@ std::string fmt(const char* f, double v) {
   }
 }
 
+CallCounters calls_since(const CallCounters& now, const CallCounters& start) {
+  CallCounters c;
+  c.draws = now.draws - start.draws;
+  c.values = now.values - start.values;
+  c.jacobians = now.jacobians - start.jacobians;
+  c.exact = now.exact - start.exact;
+  c.hessian = now.hessian - start.hessian;
+  c.glmo_solves = now.glmo_solves - start.glmo_solves;
+  c.outer_values = now.outer_values - start.outer_values;
+  c.oracle_seconds = now.oracle_seconds - start.oracle_seconds;
+  return c;
+}
+
 }  // namespace
 
 const char* to_string(Status s) {
@@ -46,6 +61,7 @@ const char* to_string(Status s) {
     case Status::IterationLimit: return "iteration limit";
     case Status::GapTolerance: return "gap tolerance reached";
     case Status::TimeLimit: return "time limit";
+    case Status::Stopped: return "stopped";
     case Status::Interrupted: return "interrupted";
     case Status::Failed: return "failed";
   }
@@ -67,21 +83,33 @@ GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo&
   return g;
 }
 
+Solver::Solver(Problem& problem, Method& method, SolverOptions options)
+    : problem_(problem), method_(method), options_(std::move(options)) {
+  std::string why;
+  if (!options_.IsValid(&why)) throw InputError(why);
+}
+
 Summary Solver::run() {
   Problem& P = problem_;
   Oracle& oracle = *P.oracle;
   OuterFunction& outer = *P.outer;
   Domain& domain = *P.domain;
-  Glmo& glmo = *P.glmo;
-  Glmo& gap_glmo = P.gap_glmo ? *P.gap_glmo : *P.glmo;
-  Tracker& tracker = *P.tracker;
-  Schedule& schedule = *P.schedule;
+  Glmo& glmo = *method_.glmo;
+  Glmo& gap_glmo = method_.gap_glmo ? *method_.gap_glmo : *method_.glmo;
+  Tracker& tracker = *method_.tracker;
+  Schedule& schedule = *method_.schedule;
 
   const int d = oracle.dim();
   const int n = oracle.outputs();
   const long K = options_.iterations;
-  if (K < 1) throw InputError("the number of iterations must be at least 1, got " + std::to_string(K));
   const bool can_report = oracle.has_exact();
+
+  // The stopping rules of the options are callbacks like the caller's, after them.
+  GapToleranceRule gap_rule(options_.gap_tolerance);
+  TimeLimitRule time_rule(options_.time_limit);
+  std::vector<Callback*> callbacks = callbacks_;
+  if (options_.gap_tolerance > 0) callbacks.push_back(&gap_rule);
+  if (options_.time_limit > 0) callbacks.push_back(&time_rule);
 
   // Every buffer of the loop is sized here; the loop itself allocates nothing.
   Rng rng(options_.seed);
@@ -99,16 +127,62 @@ Summary Solver::run() {
   Summary s;
   s.glmo_solver = glmo.describe();
   s.notes = P.notes;
+  s.notes.insert(s.notes.end(), method_.notes.begin(), method_.notes.end());
   s.best_gap = std::numeric_limits<double>::infinity();
   IterationState state;
   state.iterations = K;
   state.best_gap = s.best_gap;
   PhaseTimes& times = state.times;
-  const double oracle_seconds_at_start = P.counters ? P.counters->oracle_seconds : 0.0;
+  // The counters may be shared by earlier runs on the same problem: this run's calls are the
+  // difference.
+  const CallCounters calls_at_start = P.counters ? *P.counters : CallCounters{};
+
+  RunInfo info;
+  info.iterations = K;
+  info.seed = options_.seed;
+  info.report_every = options_.report_every;
+  info.dim = d;
+  info.outputs = n;
+  info.can_report = can_report;
+  for (Callback* cb : callbacks) cb->on_begin(info);
 
   const auto t_start = Clock::now();
   long done = 0;
   s.status = Status::IterationLimit;
+
+  auto finish = [&] {
+    s.iterations = done;
+    s.times = times;
+    s.seconds = seconds_since(t_start);
+    if (P.counters) s.calls = calls_since(*P.counters, calls_at_start);
+    s.y = y;
+    std::ostringstream msg;
+    msg << to_string(s.status);
+    if (!s.reason.empty()) msg << " (" << s.reason << ")";
+    msg << " after " << done << " of " << K << " iterations";
+    if (!can_report) msg << " (the oracle has no exact evaluation, so no gap was computed)";
+    s.message = msg.str();
+  };
+  // A plugin failed: the summary says so to every callback, then the error goes on up with the
+  // iteration and phase in front.
+  auto fail = [&](long iteration, const char* phase) {
+    std::exception_ptr error;
+    try {
+      rethrow_at(iteration, phase);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      s.reason = e.what();
+    }
+    s.status = Status::Failed;
+    finish();
+    for (Callback* cb : callbacks) cb->on_end(s);
+    std::rethrow_exception(error);
+  };
+
   for (long k = 0; k < K; ++k) {
     const Steps steps = schedule.at(k, K);
 
@@ -121,7 +195,7 @@ Summary Solver::run() {
       else
         tracker.update(k, y, y_prev, steps, rng, z, V);
     } catch (...) {
-      rethrow_at(k + 1, "tracker");
+      fail(k + 1, "tracker");
     }
     const double tracker_total = seconds_since(t0);
     const double in_oracle = P.counters ? P.counters->oracle_seconds - oracle_before : 0.0;
@@ -134,7 +208,7 @@ Summary Solver::run() {
     try {
       r = glmo.solve(z, V, y, x);
     } catch (...) {
-      rethrow_at(k + 1, "GLMO");
+      fail(k + 1, "GLMO");
     }
     times.glmo += seconds_since(t0);
     s.glmo_iterations += r.iterations;
@@ -164,7 +238,7 @@ Summary Solver::run() {
       try {
         g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x);
       } catch (...) {
-        rethrow_at(done, "gap report");
+        fail(done, "gap report");
       }
       times.gap += seconds_since(t0);
       state.has_gap = true;
@@ -179,18 +253,22 @@ Summary Solver::run() {
     }
     state.seconds = seconds_since(t_start);
 
-    bool keep_going = true;
-    for (auto& cb : callbacks_) keep_going = cb(state) && keep_going;
-    if (!keep_going) {
-      s.status = Status::Interrupted;
+    // Every callback sees the iteration; the first Abort, else the first Stop, ends the run.
+    Callback* stopper = nullptr;
+    Callback* aborter = nullptr;
+    for (Callback* cb : callbacks) {
+      const CallbackResult res = cb->on_iteration(state);
+      if (res == CallbackResult::Abort && !aborter) aborter = cb;
+      if (res == CallbackResult::Stop && !stopper) stopper = cb;
+    }
+    if (aborter) {
+      s.status = Status::Failed;
+      s.reason = aborter->reason();
       break;
     }
-    if (state.has_gap && options_.gap_tolerance > 0 && state.gap <= options_.gap_tolerance) {
-      s.status = Status::GapTolerance;
-      break;
-    }
-    if (options_.time_limit > 0 && state.seconds >= options_.time_limit) {
-      s.status = Status::TimeLimit;
+    if (stopper) {
+      s.status = stopper->stop_status();
+      s.reason = stopper->reason();
       break;
     }
   }
@@ -198,7 +276,12 @@ Summary Solver::run() {
   // A run stopped early still reports the gap at its last iterate.
   if (done < K && can_report && options_.final_report && !state.has_gap) {
     const auto t0 = Clock::now();
-    const GapValue g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x);
+    GapValue g;
+    try {
+      g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x);
+    } catch (...) {
+      fail(done, "gap report");
+    }
     times.gap += seconds_since(t0);
     s.has_gap = true;
     s.final_gap = g.gap;
@@ -207,18 +290,8 @@ Summary Solver::run() {
     s.gap_slack = std::max(s.gap_slack, g.slack);
   }
 
-  s.iterations = done;
-  s.times = times;
-  s.seconds = seconds_since(t_start);
-  if (P.counters) {
-    s.calls = *P.counters;
-    s.calls.oracle_seconds -= oracle_seconds_at_start;
-  }
-  s.y = y;
-  std::ostringstream msg;
-  msg << to_string(s.status) << " after " << done << " of " << K << " iterations";
-  if (!can_report) msg << " (the oracle has no exact evaluation, so no gap was computed)";
-  s.message = msg.str();
+  finish();
+  for (Callback* cb : callbacks) cb->on_end(s);
   return s;
 }
 

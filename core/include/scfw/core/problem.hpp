@@ -1,64 +1,111 @@
 // scfw core: a problem file composed into plugin objects.
 //
-// The file has one block per role, {"plugin": NAME, ...parameters}, plus "name", "seed",
-// "iterations" and "report". Every block is validated against the declared parameters of the
-// plugin it names before the plugin's factory runs. Each error is an InputError whose message is
-// one line "<file>: <JSON pointer>: <what>".
+// What a file describes falls apart in three:
+//   Problem        the problem {Oracle, OuterFunction, Domain}: blocks "oracle", "outer", "domain";
+//   Method         how it is solved {Tracker, Schedule, Glmo, gap Glmo}: "tracker", "schedule", "glmo";
+//   SolverOptions  the run's settings: "seed", "iterations", "report", "stop" (options.hpp).
+// compose_problem(), compose_method() and read_options() compose each on its own, so that one
+// problem (its data read once) can be run with many methods and seeds; compose() does all three
+// for a whole problem file.
+//
+// Every block is validated against the declared parameters of the plugin it names before the
+// plugin's factory runs. Each error is an InputError whose message is one line
+// "<file>: <JSON pointer>: <what>".
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "scfw/core/checked.hpp"
+#include "scfw/core/options.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/roles.hpp"
 
 namespace scfw {
-
-struct ReportOptions {
-  long every = 0;       ///< exact gap every `every` iterations (0: only at the end)
-  std::string trace;    ///< CSV path ("" = none), relative to the current directory
-};
 
 /// Overrides from the command line; they win over the file.
 struct Overrides {
   std::optional<long> iterations;
   std::optional<std::uint64_t> seed;
   std::optional<std::string> trace;
+  std::optional<double> gap_tolerance;
+  std::optional<double> time_limit;
 };
 
-/// The composed run: the problem {Oracle, OuterFunction, Domain} and the method
-/// {Tracker, Schedule, Glmo}. `gap_glmo` is a second instance of the same GLMO block, so that
-/// gap reports never disturb the algorithm's warm starts.
+/// (role, plugin name) pairs, in the order of a problem file: "oracle" -> "least_squares_tasks".
+using PluginNames = std::vector<std::pair<std::string, std::string>>;
+
+/// The problem min_{x in X} F(f(x), x): the oracle of f, the outer function F and the domain X,
+/// wrapped by the host (checked.hpp). The oracle and the outer function keep no state between
+/// calls, so one Problem serves any number of runs, one at a time (the wrappers count calls and
+/// are not thread-safe). The domain's LMO may keep a warm start (nuclear_ball's Lanczos vector,
+/// polytope's Clp basis): renew_domain() builds a fresh one from the same block.
 struct Problem {
   std::string source;  ///< the problem file (for messages)
   std::string name;
-  std::uint64_t seed = 1;
-  long iterations = 1000;
-  ReportOptions report;
+  std::filesystem::path base_dir;  ///< relative data paths in its blocks (and the method's) resolve against it
 
   std::unique_ptr<Oracle> oracle;
   std::unique_ptr<OuterFunction> outer;
   std::unique_ptr<Domain> domain;
-  std::unique_ptr<Glmo> glmo;
-  std::unique_ptr<Glmo> gap_glmo;
+
+  PluginNames plugins;             ///< oracle, outer, domain
+  std::vector<std::string> notes;  ///< choices the host made about the problem, for the summary
+
+  /// Calls counted by the host wrappers around every plugin object of the problem and of the
+  /// methods composed on it.
+  std::shared_ptr<CallCounters> counters;
+
+  /// Builds the domain anew from its block (the Registry the problem was composed with must be
+  /// alive). Any Method composed on the old domain must be gone first.
+  void renew_domain();
+
+  int dim() const { return oracle ? oracle->dim() : 0; }
+  int outputs() const { return oracle ? oracle->outputs() : 0; }
+
+  std::function<std::unique_ptr<Domain>()> make_domain;  ///< set by compose_problem()
+};
+
+/// The method: the tracker of (z, V), the step schedule, and the GLMO with a second instance of
+/// the same block for the gap reports (so that they never disturb the algorithm's warm starts).
+/// Composed on a Problem (the GLMO is set up on its outer function and domain, the tracker bound
+/// to its oracle): a Method must not outlive its Problem. Each run needs a fresh Method (trackers
+/// and warm-started GLMOs keep state).
+struct Method {
   std::unique_ptr<Tracker> tracker;
   std::unique_ptr<Schedule> schedule;
+  std::unique_ptr<Glmo> glmo;
+  std::unique_ptr<Glmo> gap_glmo;
 
-  /// The plugin names used in each role, for the summary: "oracle" -> "least_squares_tasks".
-  std::vector<std::pair<std::string, std::string>> plugins;
+  PluginNames plugins;             ///< glmo, tracker, schedule
+  std::vector<std::string> notes;  ///< choices the host made (e.g. a GLMO selected automatically)
+};
 
-  /// Choices the host made for the user (e.g. a GLMO selected automatically), for the summary.
-  std::vector<std::string> notes;
+/// A whole problem file: the problem, a method on it, and the run's options.
+struct Composition {
+  Problem problem;  // declared first: destroyed after the method that refers to it
+  Method method;
+  SolverOptions options;
 
-  /// Calls counted by the host wrappers around every plugin object.
-  std::shared_ptr<CallCounters> counters;
+  /// The six roles' plugins, in the order of a problem file.
+  PluginNames plugins() const;
+  /// The problem's notes, then the method's.
+  std::vector<std::string> notes() const;
+};
+
+/// A method block as found in a document: `value` is nullptr when the block is absent (the
+/// role's default plugin, or for the GLMO the host's choice); `pointer` names it in messages.
+struct MethodBlock {
+  const nlohmann::json* value = nullptr;
+  std::string pointer;
 };
 
 /// Reads and parses a JSON file. Malformed JSON: InputError
@@ -74,14 +121,29 @@ Params validate_params(const std::vector<ParamSpec>& specs, const nlohmann::json
 Params validate_params(const std::vector<ParamSpec>& specs, const nlohmann::json& value,
                        const std::string& source, const std::string& pointer, const std::string& owner);
 
-/// Composes a problem document. `source` names the file in messages; relative data paths in
-/// parameters resolve against `base_dir`. The host wraps every plugin object so that dimensions
-/// are checked at each call and calls are counted (see checked.hpp).
-Problem compose(const Registry& registry, const nlohmann::json& doc, const std::string& source,
-                const std::filesystem::path& base_dir, const Overrides& overrides = {});
+/// The problem of a document: its "oracle", "outer" and "domain" blocks (other keys are not
+/// looked at) and "name" (default: the stem of `source`). Relative data paths resolve against
+/// `base_dir`.
+Problem compose_problem(const Registry& registry, const nlohmann::json& doc, const std::string& source,
+                        const std::filesystem::path& base_dir);
+
+/// A method on `problem` from its tracker, schedule and glmo blocks (each validated before any
+/// factory runs). Messages name `problem.source` and each block's pointer.
+Method compose_method(const Registry& registry, Problem& problem, const MethodBlock& tracker,
+                      const MethodBlock& schedule, const MethodBlock& glmo);
+
+/// The run's options from a document's "seed", "iterations", "report" and "stop", then the
+/// overrides. Bad values: InputError at their pointer (the file's) or naming the option (--...).
+SolverOptions read_options(const nlohmann::json& doc, const std::string& source, const Overrides& overrides = {});
+
+/// A whole problem file: unknown top-level keys rejected, every block validated before any
+/// factory runs, then the problem, the method and the options. The host wraps every plugin
+/// object so that dimensions are checked at each call and calls are counted (see checked.hpp).
+Composition compose(const Registry& registry, const nlohmann::json& doc, const std::string& source,
+                    const std::filesystem::path& base_dir, const Overrides& overrides = {});
 
 /// read_json_file + compose, with base_dir = the file's folder.
-Problem load_problem(const Registry& registry, const std::filesystem::path& file,
-                     const Overrides& overrides = {});
+Composition load_problem(const Registry& registry, const std::filesystem::path& file,
+                         const Overrides& overrides = {});
 
 }  // namespace scfw

@@ -1,16 +1,21 @@
-// scfw core: reports as solver callbacks (see solver.hpp). Printing and tracing stay out of the
-// iteration loop: each is a Callback that reads the IterationState the loop hands over.
+// scfw core: reports and stopping rules as solver callbacks (see solver.hpp). Printing, tracing
+// and stopping stay out of the iteration loop: each is a Callback that reads the IterationState
+// the loop hands over.
 //
 //   std::unique_ptr<std::ofstream> file = scfw::open_trace_file("out/trace.csv");
-//   solver.add_callback(scfw::trace_csv(*file));
-//   solver.add_callback(scfw::progress_line(std::cerr));
+//   scfw::TraceCsv trace(*file);
+//   solver.add_callback(trace);
+//   scfw::ProgressLine progress(std::cerr);
+//   solver.add_callback(progress);
 #pragma once
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iosfwd>
 #include <memory>
+#include <string>
 
 #include "scfw/core/solver.hpp"
 
@@ -20,11 +25,63 @@ namespace scfw {
 inline constexpr const char* kTraceHeader =
     "iteration,objective,gap,best_gap,seconds,gamma,beta,rho,glmo_value,glmo_iterations";
 
-/// Writes the header (kTraceHeader) now, then one CSV row per iteration that carries an exact
-/// gap (IterationState::has_gap). Every row is flushed as it is written, so the rows written so
-/// far stay readable when the run fails or is interrupted. `out` must outlive the run. Never
-/// stops the run.
-Callback trace_csv(std::ostream& out);
+/// Writes the header (kTraceHeader) when the run begins, then one CSV row per iteration that
+/// carries an exact gap (IterationState::has_gap). Every row is flushed as it is written, so the
+/// rows written so far stay readable when the run fails or is interrupted. `out` must outlive the
+/// run. Never stops the run.
+class TraceCsv final : public Callback {
+ public:
+  explicit TraceCsv(std::ostream& out) : out_(out) {}
+  void on_begin(const RunInfo&) override;
+  CallbackResult on_iteration(const IterationState& s) override;
+
+ private:
+  std::ostream& out_;
+};
+
+/// Stops the run (status GapTolerance) at the first reported gap <= tolerance (0: never).
+class GapToleranceRule final : public Callback {
+ public:
+  explicit GapToleranceRule(double tolerance) : tolerance_(tolerance) {}
+  CallbackResult on_iteration(const IterationState& s) override;
+  Status stop_status() const override { return Status::GapTolerance; }
+  std::string reason() const override;
+
+ private:
+  double tolerance_;
+  double gap_ = 0;
+};
+
+/// Stops the run (status TimeLimit) after the first iteration that ends past `seconds` (0: never).
+class TimeLimitRule final : public Callback {
+ public:
+  explicit TimeLimitRule(double seconds) : limit_(seconds) {}
+  CallbackResult on_iteration(const IterationState& s) override;
+  Status stop_status() const override { return Status::TimeLimit; }
+  std::string reason() const override;
+
+ private:
+  double limit_;
+  double seconds_ = 0;
+};
+
+/// Stops the run (status Interrupted by default) when `requested()` turns true, e.g. a Ctrl-C
+/// flag; polled after every iteration, so it must be cheap.
+class StopRequest final : public Callback {
+ public:
+  explicit StopRequest(std::function<bool()> requested, Status status = Status::Interrupted, std::string reason = {})
+      : requested_(std::move(requested)), status_(status), reason_(std::move(reason)) {}
+  CallbackResult on_iteration(const IterationState&) override {
+    return requested_() ? CallbackResult::Stop : CallbackResult::Continue;
+  }
+  Status stop_status() const override { return status_; }
+  std::string reason() const override { return reason_; }
+
+ private:
+  std::function<bool()> requested_;
+  Status status_;
+  std::string reason_;
+};
 
 /// Creates the parent folders of `path` and opens it for writing (truncating).
 /// Throws InputError("<path>: cannot write trace file") when either fails.
@@ -32,16 +89,19 @@ std::unique_ptr<std::ofstream> open_trace_file(const std::filesystem::path& path
 
 /// A single status line redrawn in place with '\r': iteration/K, percentage, the latest exact
 /// gap, iterations per second and the estimated time left. Redrawn at most every
-/// `min_interval_seconds` (and always at the last iteration); finish() draws the final state and
-/// ends the line with a newline. Meant for a terminal: the host uses it only when stderr is one.
-class ProgressLine {
+/// `min_interval_seconds` (and always at the last iteration); on_end (or finish()) draws the
+/// final state and ends the line with a newline. Meant for a terminal: the host uses it only
+/// when stderr is one.
+class ProgressLine final : public Callback {
  public:
   explicit ProgressLine(std::ostream& out, double min_interval_seconds = 0.1);
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
-  /// The callback body: records the state and redraws when due. Returns true (never stops).
-  bool operator()(const IterationState& s);
+  /// Records the state and redraws when due. Never stops the run.
+  CallbackResult on_iteration(const IterationState& s) override;
+  /// Ends the line (a run stopped early or failed included).
+  void on_end(const Summary&) override { finish(); }
   /// Redraws the last state and ends the line. Idempotent; does nothing if nothing was drawn.
   void finish();
 
@@ -59,10 +119,5 @@ class ProgressLine {
   double seconds_ = 0, gap_ = 0;
   bool has_gap_ = false;
 };
-
-/// A Callback around a shared ProgressLine that finishes the line by itself after the last
-/// iteration. A run stopped early leaves the line open; call finish() on a ProgressLine you own
-/// when that matters (the host does).
-Callback progress_line(std::ostream& out, double min_interval_seconds = 0.1);
 
 }  // namespace scfw

@@ -16,9 +16,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "scfw/core/options.hpp"
 #include "scfw/core/problem.hpp"
 
 namespace scfw {
@@ -48,24 +50,71 @@ struct IterationState {
   const Vec* y = nullptr;    ///< the current iterate y_{iteration}
 };
 
-/// A callback returns false to stop the run (status Interrupted unless it set a reason).
-using Callback = std::function<bool(const IterationState&)>;
-
-enum class Status { IterationLimit, GapTolerance, TimeLimit, Interrupted, Failed };
+enum class Status {
+  IterationLimit,  ///< all K iterations done
+  GapTolerance,    ///< a reported gap reached the tolerance (success)
+  TimeLimit,       ///< the time limit was reached (success)
+  Stopped,         ///< a callback's own rule stopped the run (success)
+  Interrupted,     ///< stopped from outside (Ctrl-C)
+  Failed,          ///< a callback aborted the run, or a plugin failed (then Solver::run throws)
+};
 const char* to_string(Status s);
+/// True for every status but Failed.
+inline bool succeeded(Status s) { return s != Status::Failed; }
 
-struct SolverOptions {
-  long iterations = 1000;       ///< K
-  std::uint64_t seed = 1;       ///< seeds the one Rng of the run
-  long report_every = 0;        ///< exact gap every this many iterations (0: only at the end)
-  double gap_tolerance = 0;     ///< stop when a reported gap is <= this (0: never)
-  double time_limit = 0;        ///< seconds (0: none)
-  bool final_report = true;     ///< compute the exact gap after the last iteration
+/// What a callback tells the loop after an iteration.
+enum class CallbackResult {
+  Continue,  ///< go on
+  Stop,      ///< end the run now, successfully: status Callback::stop_status(), reason Callback::reason()
+  Abort,     ///< end the run now as a failure: status Failed, reason Callback::reason()
+};
+
+/// What the loop tells callbacks before the first iteration.
+struct RunInfo {
+  long iterations = 0;       ///< K
+  std::uint64_t seed = 0;
+  long report_every = 0;
+  int dim = 0, outputs = 0;  ///< d and n
+  bool can_report = false;   ///< the oracle has an exact evaluation, so gaps are reported
+};
+
+struct Summary;
+
+/// The protocol of everything that watches or steers a run: the progress line, the trace writer
+/// and the stopping rules (report.hpp) are callbacks like any other. on_begin is called once
+/// before the first iteration, on_iteration after each, on_end once with the summary — also
+/// when a plugin failed (status Failed, before Solver::run rethrows). Every callback sees every
+/// completed iteration, in the order they were added; if several ask to end the run at the same
+/// iteration, an Abort wins over a Stop and the first of each decides the status and reason.
+class Callback {
+ public:
+  virtual ~Callback() = default;
+  virtual void on_begin(const RunInfo&) {}
+  virtual CallbackResult on_iteration(const IterationState& state) = 0;
+  virtual void on_end(const Summary&) {}
+  /// The success status of a Stop (e.g. GapTolerance for the gap rule).
+  virtual Status stop_status() const { return Status::Stopped; }
+  /// Why the callback returned Stop or Abort, for the summary ("gap 8.2e-07 <= tolerance 1e-06").
+  virtual std::string reason() const { return {}; }
+};
+
+/// A plain function as a callback: false stops the run with status Interrupted.
+class FunctionCallback final : public Callback {
+ public:
+  explicit FunctionCallback(std::function<bool(const IterationState&)> f) : f_(std::move(f)) {}
+  CallbackResult on_iteration(const IterationState& s) override {
+    return f_(s) ? CallbackResult::Continue : CallbackResult::Stop;
+  }
+  Status stop_status() const override { return Status::Interrupted; }
+
+ private:
+  std::function<bool(const IterationState&)> f_;
 };
 
 struct Summary {
   Status status = Status::IterationLimit;
-  std::string message;
+  std::string reason;   ///< what ended the run early ("" after all K iterations)
+  std::string message;  ///< "<status> (<reason>) after k of K iterations"
   long iterations = 0;
   double final_objective = 0, final_gap = 0, best_gap = 0;
   bool has_gap = false;
@@ -74,29 +123,45 @@ struct Summary {
   double gap_slack = 0;
   PhaseTimes times;
   double seconds = 0;
-  CallCounters calls;
+  CallCounters calls;            ///< calls made during this run
   long glmo_iterations = 0;      ///< simplex iterations of the algorithm's GLMO, summed
   long glmo_max_iterations = 0;  ///< the largest of one solve
   std::string glmo_solver;       ///< Glmo::describe()
-  std::vector<std::string> notes;  ///< Problem::notes: choices the host made
+  std::vector<std::string> notes;  ///< Problem::notes and Method::notes: choices the host made
   Vec y;                         ///< y_K
 
   std::string brief() const;  ///< one line
   std::string full() const;   ///< the multi-line report printed by `scfw run`
 };
 
+/// Runs a Method on a Problem with some options. The stopping rules of the options (gap
+/// tolerance, time limit) are added as callbacks after the caller's.
 class Solver {
  public:
-  Solver(Problem& problem, SolverOptions options) : problem_(problem), options_(options) {}
-  void add_callback(Callback cb) { callbacks_.push_back(std::move(cb)); }
+  /// Throws InputError when !options.IsValid().
+  Solver(Problem& problem, Method& method, SolverOptions options);
+  /// A whole composed file (the options given, not the file's, are used).
+  Solver(Composition& c, SolverOptions options) : Solver(c.problem, c.method, std::move(options)) {}
+  /// Not owned: must outlive run().
+  void add_callback(Callback& cb) { callbacks_.push_back(&cb); }
+  void add_callback(std::unique_ptr<Callback> cb) {
+    callbacks_.push_back(cb.get());
+    owned_.push_back(std::move(cb));
+  }
+  /// A plain function (FunctionCallback): false stops the run with status Interrupted.
+  void add_callback(std::function<bool(const IterationState&)> f) {
+    add_callback(std::make_unique<FunctionCallback>(std::move(f)));
+  }
   /// Runs Algorithm 1. A plugin failure is rethrown as scfw::Error with the iteration number;
-  /// callbacks have already seen every completed iteration.
+  /// callbacks have already seen every completed iteration and on_end a Failed summary.
   Summary run();
 
  private:
   Problem& problem_;
+  Method& method_;
   SolverOptions options_;
-  std::vector<Callback> callbacks_;
+  std::vector<Callback*> callbacks_;
+  std::vector<std::unique_ptr<Callback>> owned_;
 };
 
 /// The generalized Frank-Wolfe gap of eq. (2) at y: phi(y) - min_x F(f(y) + J(y)(x - y), x),

@@ -1,4 +1,7 @@
-// scfw core: `scfw compare` — several methods on one problem, over seeds and iteration budgets.
+// scfw compare: several methods on one problem, over seeds and iteration budgets. A library of
+// its own beside the app (libscfw_compare), built on libscfw_core; the stages live in one file
+// each: experiment.cpp (the file and its K expressions), run.cpp (the worker threads),
+// summarize.cpp (statistics and slopes), write.cpp (CSV files and plot data), plot.cpp (gnuplot).
 //
 // An experiment file holds the problem blocks of a problem file at its top level (oracle, outer,
 // domain, glmo), a list of methods (each a label, a tracker block and a schedule block), the seeds
@@ -29,11 +32,14 @@
 // or a parenthesised fraction — "K^-0.75", "K^(-3/4)", "2*K^-0.5", "1/K", "0.3". String and
 // choice parameters are never evaluated ("value": "polyak" stays a string).
 //
-// Every (method, seed, K) triple is one run: its problem document is the problem blocks plus the
-// method's tracker and schedule blocks, "seed", "iterations": K and "report", composed with
-// compose() (problem.hpp) — each run builds its own plugin objects, so runs share nothing but the
-// read-only Registry. Runs are executed by `jobs` std::thread workers; each run is single-threaded
-// and seeded by its own seed, so every number but the timings is independent of `jobs`.
+// Every (method, seed, K) triple is one run. The problem (oracle, outer, domain) is composed once
+// per worker thread and every run on that worker composes only its method (tracker, schedule,
+// GLMO) on it with compose_method() (problem.hpp): the oracle's data is read or generated once per
+// worker, not once per run. The oracle and outer function keep no state between calls; the
+// domain may (a warm Lanczos vector, a warm Clp basis), so each run renews it from its block —
+// cheap — and no run can see another's state. Each run is single-threaded and seeded by its own
+// seed, so every number but the timings is independent of `jobs`, and bitwise identical to
+// composing the whole problem afresh for each run (CompareOptions::fresh_problem).
 //
 // Bad experiment files raise InputError "<file>: <JSON pointer>: <what>", like problem files.
 #pragma once
@@ -46,6 +52,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/solver.hpp"
 
@@ -87,9 +94,22 @@ double evaluate_k_expression(const std::string& expr, long K);
 nlohmann::json run_document(const Registry& registry, const Experiment& e, size_t method, long K,
                             std::uint64_t seed);
 
-/// Composes every method once (first budget, first seed): validates the problem blocks and the
-/// method blocks' factories. Messages point into the experiment file ("/methods/2/schedule/...").
+/// Composes the problem once and every method on it once (first budget): validates the problem
+/// blocks and the method blocks' factories. Messages point into the experiment file
+/// ("/methods/2/schedule/...").
 void compare_check(const Registry& registry, const Experiment& e);
+
+/// The problem of the experiment (its "oracle", "outer", "domain" blocks).
+Problem compose_experiment_problem(const Registry& registry, const Experiment& e);
+/// Method `method` at budget K on `problem` (its K expressions evaluated), with its blocks'
+/// pointers in the experiment file.
+Method compose_experiment_method(const Registry& registry, const Experiment& e, Problem& problem, size_t method,
+                                 long K);
+/// The whole problem document of one run (run_document) composed by compose(), everything
+/// built afresh: what every run did before the problem was composed once per worker.
+Composition compose_fresh(const Registry& registry, const Experiment& e, size_t method, long K, std::uint64_t seed);
+/// The options of one run: K iterations, the seed, a gap report every ceil(K / points).
+SolverOptions run_options(const Experiment& e, long K, std::uint64_t seed);
 
 /// Least-squares slope of log(y) against log(x) (pairs with non-positive or non-finite values are
 /// skipped). NaN when fewer than two distinct x remain.
@@ -107,6 +127,7 @@ struct CompareRun {
   double final_gap = 0, best_gap = 0, final_objective = 0, seconds = 0;
   long iterations = 0;
   PhaseTimes times;
+  double compose_seconds = 0;  ///< composing for this run: its method, plus the problem when it was composed for it
 };
 
 /// One row of summary.csv: a method at one budget, over the seeds.
@@ -133,8 +154,12 @@ struct CompareOptions {
   bool plots = true;            ///< run gnuplot (when found on PATH)
   /// Called (from a worker, under a lock) after each finished run: done, total.
   std::function<void(size_t, size_t)> on_progress;
-  /// Polled between runs; returning true stops scheduling new runs.
+  /// Polled between runs and after every iteration; returning true stops the runs (status
+  /// interrupted) and schedules no more.
   std::function<bool()> stop_requested;
+  /// Compose the whole problem anew for every run, as `compare` did before it composed the
+  /// problem once per worker: the same numbers, more time (for checks and measurements).
+  bool fresh_problem = false;
 };
 
 struct CompareResult {
@@ -145,9 +170,35 @@ struct CompareResult {
   std::string plot_warning;                  ///< why no plots were drawn ("" = drawn)
   size_t failed = 0;
   bool interrupted = false;
+  size_t problems_composed = 0;  ///< times the problem (oracle, outer, domain) was composed
+  double compose_seconds = 0;    ///< summed over the runs (see CompareRun::compose_seconds)
 };
 
-/// Runs every (method, seed, K), writes <out>/traces/*.csv, <out>/summary.csv,
+// The stages of run_compare, in order. `out` is the absolute output folder.
+
+/// Runs every (method, seed, K) on `jobs` workers, each trace written to out/<run.trace>; fills
+/// result.runs (ordered by (method, K, seed)), failed, interrupted and the compose figures.
+void run_all(const Registry& registry, const Experiment& e, const std::filesystem::path& out,
+             const CompareOptions& options, CompareResult& result);
+/// Per (method, K): statistics over the seeds of the runs that succeeded; per method: the
+/// across-K slopes. Fills result.rows and result.slopes.
+void summarize(const Experiment& e, CompareResult& result);
+/// summary.csv, slopes.csv, runs.csv and the plot data (plot/gap_K<K>.dat, plot/rate.dat).
+void write_tables(const Experiment& e, const std::filesystem::path& out, CompareResult& result);
+/// The gnuplot scripts (plot/*.gp) and, when `options.plots` and gnuplot is on PATH, the SVG and
+/// PNG files; result.plot_warning says why not.
+void plot(const Experiment& e, const std::filesystem::path& out, const CompareOptions& options, CompareResult& result);
+
+/// The file `program` would run as: the first executable <dir>/<program> for dir in $PATH
+/// (`program` itself when it has a '/'). Empty when there is none.
+std::filesystem::path find_program(const std::string& program);
+/// Runs `argv` (argv[0] looked up on PATH) without a shell, its stdin from /dev/null and its
+/// stdout and stderr to the given files; waits for it. Returns its exit status, 128 + signal
+/// when a signal ended it, or -1 (with `*error` set) when it could not be started.
+int run_program(const std::vector<std::string>& argv, const std::filesystem::path& stdout_file,
+                const std::filesystem::path& stderr_file, std::string* error = nullptr);
+
+/// run_all -> summarize -> write_tables -> plot: runs every (method, seed, K), writes <out>/traces/*.csv, <out>/summary.csv,
 /// <out>/slopes.csv, and the plots (<out>/gap_K<K>.{svg,png}, <out>/rate.{svg,png}) with their
 /// gnuplot scripts and data. A run that fails is recorded (CompareRun::error) and the others go
 /// on; an InputError in any run (a bad block) is rethrown after the workers stop.

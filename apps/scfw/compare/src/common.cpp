@@ -1,0 +1,48 @@
+// scfw compare: helpers shared by the stages (internal.hpp).
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "internal.hpp"
+
+namespace scfw::compare_detail {
+
+std::string num(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+std::string short_num(double v, const char* fmt) {
+  if (std::isnan(v)) return "n/a";
+  char buf[40];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string safe_name(const std::string& label) {
+  std::string s;
+  for (char c : label) s += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
+  return s.empty() ? std::string("method") : s;
+}
+
+std::vector<std::pair<long, double>> read_trace_gaps(const std::filesystem::path& file) {
+  std::vector<std::pair<long, double>> rows;
+  std::ifstream in(file);
+  std::string line;
+  std::getline(in, line);  // header
+  while (std::getline(in, line)) {
+    std::stringstream ss(line);
+    std::string it, obj, gap;
+    if (!std::getline(ss, it, ',') || !std::getline(ss, obj, ',') || !std::getline(ss, gap, ',')) continue;
+    rows.emplace_back(std::atol(it.c_str()), std::strtod(gap.c_str(), nullptr));
+  }
+  return rows;
+}
+
+}  // namespace scfw::compare_detail

@@ -1,0 +1,217 @@
+// scfw compare: the plot stage — gnuplot scripts and, when gnuplot is on PATH, SVG and PNG files
+// (compare.hpp). gnuplot runs without a shell: an argument vector, its output to files beside
+// the script, its exit status checked.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string_view>
+
+#include "internal.hpp"
+#include "scfw/compare/compare.hpp"
+
+extern char** environ;
+
+namespace fs = std::filesystem;
+
+namespace scfw {
+
+using compare_detail::num;
+using compare_detail::short_num;
+
+namespace {
+
+std::string gp_quote(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// A title or key label for gnuplot's enhanced-text terminals: quoted as gp_quote does, and each
+// character that enhanced text treats as markup (& ^ _ @ ~ { }) preceded by an escaped backslash,
+// so "S&P 500" or "x_1" print as written (a bare & swallowed the next letter).
+std::string gp_text(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    else if (std::string_view("&^_@~{}").find(c) != std::string_view::npos) out += "\\\\";
+    out += c;
+  }
+  return out + "\"";
+}
+
+
+const char* kColours[] = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd",
+                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+
+/// Writes the script for each terminal beside the data and runs `gnuplot <script>` (SVG, then
+/// PNG), its output and messages in <script>.log. Returns "" or a warning.
+std::string render(const fs::path& gnuplot, const fs::path& out, const std::string& stem, const std::string& body) {
+  std::string warning;
+  for (const char* fmt : {"svg", "png"}) {
+    const fs::path script = out / "plot" / (stem + "." + fmt + ".gp");
+    std::ofstream f(script);
+    if (std::string(fmt) == "svg") f << "set terminal svg size 720,480 dynamic font 'Helvetica,12'\n";
+    else f << "set terminal pngcairo size 900,600 font 'Helvetica,11'\n";
+    f << "set output " << gp_quote((out / (stem + "." + fmt)).string()) << "\n" << body;
+    f.close();
+    if (gnuplot.empty()) continue;
+    const fs::path log = out / "plot" / (stem + "." + fmt + ".log");
+    std::string error;
+    const int status = run_program({gnuplot.string(), script.string()}, "/dev/null", log, &error);
+    if (status != 0)
+      warning = status < 0 ? "cannot run gnuplot: " + error
+                           : "gnuplot failed on " + script.string() + " (exit status " + std::to_string(status) +
+                                 "; see the .log beside it)";
+  }
+  return warning;
+}
+
+}  // namespace
+
+fs::path find_program(const std::string& program) {
+  auto executable = [](const fs::path& p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
+  };
+  if (program.empty()) return {};
+  if (program.find('/') != std::string::npos) return executable(program) ? fs::path(program) : fs::path();
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  for (;;) {
+    const size_t colon = dirs.find(':', start);
+    std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
+    if (dir.empty()) dir = ".";  // an empty entry is the current directory
+    const fs::path candidate = fs::path(dir) / program;
+    if (executable(candidate)) return candidate;
+    if (colon == std::string::npos) return {};
+    start = colon + 1;
+  }
+}
+
+int run_program(const std::vector<std::string>& argv, const fs::path& stdout_file, const fs::path& stderr_file,
+                std::string* error) {
+  auto fail = [&](const std::string& what, int err) {
+    if (error) *error = what + ": " + std::strerror(err);
+    return -1;
+  };
+  if (argv.empty()) return fail("no program", EINVAL);
+  const fs::path program = find_program(argv[0]);
+  if (program.empty()) return fail(argv[0], ENOENT);
+
+  posix_spawn_file_actions_t actions;
+  if (int rc = posix_spawn_file_actions_init(&actions); rc != 0) return fail("posix_spawn_file_actions_init", rc);
+  struct Cleanup {
+    posix_spawn_file_actions_t* a;
+    ~Cleanup() { posix_spawn_file_actions_destroy(a); }
+  } cleanup{&actions};
+  const int flags = O_WRONLY | O_CREAT | O_TRUNC;
+  int rc = posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  if (rc == 0) rc = posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, stdout_file.c_str(), flags, 0644);
+  if (rc == 0) rc = posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, stderr_file.c_str(), flags, 0644);
+  if (rc != 0) return fail("posix_spawn_file_actions_addopen", rc);
+
+  std::vector<char*> args;
+  std::vector<std::string> copy = argv;
+  for (auto& a : copy) args.push_back(a.data());
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, args.data(), environ);
+  if (rc != 0) return fail(program.string(), rc);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return fail("waitpid", errno);
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return fail("waitpid", ECHILD);
+}
+
+void plot(const Experiment& e, const fs::path& out, const CompareOptions& options, CompareResult& result) {
+  // The scripts are written in every case (to be run by hand); gnuplot runs when asked and found.
+  fs::path gnuplot;
+  if (!options.plots) {
+    result.plot_warning = "plots disabled";
+  } else {
+    gnuplot = find_program("gnuplot");
+    if (gnuplot.empty())
+      result.plot_warning = "gnuplot not found on PATH (Debian package gnuplot-nox); data and scripts are in " +
+                            (out / "plot").string();
+  }
+  const bool drawn = !gnuplot.empty();
+  const std::string title = e.name;
+  for (long K : e.budgets) {
+    std::ostringstream b;
+    b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key top right\n"
+      << "set xlabel 'iteration k'\nset ylabel 'generalized FW gap'\n"
+      // Two title lines: long experiment names no longer run off the plot's right edge.
+      << "set title font ',10'\nset title " << gp_text(title) << " . \"\\n\" . "
+      << gp_text("K = " + std::to_string(K) + " (mean over " + std::to_string(e.seeds.size()) + " seeds, band: min-max)") << "\n"
+      << "set style fill transparent solid 0.18 noborder\n";
+    const std::string dat = gp_quote((out / "plot" / ("gap_K" + std::to_string(K) + ".dat")).string());
+    b << "plot ";
+    for (size_t m = 0; m < e.methods.size(); ++m) {
+      const char* c = kColours[m % 10];
+      b << (m ? ", \\\n     " : "") << dat << " index " << m << " using 1:3:4 with filledcurves lc rgb '" << c
+        << "' notitle, \\\n     " << dat << " index " << m << " using 1:2 with lines lw 2 lc rgb '" << c
+        << "' title " << gp_text(e.methods[m].label);
+    }
+    b << "\n";
+    const std::string stem = "gap_K" + std::to_string(K);
+    const std::string w = render(gnuplot, out, stem, b.str());
+    if (!w.empty()) result.plot_warning = w;
+    if (drawn) {
+      result.files.push_back(out / (stem + ".svg"));
+      result.files.push_back(out / (stem + ".png"));
+    }
+  }
+  {
+    // Reference lines anchored at the geometric mean of the methods' final gaps at the smallest K.
+    double lsum = 0;
+    int cnt = 0;
+    for (const auto& r : result.rows)
+      if (r.K == e.budgets.front() && r.final_gap_mean > 0 && std::isfinite(r.final_gap_mean))
+        lsum += std::log10(r.final_gap_mean), ++cnt;
+    const double anchor = cnt ? std::pow(10.0, lsum / cnt) : 1.0;
+    const double k0 = static_cast<double>(e.budgets.front());
+    std::ostringstream b;
+    b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key below\n"
+      << "set xlabel 'iteration budget K'\nset ylabel 'gap at K (solid: final, open: best)'\n"
+      << "set title font ',10'\nset title " << gp_text(title) << " . \"\\n\" . " << gp_text("gap against K (mean over seeds)") << "\n"
+      << "set xrange [" << k0 / 1.3 << ":" << e.budgets.back() * 1.3 << "]\n";
+    const std::string dat = gp_quote((out / "plot" / "rate.dat").string());
+    b << "plot ";
+    for (size_t m = 0; m < e.methods.size(); ++m) {
+      const char* c = kColours[m % 10];
+      const auto& sl = result.slopes[m];
+      b << (m ? ", \\\n     " : "") << dat << " index " << m << " using 1:2 with points pt 7 ps 1.2 lc rgb '" << c
+        << "' title " << gp_text(e.methods[m].label + " (final slope " + short_num(sl.final_slope, "%.2f") + ", best " + short_num(sl.best_slope, "%.2f") + ")")
+        << ", \\\n     " << dat << " index " << m << " using 1:3 with points pt 6 ps 1.2 lc rgb '" << c << "' notitle";
+      if (std::isfinite(sl.final_slope))
+        b << ", \\\n     10**(" << num(sl.final_intercept) << ")*x**(" << num(sl.final_slope) << ") with lines lw 1.5 lc rgb '"
+          << c << "' notitle";
+    }
+    b << ", \\\n     " << num(anchor) << "*(x/" << k0 << ")**(-0.25) with lines dt 2 lw 1.5 lc rgb 'black' title 'K^{-1/4}'"
+      << ", \\\n     " << num(anchor) << "*(x/" << k0 << ")**(-1.0/3) with lines dt 4 lw 1.5 lc rgb 'gray40' title 'K^{-1/3}'\n";
+    const std::string w = render(gnuplot, out, "rate", b.str());
+    if (!w.empty()) result.plot_warning = w;
+    if (drawn) {
+      result.files.push_back(out / "rate.svg");
+      result.files.push_back(out / "rate.png");
+    }
+  }
+}
+
+}  // namespace scfw

@@ -1,0 +1,151 @@
+// scfw compare: the run stage — every (method, seed, K) on a pool of worker threads (compare.hpp).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <exception>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+#include "internal.hpp"
+#include "scfw/compare/compare.hpp"
+#include "scfw/core/report.hpp"
+#include "scfw/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace scfw {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+/// One worker's problem, composed for its first run and kept for the others.
+class WorkerProblem {
+ public:
+  WorkerProblem(const Registry& registry, const Experiment& e) : registry_(registry), e_(e) {}
+
+  /// The problem for the next run. The oracle and outer function are reused as they are (they
+  /// keep no state between calls). The domain is built anew from its block for every run but
+  /// the first: nuclear_ball keeps the previous LMO call's Lanczos vector as its next start and
+  /// polytope keeps Clp's basis, and either would let a run's iterates depend on the runs this
+  /// worker did before it — on --jobs. A domain reads little or nothing, so renewing it costs
+  /// next to nothing next to the oracle's data. Returns true when the problem was composed now.
+  bool prepare() {
+    if (!problem_) {
+      problem_.emplace(compose_experiment_problem(registry_, e_));
+      return true;
+    }
+    problem_->renew_domain();
+    return false;
+  }
+  Problem& get() { return *problem_; }
+
+ private:
+  const Registry& registry_;
+  const Experiment& e_;
+  std::optional<Problem> problem_;
+};
+
+}  // namespace
+
+void run_all(const Registry& registry, const Experiment& e, const fs::path& out, const CompareOptions& options,
+             CompareResult& result) {
+  using compare_detail::safe_name;
+  result.runs.clear();
+  for (size_t m = 0; m < e.methods.size(); ++m)
+    for (long K : e.budgets)
+      for (std::uint64_t s : e.seeds) {
+        CompareRun r;
+        r.method = m, r.K = K, r.seed = s;
+        r.trace = "traces/" + safe_name(e.methods[m].label) + "-K" + std::to_string(K) + "-seed" + std::to_string(s) + ".csv";
+        result.runs.push_back(std::move(r));
+      }
+  // Longest runs first so that the workers finish together; results stay in (method, K, seed) order.
+  std::vector<size_t> order(result.runs.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return result.runs[a].K > result.runs[b].K; });
+
+  unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
+  jobs = static_cast<unsigned>(std::min<size_t>(jobs, std::max<size_t>(1, order.size())));
+  std::atomic<size_t> next{0};
+  std::atomic<bool> abort{false};
+  std::mutex mu;
+  size_t done = 0;
+  std::exception_ptr input_error;
+
+  auto worker = [&] {
+    WorkerProblem shared(registry, e);
+    for (;;) {
+      if (abort.load()) return;
+      if (options.stop_requested && options.stop_requested()) {
+        std::lock_guard<std::mutex> lock(mu);
+        result.interrupted = true;
+        return;
+      }
+      const size_t slot = next.fetch_add(1);
+      if (slot >= order.size()) return;
+      CompareRun& r = result.runs[order[slot]];
+      try {
+        const auto t0 = Clock::now();
+        std::optional<Composition> fresh;
+        std::optional<Method> method;
+        Problem* problem = nullptr;
+        SolverOptions so;
+        bool composed_problem = true;
+        if (options.fresh_problem) {
+          fresh.emplace(compose_fresh(registry, e, r.method, r.K, r.seed));
+          problem = &fresh->problem;
+          so = fresh->options;
+        } else {
+          composed_problem = shared.prepare();
+          problem = &shared.get();
+          method.emplace(compose_experiment_method(registry, e, *problem, r.method, r.K));
+          so = run_options(e, r.K, r.seed);
+        }
+        r.compose_seconds = seconds_since(t0);
+        if (composed_problem) {
+          std::lock_guard<std::mutex> lock(mu);
+          ++result.problems_composed;
+        }
+        Solver solver(*problem, fresh ? fresh->method : *method, so);
+        auto file = open_trace_file(out / r.trace);
+        TraceCsv trace(*file);
+        solver.add_callback(trace);
+        std::optional<StopRequest> stop;
+        if (options.stop_requested) {
+          stop.emplace(options.stop_requested);
+          solver.add_callback(*stop);
+        }
+        const Summary s = solver.run();
+        r.ok = s.status == Status::IterationLimit && s.has_gap;
+        if (!r.ok) r.error = s.message.empty() ? std::string(to_string(s.status)) : s.message;
+        r.final_gap = s.final_gap, r.best_gap = s.best_gap, r.final_objective = s.final_objective;
+        r.seconds = s.seconds, r.iterations = s.iterations, r.times = s.times;
+      } catch (const InputError&) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (!input_error) input_error = std::current_exception();
+        abort = true;
+        return;
+      } catch (const std::exception& err) {
+        r.ok = false;
+        r.error = err.what();
+      }
+      std::lock_guard<std::mutex> lock(mu);
+      ++done;
+      if (!r.ok) ++result.failed;
+      result.compose_seconds += r.compose_seconds;
+      if (options.on_progress) options.on_progress(done, order.size());
+    }
+  };
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(worker);
+  for (auto& t : threads) t.join();
+  if (input_error) std::rethrow_exception(input_error);
+  if (done < order.size()) result.interrupted = true;
+}
+
+}  // namespace scfw

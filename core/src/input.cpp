@@ -1,0 +1,145 @@
+// scfw core: shared input helpers (see input.hpp).
+#include "scfw/core/input.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "scfw/error.hpp"
+
+using nlohmann::json;
+
+namespace scfw::input {
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+}  // namespace
+
+std::string pointer_token(const std::string& key) {
+  std::string out;
+  for (char c : key) {
+    if (c == '~') out += "~0";
+    else if (c == '/') out += "~1";
+    else out += c;
+  }
+  return out;
+}
+
+std::string child(const std::string& pointer, const std::string& key) { return pointer + "/" + pointer_token(key); }
+
+std::string show(const json& v) {
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  constexpr size_t kMax = 60;
+  if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
+  return s;
+}
+
+std::string quoted_list(std::vector<std::string> names, bool sorted) {
+  if (sorted) {
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+  }
+  std::string s;
+  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", \"" : "\"") + names[i] + "\"";
+  return s;
+}
+
+std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
+  const std::string key = lower(name);
+  std::string best;
+  size_t best_distance = std::numeric_limits<size_t>::max();
+  std::vector<std::string> sorted = candidates;
+  std::sort(sorted.begin(), sorted.end());
+  for (const auto& c : sorted) {
+    const size_t dist = edit_distance(key, lower(c));
+    if (dist < best_distance) {
+      best_distance = dist;
+      best = c;
+    }
+  }
+  if (!best.empty() && best_distance <= 2 && best_distance < key.size()) return best;
+  std::string related;
+  for (const auto& c : sorted) {
+    const std::string lc = lower(c);
+    const bool prefix = key.size() >= 2 && lc.rfind(key, 0) == 0;
+    const bool contains = (key.size() >= 3 && lc.find(key) != std::string::npos) ||
+                          (lc.size() >= 3 && key.find(lc) != std::string::npos);
+    if ((prefix || contains) && (related.empty() || c.size() < related.size())) related = c;
+  }
+  return related;
+}
+
+const char* article(const std::string& word) {
+  return !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos ? "an" : "a";
+}
+
+void input_error(const std::string& source, const std::string& pointer, const std::string& what) {
+  throw InputError((source.empty() ? std::string("<input>") : source) + ": " + pointer + ": " + what);
+}
+
+void expected(const std::string& source, const std::string& pointer, const std::string& what, const json& got) {
+  input_error(source, pointer, "expected " + what + ", got " + show(got));
+}
+
+bool as_integer(const json& v, std::int64_t& out) {
+  if (v.is_number_unsigned()) {
+    const auto u = v.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
+    out = static_cast<std::int64_t>(u);
+    return true;
+  }
+  if (v.is_number_integer()) {
+    out = v.get<std::int64_t>();
+    return true;
+  }
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e18) return false;
+    out = static_cast<std::int64_t>(d);
+    return true;
+  }
+  return false;
+}
+
+std::int64_t integer_at_least(const json& v, const std::string& source, const std::string& pointer, std::int64_t min) {
+  std::int64_t i = 0;
+  if (!as_integer(v, i) || i < min) expected(source, pointer, "an integer >= " + std::to_string(min), v);
+  return i;
+}
+
+const RegisteredComponent& find_plugin(const Registry& registry, Kind kind, const json& block,
+                                       const std::string& source, const std::string& pointer) {
+  const std::string k = to_string(kind);
+  if (!block.is_object()) input_error(source, pointer, "expected an object {\"plugin\": NAME, ...}");
+  const std::string plugin_ptr = pointer + "/plugin";
+  auto p = block.find("plugin");
+  if (p == block.end())
+    input_error(source, plugin_ptr, "missing; expected the name of " + std::string(article(k)) + " " + k + " plugin");
+  if (!p->is_string())
+    expected(source, plugin_ptr, "the name of " + std::string(article(k)) + " " + k + " plugin", *p);
+  const std::string name = p->get<std::string>();
+  if (const RegisteredComponent* c = registry.find(kind, name)) return *c;
+  const auto others = registry.find_any_kind(name);
+  if (!others.empty()) {
+    const std::string other = to_string(others.front()->info.kind);
+    input_error(source, plugin_ptr,
+                "\"" + name + "\" is " + article(other) + " " + other + " plugin, not " + article(k) + " " + k +
+                    " plugin");
+  }
+  const auto closest = registry.closest(kind, name);
+  std::string what = "unknown " + k + " plugin \"" + name + "\"";
+  if (closest.empty())
+    what += "; no " + k + " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)";
+  else
+    what += "; closest: " + quoted_list(closest, false);
+  input_error(source, plugin_ptr, what);
+}
+
+}  // namespace scfw::input
