@@ -52,6 +52,29 @@ expect_rc 0 "report.trace"
 [[ "$(head -n1 from_file.csv)" == "$HEADER" ]] || fail "report.trace: no trace written"
 [[ "$(tail -n1 from_file.csv | cut -d, -f1)" == 60 ]] || fail "--iterations 60 did not override the file"
 
+# Stopping rules: --gap-tolerance stops at the first report at or below it (every 25 here, so at
+# 25 with a tolerance no gap exceeds) and the summary names the rule; "stop" in the file does the
+# same, and the command line wins over it; the trace ends at the iteration the run stopped after.
+run "$SCFW" run p.json --gap-tolerance 1e9 --trace stop.csv
+expect_rc 0 "--gap-tolerance"
+expect_contains "$OUT" "gap tolerance reached (gap " "the summary names the rule"
+expect_contains "$OUT" "<= tolerance 1e+09) after 25 of 100 iterations" "the run stops at the first report"
+[[ "$(tail -n1 stop.csv | cut -d, -f1)" == 25 ]] || fail "--gap-tolerance: the trace does not end at iteration 25"
+cat >stop.json <<'JSON'
+{ "seed": 3, "iterations": 100, "report": { "every": 20 }, "stop": { "gap_tolerance": 1e9 },
+  "oracle": { "plugin": "least_squares_tasks", "synthetic": { "tasks": 4, "dim": 20, "rows_per_task": 40 } },
+  "outer": { "plugin": "max" }, "domain": { "plugin": "l1_ball", "radius": 2 } }
+JSON
+run "$SCFW" run stop.json --quiet
+expect_rc 0 "stop.gap_tolerance"
+expect_contains "$OUT" "gap tolerance reached: 20 iterations" "\"stop\": {\"gap_tolerance\"} in the file"
+run "$SCFW" run stop.json --quiet --gap-tolerance 0
+expect_rc 0 "--gap-tolerance 0 over the file's"
+expect_contains "$OUT" "iteration limit: 100 iterations" "--gap-tolerance 0 turns the file's rule off"
+run "$SCFW" run stop.json --time-limit -1
+expect_rc 2 "--time-limit -1"
+expect_contains "$ERR" "--time-limit: expected a number >= 0, got '-1'" "a negative time limit is refused"
+
 # Ctrl-C: the run stops after the current iteration, prints its summary, exits 130, and the
 # trace written so far stays readable.
 write_problem long.json '{ "plugin": "max" }' 100000000 '{ "every": 20 }'
