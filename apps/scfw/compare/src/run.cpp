@@ -23,7 +23,11 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
-/// One worker's problem, composed for its first run and kept for the others.
+/// One worker's problem, composed for its first run and kept for the others. One per worker
+/// rather than one for all: the oracle and outer plugins are const and keep no state, but the
+/// host's wrappers around them count calls and time in plain (non-atomic) counters, and every
+/// run replaces the domain; sharing would need both made thread-safe for a saving of one data
+/// load per extra worker.
 class WorkerProblem {
  public:
   WorkerProblem(const Registry& registry, const Experiment& e) : registry_(registry), e_(e) {}
