@@ -16,6 +16,7 @@
 
 #include <ClpSimplex.hpp>
 
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
