@@ -1,5 +1,5 @@
-// The dense primal simplex behind `column_generation`'s master (plugins/glmo/column_generation/
-// dense_master.hpp), against Clp as the independent solver:
+// The dense primal simplex behind `column_generation`'s master (plugins/glmo/lp/dense_master.hpp),
+// against Clp as the independent solver:
 //   * random bounded LPs (free, one-sided, boxed and fixed variables and rows): the same status
 //     (optimal / infeasible / unbounded; Clp's primal sometimes calls an unbounded LP
 //     infeasible, so a non-optimal LP is classified by a zero-cost feasibility solve) and, when optimal, the same value to 1e-9 relative; the
@@ -8,9 +8,12 @@
 //   * the column-generation pattern: columns added to a solved LP, columns deleted (basic ones
 //     too), bounds and columns changed in place, each re-solve warm, equals Clp solved cold;
 //   * degenerate LPs (duplicated columns and rows, many ties) end optimal with Clp's value.
+// And the rest of the GLMO plugins' LP layer (plugins/glmo/lp/): the dense inverse, the model ->
+// LP translation, the u-substitution, against independent computations.
 #include <doctest/doctest.h>
 
-#include "../plugins/glmo/column_generation/dense_master.hpp"
+#include "../plugins/glmo/lp/dense_master.hpp"
+#include "../plugins/glmo/lp/glmo_lp.hpp"
 
 #include <ClpSimplex.hpp>
 
@@ -294,4 +297,186 @@ TEST_CASE("dense master: degenerate LPs (duplicated columns and rows, an assignm
   load(dm, as);
   check_against_clp(dm, as, dm.solve(100000), optimal, other);
   CHECK(optimal >= 40);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The LP layer shared by the GLMO plugins (plugins/glmo/lp/): the dense inverse of the simplex
+// kernel, the model -> LP translation, the u-substitution.
+
+namespace {
+
+using scfw::glmo_lp::DenseInverse;
+
+// C = B X (m x m, row-major).
+std::vector<double> product(const std::vector<double>& B, const DenseInverse& inv, int m) {
+  std::vector<double> C(static_cast<size_t>(m) * static_cast<size_t>(m), 0.0);
+  for (int i = 0; i < m; ++i)
+    for (int k = 0; k < m; ++k)
+      for (int c = 0; c < m; ++c)
+        C[static_cast<size_t>(i * m + c)] += B[static_cast<size_t>(i * m + k)] * inv.at(k, c);
+  return C;
+}
+
+double distance_to_identity(const std::vector<double>& C, int m) {
+  double worst = 0.0;
+  for (int i = 0; i < m; ++i)
+    for (int c = 0; c < m; ++c)
+      worst = std::max(worst, std::abs(C[static_cast<size_t>(i * m + c)] - (i == c ? 1.0 : 0.0)));
+  return worst;
+}
+
+void factor(DenseInverse& inv, const std::vector<double>& B, const std::vector<char>& unit) {
+  double* M = inv.clear_matrix();
+  std::copy(B.begin(), B.end(), M);
+  REQUIRE(inv.invert([&](int k) { return unit[static_cast<size_t>(k)] != 0; }) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("glmo lp: the dense inverse (Gauss-Jordan, product-form update, ftran) inverts the basis") {
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (int m : {1, 3, 11, 25}) {
+    // A basis with some unit columns -e_r (logicals) and dense structurals.
+    std::vector<double> B(static_cast<size_t>(m * m), 0.0);
+    std::vector<char> unit(static_cast<size_t>(m), 0);
+    for (int k = 0; k < m; ++k) {
+      if (k % 3 == 1) {
+        unit[static_cast<size_t>(k)] = 1;
+        B[static_cast<size_t>(k * m + k)] = -1.0;
+      } else {
+        for (int r = 0; r < m; ++r) B[static_cast<size_t>(r * m + k)] = U(rng);
+      }
+    }
+    DenseInverse inv;
+    inv.resize(m);
+    factor(inv, B, unit);
+    CHECK(distance_to_identity(product(B, inv, m), m) < 1e-10);
+
+    // ftran of a column of B is the unit vector of its position; of the logical of row r, the
+    // negated column r of the inverse.
+    std::vector<double> out(static_cast<size_t>(m));
+    const int k = m - 1;
+    inv.ftran(B.data() + k, static_cast<size_t>(m), out.data());
+    for (int i = 0; i < m; ++i) CHECK(std::abs(out[static_cast<size_t>(i)] - (i == k ? 1.0 : 0.0)) < 1e-10);
+    inv.ftran_logical(0, out.data());
+    for (int i = 0; i < m; ++i) CHECK(out[static_cast<size_t>(i)] == -inv.at(i, 0));
+
+    // Product-form update: replace column r of B by a new column a; the updated inverse inverts
+    // the new basis (independent check: B' X = I).
+    for (int step = 0; step < 5; ++step) {
+      std::vector<double> a(static_cast<size_t>(m));
+      for (double& v : a) v = U(rng);
+      const int r = step % m;
+      std::vector<double> col(static_cast<size_t>(m));
+      inv.ftran(a.data(), 1, col.data());
+      if (std::abs(col[static_cast<size_t>(r)]) < 1e-3) continue;
+      inv.update(col.data(), r);
+      for (int i = 0; i < m; ++i) B[static_cast<size_t>(i * m + r)] = a[static_cast<size_t>(i)];
+      unit[static_cast<size_t>(r)] = 0;
+      CHECK(distance_to_identity(product(B, inv, m), m) < 1e-9);
+    }
+  }
+}
+
+TEST_CASE("glmo lp: a singular basis: the dependent column is rejected, its row left uncovered") {
+  // Columns 0 and 2 are equal: the later one (in pivot order) finds no acceptable pivot.
+  const int m = 3;
+  const std::vector<double> B = {1.0, 0.0, 1.0,  //
+                                 2.0, 1.0, 2.0,  //
+                                 3.0, 0.0, 3.0};
+  DenseInverse inv;
+  inv.resize(m);
+  double* M = inv.clear_matrix();
+  std::copy(B.begin(), B.end(), M);
+  CHECK(inv.invert([](int) { return false; }) == 1);
+  CHECK(inv.pivot_row(0) == 2);  // partial pivoting: |3| is the largest entry of column 0
+  CHECK(inv.pivot_row(1) == 1);
+  CHECK(inv.pivot_row(2) == -1);
+  CHECK(inv.row_used(1));
+  CHECK(inv.row_used(2));
+  CHECK_FALSE(inv.row_used(0));
+}
+
+TEST_CASE("glmo lp: the model's rows and bounds by column, solved by Clp, and the x-map by variable") {
+  // min -x0 - 2 x1 + 3  s.t.  x0 + x1 <= 4,  x1 - x0 >= -1 (written with a constant: x1 - x0 + 1 >= 0),
+  // 0 <= x0 <= 3, 0 <= x1 <= 2.  Optimum x = (2, 2), value -6 + 3 = -3.
+  scfw::Model m;
+  const scfw::Var x0 = m.add_var(0.0, 3.0), x1 = m.add_var(0.0, 2.0);
+  m.add_row(scfw::Expr(x0) + scfw::Expr(x1), -scfw::inf, 4.0);
+  m.add_row(scfw::Expr(x1) - scfw::Expr(x0) + 1.0, 0.0, scfw::inf);
+  scfw::Expr objective = -1.0 * scfw::Expr(x0) - 2.0 * scfw::Expr(x1) + 3.0;
+  objective.normalize();
+  const scfw::glmo_lp::SparseLp lp = scfw::glmo_lp::SparseLp::from_model(m, objective);
+  CHECK(lp.num_vars == 2);
+  CHECK(lp.num_rows == 2);
+  CHECK(lp.row_lo[1] == -1.0);  // the constant moved into the bound
+  CHECK(lp.row_up[0] == 4.0);
+  CHECK(lp.cols[0] == std::vector<std::pair<int, double>>{{0, 1.0}, {1, -1.0}});
+  CHECK(lp.objective_constant == 3.0);
+  ClpSimplex clp;
+  clp.setLogLevel(0);
+  scfw::glmo_lp::load_clp(clp, lp);
+  clp.dual();
+  REQUIRE(clp.status() == 0);
+  CHECK(clp.primalColumnSolution()[0] == doctest::Approx(2.0).epsilon(1e-12));
+  CHECK(clp.primalColumnSolution()[1] == doctest::Approx(2.0).epsilon(1e-12));
+  CHECK(clp.objectiveValue() + lp.objective_constant == doctest::Approx(-3.0).epsilon(1e-12));
+
+  // x_0 = 1 + 2 v0 - v1 + v1 (the repeat cancels), x_1 = v0 + 0.5 v2: by variable, v0 -> (0, 2),
+  // (1, 1); v1 does not appear; v2 -> (1, 0.5). W = V A against the dense product.
+  std::vector<scfw::Expr> xs(2);
+  scfw::Model vm;
+  const scfw::Var v0 = vm.add_var(), v1 = vm.add_var(), v2 = vm.add_var();
+  xs[0] = 1.0 + 2.0 * scfw::Expr(v0) - scfw::Expr(v1) + scfw::Expr(v1);
+  xs[1] = scfw::Expr(v0) + 0.5 * scfw::Expr(v2);
+  const scfw::glmo_lp::XMap map(xs);
+  CHECK(map.c == std::vector<double>{1.0, 0.0});
+  const scfw::glmo_lp::XByVariable by(map, 3);
+  CHECK(by.var == std::vector<int>{0, 2});
+  CHECK(by.start == std::vector<int>{0, 2, 3});
+  CHECK(by.coord == std::vector<int>{0, 1, 1});
+  CHECK(by.a == std::vector<double>{2.0, 1.0, 0.5});
+  scfw::Mat V(2, 2);
+  V << 1.5, -2.0, 0.25, 4.0;
+  CHECK(by.w(V, 0, 0) == 1.5 * 2.0 + -2.0 * 1.0);
+  CHECK(by.w(V, 1, 1) == 4.0 * 0.5);
+  const std::vector<double> point = {1.0, 7.0, 2.0};
+  scfw::Vec x;
+  map.evaluate(point, x);
+  CHECK(x[0] == 3.0);
+  CHECK(x[1] == 2.0);
+}
+
+TEST_CASE("glmo lp: the u-substitution keeps the rows and columns without u and lists u's coefficients") {
+  // Variables: p (0), u0 (1), u1 (2), t (3). Rows: r0: p + 2 u1 <= 1; r1: u0 = 0 (dropped);
+  // r2: t - u0 - 3 u1 >= 0. Objective: t + 5 u0.
+  scfw::Model m;
+  const scfw::Var p = m.add_var(0.0, 1.0), u0 = m.add_var(), u1 = m.add_var(), t = m.add_var();
+  m.add_row(scfw::Expr(p) + 2.0 * scfw::Expr(u1), -scfw::inf, 1.0);
+  m.add_row(scfw::Expr(u0), 0.0, 0.0);
+  m.add_row(scfw::Expr(t) - scfw::Expr(u0) - 3.0 * scfw::Expr(u1), 0.0, scfw::inf);
+  scfw::Expr objective = scfw::Expr(t) + 5.0 * scfw::Expr(u0);
+  objective.normalize();
+  const scfw::glmo_lp::SparseLp lp = scfw::glmo_lp::SparseLp::from_model(m, objective);
+  const scfw::glmo_lp::UElimination e(lp, {u0.index, u1.index}, {0, 1, 0});
+  CHECK(e.rows == 2);
+  CHECK(e.row_of == std::vector<int>{0, -1, 1});
+  CHECK(e.columns == 2);
+  CHECK(e.col_of == std::vector<int>{0, -1, -1, 1});
+  CHECK(e.u_free);
+  REQUIRE(e.uterms.size() == 4);
+  // Row order, the objective (row 2 = rows) last; within a row by u index.
+  const int expected[4][2] = {{0, 1}, {1, 0}, {1, 1}, {2, 0}};
+  const double coef[4] = {2.0, -1.0, -3.0, 5.0};
+  for (int k = 0; k < 4; ++k) {
+    CHECK(e.uterms[static_cast<size_t>(k)].row == expected[k][0]);
+    CHECK(e.uterms[static_cast<size_t>(k)].i == expected[k][1]);
+    CHECK(e.uterms[static_cast<size_t>(k)].coef == coef[k]);
+  }
+  CHECK(e.dynamic_rows() == std::vector<int>{0, 1, 2});
+  // A bounded u cannot be substituted.
+  scfw::glmo_lp::SparseLp bounded = lp;
+  bounded.col_lo[static_cast<size_t>(u1.index)] = 0.0;
+  CHECK_FALSE(scfw::glmo_lp::UElimination(bounded, {u0.index, u1.index}, {}).u_free);
 }

@@ -279,6 +279,25 @@ TEST_CASE("dense_simplex reports infeasible and unbounded LPs, cones, model-less
   }
 }
 
+TEST_CASE("the GLMOs' shared setup and solve() checks (plugins/glmo/lp) name each plugin, word for word") {
+  const int d = 2, n = 2;
+  auto domain = make_box(d, n, {-1.0}, {1.0});
+  auto outer = make_max(d, n);
+  const Vec z = Vec::Zero(n), y = Vec::Zero(d), y3 = Vec::Zero(3);
+  const Mat V = Mat::Ones(n, d);
+  Vec x(d);
+  for (const std::string name : {"clp", "dense_simplex", "column_generation"}) {
+    auto glmo = make<Glmo>(Kind::Glmo, name, Params{}, context(d, n));
+    if (name != "column_generation")  // it checks n and d in its own words
+      CHECK_THROWS_WITH_AS(glmo->setup(*outer, *domain, 0, d),
+                           (name + ": the GLMO needs n >= 1 and d >= 1, got n = 0, d = 2").c_str(), Error);
+    glmo->setup(*outer, *domain, n, d);
+    CHECK_THROWS_WITH_AS(glmo->solve(z, V, y3, x),
+                         (name + ": solve() got z, V, y of sizes 2, 2x2, 3; set up for n = 2, d = 2").c_str(),
+                         Error);
+  }
+}
+
 TEST_CASE("dense_simplex solve() allocates nothing over 1000 warm solves") {
   const int d = 100, n = 10;
   auto domain = make_l1(d, n, 5.0);

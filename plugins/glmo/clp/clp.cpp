@@ -60,6 +60,8 @@
 #include <ClpSimplex.hpp>
 #include <CoinPackedMatrix.hpp>
 
+#include "glmo_lp.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -70,11 +72,7 @@
 
 namespace {
 
-double clp_bound(double v) {
-  if (v == scfw::inf) return COIN_DBL_MAX;
-  if (v == -scfw::inf) return -COIN_DBL_MAX;
-  return v;
-}
+namespace glmo_lp = scfw::glmo_lp;
 
 class ClpGlmo final : public scfw::Glmo {
  public:
@@ -140,6 +138,29 @@ class ClpGlmo final : public scfw::Glmo {
   // added cuts kept per 2-D cone between solves
   static constexpr int kMaxRounds = 200;      // LP solves per GLMO solve, at most (then the gap is reported as is)
 
+  // setup() in steps: the cones lifted to 2-D cones, their polygons, the LP loaded into Clp.
+  void lift_cones(scfw::Model& m);
+  void add_polygons(scfw::Model& m) const;
+  void load(const glmo_lp::GlmoModel& g);
+  // solve() in steps.
+  struct PendingCut {  // a Kelley cut of the last round
+    int cone;
+    std::vector<double> normal;
+    double violation;  // ||xs*|| - t* when the cut was made
+  };
+  struct Violations {  // the 2-D cones the LP point violates
+    std::vector<int> violated;
+    std::vector<std::vector<double>> normals;                // Kelley's cut of each
+    std::vector<double> absolute;                            // ||xs*|| - t* of each
+    std::vector<std::pair<int, std::vector<double>>> extra;  // the bracket-splitting cuts
+  };
+  void set_u_rows(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y);
+  scfw::GlmoResult solve_with_cuts(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
+                                   scfw::Vec& x);
+  void find_violated(std::span<const double> values, Violations& out) const;
+  double upper_bound(std::span<const double> values, const scfw::Vec& z, const scfw::Mat& V,
+                     const scfw::Vec& y);
+  bool cuts_moved(const std::vector<PendingCut>& previous, std::span<const double> values) const;
   void run_lp(bool first_round);
   void trim_cuts();
   // Appends the rows  sum_i g_i xs_i - t <= 0  for each (cone c, unit normal g).
@@ -165,15 +186,12 @@ class ClpGlmo final : public scfw::Glmo {
   std::unique_ptr<ClpSimplex> lp_;
   int n_ = 0, d_ = 0;
   int first_u_row_ = 0;    // u-row i is LP row first_u_row_ + i
-  std::vector<scfw::Expr> xs_;   // x_j = c_j + a_j^T var (normalized)
-  scfw::Vec x_const_;            // c
-  scfw::Expr objective_;         // F's model objective, with its constant
-  // A column by column over the variables that appear in x: x_var_[k] is the model variable
-  // (= LP column) and entries a_start_[k] .. a_start_[k+1]-1 of (a_row_, a_val_) its (j, a_jv).
-  std::vector<int> x_var_;
-  std::vector<int> a_start_, a_row_;
-  std::vector<double> a_val_;
-  // slot_[k * n + i]: position of W_{i, x_var_[k]} in the packed matrix's element array.
+  std::unique_ptr<glmo_lp::XMap> xmap_;  // x_j = c_j + a_j^T var (normalized)
+  scfw::Vec x_const_;                     // c
+  scfw::Expr objective_;                  // F's model objective, with its constant
+  // A column by column over the variables that appear in x (xvar_->var[k] is the LP column).
+  std::unique_ptr<glmo_lp::XByVariable> xvar_;
+  // slot_[k * n + i]: position of W_{i, xvar_->var[k]} in the packed matrix's element array.
   std::vector<CoinBigIndex> slot_;
   const double* slot_elements_ = nullptr;
   CoinBigIndex slot_count_ = 0;
@@ -183,41 +201,39 @@ class ClpGlmo final : public scfw::Glmo {
 };
 
 void ClpGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) {
-  if (n < 1 || d < 1)
-    throw scfw::Error("clp: the GLMO needs n >= 1 and d >= 1, got n = " + std::to_string(n) +
-                      ", d = " + std::to_string(d));
-  if (!domain.has_model())
-    throw scfw::CapabilityError(
-        "clp: the domain has no LP model (it is known only through its LMO); the clp GLMO needs "
-        "the domain's model");
   lp_.reset();
+  glmo_lp::GlmoModel g = glmo_lp::build_model("clp", outer, domain, n, d);
   n_ = n;
   d_ = d;
-
-  scfw::Model m;
-  xs_ = domain.model(m);
-  domain_has_cones_ = !m.cones().empty();
-  if (static_cast<int>(xs_.size()) != d)
-    throw scfw::Error("clp: the domain's model has " + std::to_string(xs_.size()) +
-                      " coordinates, expected d = " + std::to_string(d));
-  std::vector<scfw::Expr> u;
-  u.reserve(static_cast<size_t>(n));
-  for (int i = 0; i < n; ++i) u.emplace_back(m.add_var(-scfw::inf, scfw::inf, "u[" + std::to_string(i) + "]"));
-  objective_ = outer.model(m, u, xs_);
-  objective_.normalize();
+  domain_has_cones_ = g.domain_has_cones;
+  objective_ = g.objective;
   outer_ = &outer;
   domain_ = &domain;
   cones_.clear();
   cut_cone_.clear();
   cut_normal_.clear();
-  model_cones_ = static_cast<int>(m.cones().size());
+  model_cones_ = static_cast<int>(g.model.cones().size());
   last_rounds_ = last_cuts_added_ = 0;
-  // Lift every model cone ||xs||_2 <= t, k = |xs| entries, exactly into 2-D cones (a balanced
-  // binary tree, see the file comment):
-  //   k = 0: the row t >= 0;  k = 1: the two rows +-xs_1 <= t (exact);
-  //   k >= 2: pair the entries level by level, ||(a, b)|| <= s with a new variable s >= 0 per
-  //   pair (an odd entry moves up unpaired), the last pair bounded by t itself.
-  // Each 2-D cone gets the permanent cuts of a regular polygon as model rows.
+  lift_cones(g.model);
+  add_polygons(g.model);
+  xmap_ = std::make_unique<glmo_lp::XMap>(std::move(g.xs));
+  x_const_ = Eigen::Map<const scfw::Vec>(xmap_->c.data(), d);
+  xvar_ = std::make_unique<glmo_lp::XByVariable>(*xmap_, g.model.num_vars());
+  load(g);
+  slot_.assign(static_cast<size_t>(xvar_->size()) * static_cast<size_t>(n), -1);
+  locate_slots();
+  shift_.resize(d);
+  rhs_.resize(n);
+  u_buf_.resize(n);
+  x_try_.resize(d);
+}
+
+// Lifts every model cone ||xs||_2 <= t, k = |xs| entries, exactly into 2-D cones (a balanced
+// binary tree, see the file comment):
+//   k = 0: the row t >= 0;  k = 1: the two rows +-xs_1 <= t (exact);
+//   k >= 2: pair the entries level by level, ||(a, b)|| <= s with a new variable s >= 0 per
+//   pair (an odd entry moves up unpaired), the last pair bounded by t itself.
+void ClpGlmo::lift_cones(scfw::Model& m) {
   for (const scfw::SecondOrderCone& k : m.cones()) {
     scfw::Expr t = k.t;
     t.normalize();
@@ -257,9 +273,13 @@ void ClpGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain
       nonneg = std::move(next_nonneg);
     }
   }
-  // The polygon: unit normals (cos th, sin th), th = 2 pi j / kPolygon; in the quadrant a, b >= 0
-  // (both entries are tree variables) th = (pi / 2) j / kQuadrant, j = 0 .. kQuadrant (normals
-  // with a negative component on a nonnegative entry are implied by the others).
+}
+
+// Each 2-D cone gets the permanent cuts of a regular polygon as model rows: unit normals
+// (cos th, sin th), th = 2 pi j / kPolygon; in the quadrant a, b >= 0 (both entries are tree
+// variables) th = (pi / 2) j / kQuadrant, j = 0 .. kQuadrant (normals with a negative component
+// on a nonnegative entry are implied by the others).
+void ClpGlmo::add_polygons(scfw::Model& m) const {
   for (size_t ci = 0; ci < cones_.size(); ++ci) {
     const Cone& c = cones_[ci];
     std::vector<double> angles;
@@ -283,72 +303,20 @@ void ClpGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain
       m.add_row(std::move(row), -scfw::inf, 0.0);
     }
   }
+}
 
-  const int num_vars = m.num_vars();
-  const int model_rows = static_cast<int>(m.rows().size());
-  first_u_row_ = model_rows;
-  const int num_rows = model_rows + n;
-  first_cut_row_ = num_rows;
-
-  // A = d(x)/d(var) by variable, and c.
-  x_const_.resize(d);
-  std::vector<std::vector<std::pair<int, double>>> a_by_var(static_cast<size_t>(num_vars));
-  for (int j = 0; j < d; ++j) {
-    scfw::Expr& e = xs_[static_cast<size_t>(j)];
-    e.normalize();
-    x_const_[j] = e.constant();
-    for (const auto& [v, a] : e.terms()) a_by_var[static_cast<size_t>(v)].emplace_back(j, a);
+// The LP into Clp: the model's rows, then the u-rows (coefficient 1 on u_i and a slot on every
+// x variable; the slots start at 1, not 0, so that nothing drops them).
+void ClpGlmo::load(const glmo_lp::GlmoModel& g) {
+  glmo_lp::SparseLp lp = glmo_lp::SparseLp::from_model(g.model, objective_);
+  first_u_row_ = lp.num_rows;
+  std::vector<std::pair<int, double>> terms;
+  for (int i = 0; i < n_; ++i) {
+    terms.assign(1, {g.u_var[static_cast<size_t>(i)], 1.0});
+    for (int v : xvar_->var) terms.emplace_back(v, 1.0);
+    lp.add_row(terms, 0.0, 0.0);
   }
-  x_var_.clear();
-  a_start_.assign(1, 0);
-  a_row_.clear();
-  a_val_.clear();
-  for (int v = 0; v < num_vars; ++v) {
-    if (a_by_var[static_cast<size_t>(v)].empty()) continue;
-    x_var_.push_back(v);
-    for (const auto& [j, a] : a_by_var[static_cast<size_t>(v)]) {
-      a_row_.push_back(j);
-      a_val_.push_back(a);
-    }
-    a_start_.push_back(static_cast<int>(a_row_.size()));
-  }
-  std::vector<char> in_x(static_cast<size_t>(num_vars), 0);
-  for (int v : x_var_) in_x[static_cast<size_t>(v)] = 1;
-
-  // The LP matrix column by column: the model's rows, then the u-rows (coefficient 1 on u_i and
-  // a slot on every x variable; the slots start at 1, not 0, so that nothing drops them).
-  std::vector<std::vector<std::pair<int, double>>> cols(static_cast<size_t>(num_vars));
-  for (int r = 0; r < model_rows; ++r)
-    for (const auto& [v, a] : m.rows()[static_cast<size_t>(r)].expr.terms())
-      cols[static_cast<size_t>(v)].emplace_back(r, a);
-  for (int i = 0; i < n; ++i) {
-    const int row = first_u_row_ + i;
-    cols[static_cast<size_t>(u[static_cast<size_t>(i)].terms()[0].first)].emplace_back(row, 1.0);
-    for (int v : x_var_) cols[static_cast<size_t>(v)].emplace_back(row, 1.0);
-  }
-  std::vector<CoinBigIndex> start(1, 0);
-  std::vector<int> index;
-  std::vector<double> value;
-  for (const auto& col : cols) {
-    for (const auto& [r, a] : col) {
-      index.push_back(r);
-      value.push_back(a);
-    }
-    start.push_back(static_cast<CoinBigIndex>(index.size()));
-  }
-
-  std::vector<double> col_lo(static_cast<size_t>(num_vars)), col_up(static_cast<size_t>(num_vars)),
-      cost(static_cast<size_t>(num_vars), 0.0);
-  for (int v = 0; v < num_vars; ++v) {
-    col_lo[static_cast<size_t>(v)] = clp_bound(m.lower(v));
-    col_up[static_cast<size_t>(v)] = clp_bound(m.upper(v));
-  }
-  for (const auto& [v, c] : objective_.terms()) cost[static_cast<size_t>(v)] = c;
-  std::vector<double> row_lo(static_cast<size_t>(num_rows), 0.0), row_up(static_cast<size_t>(num_rows), 0.0);
-  for (int r = 0; r < model_rows; ++r) {
-    row_lo[static_cast<size_t>(r)] = clp_bound(m.rows()[static_cast<size_t>(r)].lower);
-    row_up[static_cast<size_t>(r)] = clp_bound(m.rows()[static_cast<size_t>(r)].upper);
-  }
+  first_cut_row_ = lp.num_rows;
 
   lp_ = std::make_unique<ClpSimplex>();
   lp_->setLogLevel(0);  // Clp prints a line per solve otherwise
@@ -366,16 +334,8 @@ void ClpGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain
   // feasibility tolerance (1e-7, absolute) would accept a cut violated by up to 1e-7 as satisfied
   // and the outer approximation would stall above the tolerance.
   if (!cones_.empty()) lp_->setPrimalTolerance(std::clamp(1e-2 * tolerance_, 1e-10, 1e-7));
-  lp_->loadProblem(num_vars, num_rows, start.data(), index.data(), value.data(), col_lo.data(),
-                   col_up.data(), cost.data(), row_lo.data(), row_up.data());
+  glmo_lp::load_clp(*lp_, lp);
   lp_->setLogLevel(0);
-
-  slot_.assign(x_var_.size() * static_cast<size_t>(n), -1);
-  locate_slots();
-  shift_.resize(d);
-  rhs_.resize(n);
-  u_buf_.resize(n);
-  x_try_.resize(d);
 }
 
 void ClpGlmo::locate_slots() {
@@ -384,8 +344,8 @@ void ClpGlmo::locate_slots() {
   const int* length = a->getVectorLengths();
   const int* index = a->getIndices();
   std::fill(slot_.begin(), slot_.end(), CoinBigIndex{-1});
-  for (size_t k = 0; k < x_var_.size(); ++k) {
-    const int col = x_var_[k];
+  for (size_t k = 0; k < xvar_->var.size(); ++k) {
+    const int col = xvar_->var[k];
     for (CoinBigIndex p = start[col]; p < start[col] + length[col]; ++p) {
       const int i = index[p] - first_u_row_;
       if (i >= 0 && i < n_) slot_[k * static_cast<size_t>(n_) + static_cast<size_t>(i)] = p;
@@ -396,7 +356,7 @@ void ClpGlmo::locate_slots() {
     // Clp dropped a slot (should not happen with small-element removal off): put it back, then
     // find every position again since insertion may move the storage.
     const size_t k = s / static_cast<size_t>(n_), i = s % static_cast<size_t>(n_);
-    lp_->modifyCoefficient(first_u_row_ + static_cast<int>(i), x_var_[k], 1.0, true);
+    lp_->modifyCoefficient(first_u_row_ + static_cast<int>(i), xvar_->var[k], 1.0, true);
     locate_slots();
     return;
   }
@@ -534,26 +494,36 @@ void ClpGlmo::repair(scfw::Vec& x) const {
 scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
                                 scfw::Vec& x) {
   if (!lp_) throw scfw::Error("clp: solve() called before setup()");
-  if (z.size() != n_ || V.rows() != n_ || V.cols() != d_ || y.size() != d_)
-    throw scfw::Error("clp: solve() got z, V, y of sizes " + std::to_string(z.size()) + ", " +
-                      std::to_string(V.rows()) + "x" + std::to_string(V.cols()) + ", " +
-                      std::to_string(y.size()) + "; set up for n = " + std::to_string(n_) +
-                      ", d = " + std::to_string(d_));
+  glmo_lp::check_solve_sizes("clp", z, V, y, n_, d_);
   if (!cones_.empty()) trim_cuts();
   if (!slots_valid()) locate_slots();
+  set_u_rows(z, V, y);
+  if (x.size() != d_) x.resize(d_);
+  if (!cones_.empty()) return solve_with_cuts(z, V, y, x);
 
-  // u-row i:  u_i - sum_v (V A)_iv var_v = z_i - sum_j V_ij (y_j - c_j).
+  scfw::GlmoResult result;
+  run_lp(true);
+  const double* sol = lp_->primalColumnSolution();
+  const std::span<const double> values(sol, static_cast<size_t>(lp_->numberColumns()));
+  xmap_->evaluate(values, x);
+  result.value = objective_.evaluate(values);  // includes the objective's constant
+  result.lower_bound = result.value;           // an LP solved to optimality
+  result.iterations = lp_->numberIterations();
+  return result;
+}
+
+// u-row i:  u_i - sum_v (V A)_iv var_v = z_i - sum_j V_ij (y_j - c_j): the coefficients in place
+// in Clp's packed matrix, the right-hand sides.
+void ClpGlmo::set_u_rows(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y) {
   double* element = lp_->matrix()->getMutableElements();
   const size_t n = static_cast<size_t>(n_);
-  for (size_t k = 0; k < x_var_.size(); ++k) {
-    const int begin = a_start_[k], end = a_start_[k + 1];
+  for (int k = 0; k < xvar_->size(); ++k) {
     for (int i = 0; i < n_; ++i) {
-      double w = 0.0;
-      for (int e = begin; e < end; ++e) w += V(i, a_row_[static_cast<size_t>(e)]) * a_val_[static_cast<size_t>(e)];
+      const double w = xvar_->w(V, i, k);
       // An exact zero would trip Clp's row-copy code (ClpPackedMatrix asserts nonzero stored
       // elements: measured with V = 0 on 1-column x, SIGABRT in gutsOfTransposeTimesByRowGE3),
       // so a zero slot holds a negligible 1e-250 instead (far below every Clp tolerance).
-      element[slot_[k * n + static_cast<size_t>(i)]] = w != 0.0 ? -w : 1e-250;
+      element[slot_[static_cast<size_t>(k) * n + static_cast<size_t>(i)]] = w != 0.0 ? -w : 1e-250;
     }
   }
   shift_ = y - x_const_;
@@ -562,32 +532,86 @@ scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Mat& V, const sc
     const double r = z[i] - rhs_[i];
     lp_->setRowBounds(first_u_row_ + i, r, r);
   }
-  if (x.size() != d_) x.resize(d_);
+}
 
-  scfw::GlmoResult result;
-  if (cones_.empty()) {
-    run_lp(true);
-    const double* sol = lp_->primalColumnSolution();
-    const std::span<const double> values(sol, static_cast<size_t>(lp_->numberColumns()));
-    for (int j = 0; j < d_; ++j) x[j] = xs_[static_cast<size_t>(j)].evaluate(values);
-    result.value = objective_.evaluate(values);  // includes the objective's constant
-    result.lower_bound = result.value;           // an LP solved to optimality
-    result.iterations = lp_->numberIterations();
-    return result;
+// The 2-D cones the LP point violates beyond 1e-3 tolerance (relative to max(1, |t*|)): for each,
+// the unit normal of Kelley's cut at the angle phi of (a*, b*) and ||xs*|| - t*, and into `extra`
+// the bracket-splitting cuts at phi + j h / kSplit, 0 < |j| < kSplit.
+void ClpGlmo::find_violated(std::span<const double> values, Violations& out) const {
+  out.violated.clear();
+  out.normals.clear();
+  out.absolute.clear();
+  out.extra.clear();
+  std::vector<double> g;
+  for (size_t c = 0; c < cones_.size(); ++c) {
+    const Cone& cone = cones_[c];
+    const double t = cone.t.evaluate(values);
+    g.resize(cone.xs.size());
+    double norm2 = 0.0;
+    for (size_t i = 0; i < cone.xs.size(); ++i) {
+      g[i] = cone.xs[i].evaluate(values);
+      norm2 += g[i] * g[i];
+    }
+    const double norm = std::sqrt(norm2);
+    // Cut well below the gap tolerance (1e-3 of it): a cone violated by about the tolerance
+    // can still leave a relative gap above it (e.g. r s in the chi^2-DRO objective).
+    const double violation = (norm - t) / std::max(1.0, std::abs(t));
+    if (norm > 0.0 && violation > 1e-3 * tolerance_) {
+      out.absolute.push_back(norm - t);
+      for (double& gi : g) gi /= norm;
+      out.violated.push_back(static_cast<int>(c));
+      out.normals.push_back(g);
+      // The LP point sits (about) on the bisector of two adjacent cuts at angles phi +- h,
+      // h = arccos(t* / ||xs*||): besides Kelley's cut at phi, cut at phi + j h / kSplit,
+      // 0 < |j| < kSplit, so the bracket shrinks kSplit-fold per round instead of 2-fold.
+      const double h = std::acos(std::clamp(t / norm, -1.0, 1.0));
+      const double phi = std::atan2(g[1], g[0]);
+      for (int j = 1 - kSplit; j < kSplit; ++j) {
+        if (j == 0) continue;
+        const double th = phi + j * std::min(h, 0.5 * M_PI) / kSplit;
+        out.extra.push_back({static_cast<int>(c), {std::cos(th), std::sin(th)}});
+      }
+    }
   }
+}
 
-  // Cones: outer approximation, re-solved warm until the gap closes (see the file comment).
+// F's exact value at a feasible x: the LP's x (into x_try_), repaired into the domain when it
+// is outside.
+double ClpGlmo::upper_bound(std::span<const double> values, const scfw::Vec& z,
+                            const scfw::Mat& V, const scfw::Vec& y) {
+  xmap_->evaluate(values, x_try_);
+  repair(x_try_);  // also when no cone is violated beyond the tolerance: x must be feasible
+  shift_ = x_try_ - y;
+  u_buf_.noalias() = V * shift_;
+  u_buf_ += z;
+  const double upper = outer_->value(u_buf_, x_try_);
+  if (!std::isfinite(upper))
+    throw scfw::Error("clp: the outer function's value() is not finite at the GLMO's point");
+  return upper;
+}
+
+// Whether some cut of the previous round moved the LP point: it is no longer violated by half
+// its violation when added (Clp's feasibility tolerance may accept it as it is).
+bool ClpGlmo::cuts_moved(const std::vector<PendingCut>& previous, std::span<const double> values) const {
+  bool moved = false;
+  for (const PendingCut& pc : previous) {
+    const Cone& cone = cones_[static_cast<size_t>(pc.cone)];
+    double a = -cone.t.evaluate(values);
+    for (size_t i = 0; i < cone.xs.size(); ++i) a += pc.normal[i] * cone.xs[i].evaluate(values);
+    if (a < 0.5 * pc.violation) moved = true;
+  }
+  return moved;
+}
+
+// Cones: outer approximation, re-solved warm until the gap closes (see the file comment).
+scfw::GlmoResult ClpGlmo::solve_with_cuts(const scfw::Vec& z, const scfw::Mat& V,
+                                          const scfw::Vec& y, scfw::Vec& x) {
   double best_upper = scfw::inf, lower = -scfw::inf;
-  struct PendingCut {
-    int cone;
-    std::vector<double> normal;
-    double violation;  // ||xs*|| - t* when the cut was made
-  };
   std::vector<PendingCut> previous;
+  Violations found;
   int stall_rounds = 0;
   long iterations = 0;
   last_rounds_ = last_cuts_added_ = 0;
-  std::vector<double> g;
   for (int round = 0; round < kMaxRounds; ++round) {
     run_lp(round == 0);
     ++last_rounds_;
@@ -595,52 +619,8 @@ scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Mat& V, const sc
     const double* sol = lp_->primalColumnSolution();
     const std::span<const double> values(sol, static_cast<size_t>(lp_->numberColumns()));
     lower = std::max(lower, objective_.evaluate(values));  // more cuts: a tighter relaxation
-
-    // Which cones does the LP point violate?
-    std::vector<int> violated;
-    std::vector<std::vector<double>> normals;
-    std::vector<double> absolute;  // ||xs*|| - t* of each violated cone
-    std::vector<std::pair<int, std::vector<double>>> extra;  // the bracket-splitting cuts
-    for (size_t c = 0; c < cones_.size(); ++c) {
-      const Cone& cone = cones_[c];
-      const double t = cone.t.evaluate(values);
-      g.resize(cone.xs.size());
-      double norm2 = 0.0;
-      for (size_t i = 0; i < cone.xs.size(); ++i) {
-        g[i] = cone.xs[i].evaluate(values);
-        norm2 += g[i] * g[i];
-      }
-      const double norm = std::sqrt(norm2);
-      // Cut well below the gap tolerance (1e-3 of it): a cone violated by about the tolerance
-      // can still leave a relative gap above it (e.g. r s in the chi^2-DRO objective).
-      const double violation = (norm - t) / std::max(1.0, std::abs(t));
-      if (norm > 0.0 && violation > 1e-3 * tolerance_) {
-        absolute.push_back(norm - t);
-        for (double& gi : g) gi /= norm;
-        violated.push_back(static_cast<int>(c));
-        normals.push_back(g);
-        // The LP point sits (about) on the bisector of two adjacent cuts at angles phi +- h,
-        // h = arccos(t* / ||xs*||): besides Kelley's cut at phi, cut at phi + j h / kSplit,
-        // 0 < |j| < kSplit, so the bracket shrinks kSplit-fold per round instead of 2-fold.
-        const double h = std::acos(std::clamp(t / norm, -1.0, 1.0));
-        const double phi = std::atan2(g[1], g[0]);
-        for (int j = 1 - kSplit; j < kSplit; ++j) {
-          if (j == 0) continue;
-          const double th = phi + j * std::min(h, 0.5 * M_PI) / kSplit;
-          extra.push_back({static_cast<int>(c), {std::cos(th), std::sin(th)}});
-        }
-      }
-    }
-
-    // The upper bound: F's exact value at a feasible x.
-    for (int j = 0; j < d_; ++j) x_try_[j] = xs_[static_cast<size_t>(j)].evaluate(values);
-    repair(x_try_);  // also when no cone is violated beyond the tolerance: x must be feasible
-    shift_ = x_try_ - y;
-    u_buf_.noalias() = V * shift_;
-    u_buf_ += z;
-    const double upper = outer_->value(u_buf_, x_try_);
-    if (!std::isfinite(upper))
-      throw scfw::Error("clp: the outer function's value() is not finite at the GLMO's point");
+    find_violated(values, found);
+    const double upper = upper_bound(values, z, V, y);
     if (upper < best_upper) {
       best_upper = upper;
       x = x_try_;
@@ -651,29 +631,21 @@ scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Mat& V, const sc
           "clp: the outer function's value() at the GLMO's point is below the lower bound of its "
           "model (value() and model() disagree)");
     if (best_upper - lower <= tolerance_ * scale) break;
-    if (violated.empty()) break;  // nothing left to cut: the gap is what Clp's tolerances allow
-    // Stalled: the cuts of the previous round did not move the LP point (each is still
-    // violated by more than half its violation when added: Clp's feasibility tolerance accepts
-    // it), three rounds in a row.
+    if (found.violated.empty()) break;  // nothing left to cut: the gap is what Clp's tolerances allow
+    // Stalled: the cuts of the previous round did not move the LP point, three rounds in a row.
     if (!previous.empty()) {
-      bool moved = false;
-      for (const PendingCut& pc : previous) {
-        const Cone& cone = cones_[static_cast<size_t>(pc.cone)];
-        double a = -cone.t.evaluate(values);
-        for (size_t i = 0; i < cone.xs.size(); ++i) a += pc.normal[i] * cone.xs[i].evaluate(values);
-        if (a < 0.5 * pc.violation) moved = true;
-      }
-      stall_rounds = moved ? 0 : stall_rounds + 1;
+      stall_rounds = cuts_moved(previous, values) ? 0 : stall_rounds + 1;
       if (stall_rounds >= 3) break;
     }
     previous.clear();
-    for (size_t k = 0; k < violated.size(); ++k) {
-      extra.emplace_back(violated[k], normals[k]);
-      previous.push_back(PendingCut{violated[k], normals[k], absolute[k]});
+    for (size_t k = 0; k < found.violated.size(); ++k) {
+      found.extra.emplace_back(found.violated[k], found.normals[k]);
+      previous.push_back(PendingCut{found.violated[k], found.normals[k], found.absolute[k]});
     }
-    add_cuts(extra);
-    last_cuts_added_ += static_cast<long>(extra.size());
+    add_cuts(found.extra);
+    last_cuts_added_ += static_cast<long>(found.extra.size());
   }
+  scfw::GlmoResult result;
   result.value = best_upper;
   result.lower_bound = std::min(lower, best_upper);
   result.iterations = iterations;

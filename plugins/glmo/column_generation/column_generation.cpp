@@ -27,7 +27,7 @@
 // (`warm_start`; dropped atoms are nonbasic, so their status entries are simply removed).
 //
 // The master LP is solved by one of two back-ends (`master`):
-//   * "dense" (dense_master.hpp): a small dense bounded primal simplex kept alive across rounds
+//   * "dense" (plugins/glmo/lp/dense_master.hpp): a small dense bounded primal simplex kept alive across rounds
 //     and solves; a new atom is one more column and the primal simplex continues from the
 //     previous optimal basis (still primal feasible). Its master has the u-variables and u-rows
 //     substituted out (u = z - V y + sum_a lambda_a V s_a; each atom's column is then B V s_a on
@@ -60,6 +60,7 @@
 #include <ClpSimplex.hpp>
 
 #include "dense_master.hpp"
+#include "glmo_lp.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -74,19 +75,7 @@ namespace {
 // "auto" uses the dense master up to this many rows (its basis inverse is rows x rows).
 constexpr int kDenseMaxRows = 256;
 
-double clp_bound(double v) {
-  if (v == scfw::inf) return COIN_DBL_MAX;
-  if (v == -scfw::inf) return -COIN_DBL_MAX;
-  return v;
-}
-
-// The master's fixed part: F's model over (x, u), the x-, u- and convexity rows. Built once.
-struct BaseLp {
-  int num_vars = 0, num_rows = 0;
-  std::vector<std::vector<std::pair<int, double>>> cols;  // per variable: (row, coefficient)
-  std::vector<double> col_lo, col_up, cost, row_lo, row_up;
-  double objective_constant = 0.0;
-};
+namespace glmo_lp = scfw::glmo_lp;
 
 class ColumnGeneration final : public scfw::Glmo {
  public:
@@ -239,6 +228,11 @@ class ColumnGeneration final : public scfw::Glmo {
   }
   int atoms_in_master() const { return dense_live_ ? dm_.columns() - first_atom_ : lp_->numberColumns() - first_lambda_; }
   void delete_atoms(const std::vector<int>& atoms);  // ascending; from the master and atoms_
+  // solve() in steps.
+  void prune_master();
+  std::vector<double> weights_and_x(scfw::Vec& x) const;
+  void drop_unused_dense(const std::vector<double>& lambda);
+  void drop_unused_clp(const std::vector<double>& lambda);
 
   double tol_ = 1e-7;
   int max_rounds_ = 500;
@@ -255,7 +249,7 @@ class ColumnGeneration final : public scfw::Glmo {
   std::vector<unsigned char> status_;  // the last optimal basis (Clp status array)
   bool warm_ = true;
   double smoothing_ = 0.5;
-  BaseLp base_;
+  glmo_lp::SparseLp base_;  // the master's fixed part: F's model over (x, u), the x-, u- and convexity rows
   // The dense master's form of base_: the n u-variables and u-rows substituted out
   // (u = rhs + sum_a lambda_a V s_a), which takes n rows and n columns off the dense simplex.
   struct Eliminated {
@@ -312,59 +306,31 @@ void ColumnGeneration::build_base() {
                                 "restricted master is solved as a linear program");
   objective.normalize();
 
-  BaseLp& b = base_;
-  b = BaseLp{};
-  b.num_vars = m.num_vars();
-  b.num_rows = static_cast<int>(m.rows().size());
-  b.cols.assign(static_cast<size_t>(b.num_vars), {});
-  for (int r = 0; r < b.num_rows; ++r) {
-    scfw::Expr e = m.rows()[static_cast<size_t>(r)].expr;
-    e.normalize();
-    if (e.constant() != 0.0)
-      throw scfw::Error("column_generation: internal: a model row has a constant term");
-    for (const auto& [v, a] : e.terms()) b.cols[static_cast<size_t>(v)].emplace_back(r, a);
-  }
-  b.col_lo.resize(static_cast<size_t>(b.num_vars));
-  b.col_up.resize(static_cast<size_t>(b.num_vars));
-  b.cost.assign(static_cast<size_t>(b.num_vars), 0.0);
-  for (int v = 0; v < b.num_vars; ++v) {
-    b.col_lo[static_cast<size_t>(v)] = m.lower(v);
-    b.col_up[static_cast<size_t>(v)] = m.upper(v);
-  }
-  for (const auto& [v, c] : objective.terms()) b.cost[static_cast<size_t>(v)] = c;
-  b.objective_constant = objective.constant();
-  b.row_lo.resize(static_cast<size_t>(b.num_rows));
-  b.row_up.resize(static_cast<size_t>(b.num_rows));
-  for (int r = 0; r < b.num_rows; ++r) {
-    b.row_lo[static_cast<size_t>(r)] = m.rows()[static_cast<size_t>(r)].lower;
-    b.row_up[static_cast<size_t>(r)] = m.rows()[static_cast<size_t>(r)].upper;
-  }
+  base_ = glmo_lp::SparseLp::from_model(m, objective);
 
   // The eliminated form for the dense master. The u-variables are free and each u-row is
   // u_i - sum_a lambda_a (V s_a)_i = rhs_i, so u is defined by the atoms' weights: substituting
   // it is exact.
+  std::vector<int> u_var(static_cast<size_t>(n_));
+  for (int i = 0; i < n_; ++i) u_var[static_cast<size_t>(i)] = u[static_cast<size_t>(i)].terms()[0].first;
+  std::vector<char> drop(static_cast<size_t>(base_.num_rows), 0);
+  for (int i = 0; i < n_; ++i) drop[static_cast<size_t>(u_row_ + i)] = 1;
+  const glmo_lp::UElimination elim(base_, u_var, drop);
   Eliminated& e = elim_;
-  const int first_u = with_x_ ? d_ : 0;
-  e.row_of.assign(static_cast<size_t>(b.num_rows), -1);
-  e.rows = 0;
-  for (int r = 0; r < b.num_rows; ++r)
-    if (r < u_row_ || r >= u_row_ + n_) e.row_of[static_cast<size_t>(r)] = e.rows++;
+  e.rows = elim.rows;
+  e.row_of = elim.row_of;
+  e.col_of = elim.col_of;
+  e.columns = elim.columns;
+  e.u_free = elim.u_free;
   e.x_row = e.row_of[static_cast<size_t>(x_row_)] >= 0 ? e.row_of[static_cast<size_t>(x_row_)] : 0;
   e.conv_row = e.row_of[static_cast<size_t>(conv_row_)];
-  e.col_of.assign(static_cast<size_t>(b.num_vars), -1);
-  e.columns = 0;
   e.B = Eigen::MatrixXd::Zero(e.rows, n_);
   e.cu = Eigen::VectorXd::Zero(n_);
-  for (int v = 0; v < b.num_vars; ++v) {
-    if (v >= first_u && v < first_u + n_) {
-      const int i = v - first_u;
-      if (b.col_lo[static_cast<size_t>(v)] != -scfw::inf || b.col_up[static_cast<size_t>(v)] != scfw::inf) e.u_free = false;
-      e.cu[i] = b.cost[static_cast<size_t>(v)];
-      for (const auto& [r, a] : b.cols[static_cast<size_t>(v)])
-        if (e.row_of[static_cast<size_t>(r)] >= 0) e.B(e.row_of[static_cast<size_t>(r)], i) += a;
-      continue;
-    }
-    e.col_of[static_cast<size_t>(v)] = e.columns++;
+  for (const glmo_lp::UElimination::UTerm& t : elim.uterms) {
+    if (t.row < e.rows)
+      e.B(t.row, t.i) += t.coef;
+    else
+      e.cu[t.i] = t.coef;
   }
 }
 
@@ -410,34 +376,18 @@ void ColumnGeneration::load_dense(const scfw::Vec& rhs, const scfw::Mat& V) {
 }
 
 void ColumnGeneration::load_clp(const scfw::Vec& rhs, const scfw::Mat& V) {
-  const BaseLp& b = base_;
-  std::vector<CoinBigIndex> start(1, 0);
-  std::vector<int> index;
-  std::vector<double> value;
-  for (const auto& col : b.cols) {
-    for (const auto& [r, a] : col) {
-      index.push_back(r);
-      value.push_back(a);
-    }
-    start.push_back(static_cast<CoinBigIndex>(index.size()));
-  }
-  std::vector<double> col_lo(b.col_lo.size()), col_up(b.col_up.size()), row_lo(b.row_lo.size()), row_up(b.row_up.size());
-  std::transform(b.col_lo.begin(), b.col_lo.end(), col_lo.begin(), clp_bound);
-  std::transform(b.col_up.begin(), b.col_up.end(), col_up.begin(), clp_bound);
-  std::transform(b.row_lo.begin(), b.row_lo.end(), row_lo.begin(), clp_bound);
-  std::transform(b.row_up.begin(), b.row_up.end(), row_up.begin(), clp_bound);
-  for (int i = 0; i < n_; ++i) row_lo[static_cast<size_t>(u_row_ + i)] = row_up[static_cast<size_t>(u_row_ + i)] = rhs[i];
+  for (int i = 0; i < n_; ++i)
+    base_.row_lo[static_cast<size_t>(u_row_ + i)] = base_.row_up[static_cast<size_t>(u_row_ + i)] = rhs[i];
   lp_ = std::make_unique<ClpSimplex>();
   lp_->setLogLevel(0);
-  lp_->loadProblem(b.num_vars, b.num_rows, start.data(), index.data(), value.data(), col_lo.data(), col_up.data(),
-                   b.cost.data(), row_lo.data(), row_up.data());
+  glmo_lp::load_clp(*lp_, base_);
   lp_->setLogLevel(0);
   // No scaling: the master is small and well scaled, and with Clp's scaling the warm-started
   // primal sometimes stopped "optimal" on the scaled problem while a new column still had a
   // clearly negative unscaled reduced cost (secondary status 3): the pricing then returned the
   // same atom again and column generation stalled with a large gap.
   lp_->scaling(0);
-  first_lambda_ = b.num_vars;
+  first_lambda_ = base_.num_vars;
   // All atoms' columns in one addColumns call (one at a time re-copies the matrix each time).
   rows_.clear();
   vals_.clear();
@@ -512,10 +462,7 @@ void ColumnGeneration::delete_atoms(const std::vector<int>& atoms) {
 
 scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) {
   if (!outer_) throw scfw::Error("column_generation: solve() called before setup()");
-  if (z.size() != n_ || V.rows() != n_ || V.cols() != d_ || y.size() != d_)
-    throw scfw::Error("column_generation: solve() got z, V, y of sizes " + std::to_string(z.size()) + ", " +
-                      std::to_string(V.rows()) + "x" + std::to_string(V.cols()) + ", " + std::to_string(y.size()) +
-                      "; set up for n = " + std::to_string(n_) + ", d = " + std::to_string(d_));
+  glmo_lp::check_solve_sizes("column_generation", z, V, y, n_, d_);
   const scfw::Vec rhs = z - V * y;
   if (dense_)
     load_dense(rhs, V);
@@ -568,25 +515,41 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V,
     if (known) break;  // a stall: the master cannot improve with this atom
     push_atom(s);
     add_column(s, V);
-    // Column deletion: when the master has grown to 2 max_atoms atoms, drop nonbasic atoms
-    // (weight 0 in the current optimal master, so its value and basis stay optimal), oldest first,
-    // down to max_atoms. The bound is unaffected (it prices over all of X).
-    if (static_cast<int>(atoms_.size()) > 2 * max_atoms_) {
-      prune_.clear();
-      const int K = static_cast<int>(atoms_.size());
-      int excess = K - max_atoms_;
-      const int already = atoms_in_master();  // == K: every atom has a column
-      for (int a = 0; a < K && excess > 0; ++a)
-        if (a < already - 2 && !atom_basic(a)) {  // the newest two have not been solved yet
-          prune_.push_back(a);
-          --excess;
-        }
-      delete_atoms(prune_);
-    }
+    if (static_cast<int>(atoms_.size()) > 2 * max_atoms_) prune_master();
   }
   if (bound == -scfw::inf) bound = value;  // max_rounds reached before any pricing (never with >= 1)
 
-  // x and the atoms' weights.
+  // x and the atoms' weights; then the unused atoms beyond max_atoms go.
+  const std::vector<double> lambda = weights_and_x(x);
+  if (dense_live_)
+    drop_unused_dense(lambda);
+  else
+    drop_unused_clp(lambda);
+
+  result.value = value;
+  result.lower_bound = std::min(bound, value);
+  result.iterations = rounds + simplex_iterations;
+  return result;
+}
+
+// Column deletion within a solve: when the master has grown to 2 max_atoms atoms, drop nonbasic
+// atoms (weight 0 in the current optimal master, so its value and basis stay optimal), oldest
+// first, down to max_atoms. The bound is unaffected (it prices over all of X).
+void ColumnGeneration::prune_master() {
+  prune_.clear();
+  const int K = static_cast<int>(atoms_.size());
+  int excess = K - max_atoms_;
+  const int already = atoms_in_master();  // == K: every atom has a column
+  for (int a = 0; a < K && excess > 0; ++a)
+    if (a < already - 2 && !atom_basic(a)) {  // the newest two have not been solved yet
+      prune_.push_back(a);
+      --excess;
+    }
+  delete_atoms(prune_);
+}
+
+// The atoms' weights (clamped at 0) and x = sum_a lambda_a s_a / sum_a lambda_a.
+std::vector<double> ColumnGeneration::weights_and_x(scfw::Vec& x) const {
   const int K = static_cast<int>(atoms_.size());
   x.setZero(d_);
   std::vector<double> lambda(static_cast<size_t>(K));
@@ -597,62 +560,60 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V,
   double total = 0.0;
   for (double l : lambda) total += l;
   if (total > 0.0) x /= total;
+  return lambda;
+}
 
-  if (dense_live_) {
-    // Drop unused atoms, oldest first, beyond max_atoms; the dense master keeps its basis (a
-    // dropped basic column of weight 0 is replaced by its row's logical at the next solve).
-    if (K > max_atoms_) {
-      int excess = K - max_atoms_;
-      prune_.clear();
-      for (int a = 0; a < K && excess > 0; ++a)
-        if (lambda[static_cast<size_t>(a)] <= 0.0) {
-          prune_.push_back(a);
-          --excess;
-        }
-      delete_atoms(prune_);
+// Drop unused atoms, oldest first, beyond max_atoms; the dense master keeps its basis (a
+// dropped basic column of weight 0 is replaced by its row's logical at the next solve).
+void ColumnGeneration::drop_unused_dense(const std::vector<double>& lambda) {
+  const int K = static_cast<int>(atoms_.size());
+  if (K <= max_atoms_) return;
+  int excess = K - max_atoms_;
+  prune_.clear();
+  for (int a = 0; a < K && excess > 0; ++a)
+    if (lambda[static_cast<size_t>(a)] <= 0.0) {
+      prune_.push_back(a);
+      --excess;
     }
-  } else {
-    // The final basis, for the next solve's warm start.
-    const unsigned char* st = lp_->statusArray();
-    status_.assign(st, st + lp_->numberRows() + lp_->numberColumns());
-    // Drop unused atoms, oldest first, beyond max_atoms. A dropped atom has weight 0, so it is
-    // nonbasic (or a degenerate basic): its status entry is removed; when a dropped column was
-    // basic, the basis would lose a member, so the next solve starts cold instead.
-    if (K > max_atoms_) {
-      int excess = K - max_atoms_;
-      std::vector<scfw::Vec> kept;
-      std::vector<double> kept_prints;
-      kept.reserve(static_cast<size_t>(K));
-      // Status layout (Clp): the columns first, then the rows.
-      const int ncols = lp_->numberColumns();
-      std::vector<unsigned char> cols_status(status_.begin(), status_.begin() + ncols), rows_status(status_.begin() + ncols, status_.end());
-      std::vector<unsigned char> new_status(cols_status.begin(), cols_status.begin() + first_lambda_);
-      bool basis_ok = true;
-      for (int a = 0; a < K; ++a) {
-        const unsigned char col_st = cols_status[static_cast<size_t>(first_lambda_ + a)];
-        if (excess > 0 && lambda[static_cast<size_t>(a)] <= 0.0) {
-          --excess;
-          if ((col_st & 7) == ClpSimplex::basic) basis_ok = false;
-          continue;
-        }
-        kept.push_back(std::move(atoms_[static_cast<size_t>(a)]));
-        kept_prints.push_back(prints_[static_cast<size_t>(a)]);
-        new_status.push_back(col_st);
-      }
-      atoms_ = std::move(kept);
-      prints_ = std::move(kept_prints);
-      new_status.insert(new_status.end(), rows_status.begin(), rows_status.end());
-      if (basis_ok)
-        status_ = std::move(new_status);
-      else
-        status_.clear();
+  delete_atoms(prune_);
+}
+
+// Keep Clp's final basis for the next solve's warm start, and drop unused atoms, oldest first,
+// beyond max_atoms. A dropped atom has weight 0, so it is nonbasic (or a degenerate basic): its
+// status entry is removed; when a dropped column was basic, the basis would lose a member, so
+// the next solve starts cold instead.
+void ColumnGeneration::drop_unused_clp(const std::vector<double>& lambda) {
+  const int K = static_cast<int>(atoms_.size());
+  const unsigned char* st = lp_->statusArray();
+  status_.assign(st, st + lp_->numberRows() + lp_->numberColumns());
+  if (K <= max_atoms_) return;
+  int excess = K - max_atoms_;
+  std::vector<scfw::Vec> kept;
+  std::vector<double> kept_prints;
+  kept.reserve(static_cast<size_t>(K));
+  // Status layout (Clp): the columns first, then the rows.
+  const int ncols = lp_->numberColumns();
+  std::vector<unsigned char> cols_status(status_.begin(), status_.begin() + ncols), rows_status(status_.begin() + ncols, status_.end());
+  std::vector<unsigned char> new_status(cols_status.begin(), cols_status.begin() + first_lambda_);
+  bool basis_ok = true;
+  for (int a = 0; a < K; ++a) {
+    const unsigned char col_st = cols_status[static_cast<size_t>(first_lambda_ + a)];
+    if (excess > 0 && lambda[static_cast<size_t>(a)] <= 0.0) {
+      --excess;
+      if ((col_st & 7) == ClpSimplex::basic) basis_ok = false;
+      continue;
     }
+    kept.push_back(std::move(atoms_[static_cast<size_t>(a)]));
+    kept_prints.push_back(prints_[static_cast<size_t>(a)]);
+    new_status.push_back(col_st);
   }
-
-  result.value = value;
-  result.lower_bound = std::min(bound, value);
-  result.iterations = rounds + simplex_iterations;
-  return result;
+  atoms_ = std::move(kept);
+  prints_ = std::move(kept_prints);
+  new_status.insert(new_status.end(), rows_status.begin(), rows_status.end());
+  if (basis_ok)
+    status_ = std::move(new_status);
+  else
+    status_.clear();
 }
 
 void register_components(scfw::Registrar& r) {

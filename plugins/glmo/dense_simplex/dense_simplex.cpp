@@ -3,8 +3,9 @@
 // one solve to the next (DESIGN.md, "The GLMO and Clp"; docs/performance.md, "GLMO").
 //
 // Formulation. The model is the one the `clp` GLMO builds (domain rows, outer epigraph rows, the
-// outer objective), except that the n free variables u are eliminated: every occurrence of u_i
-// in a row or in the objective is replaced by
+// outer objective; both through the GLMO plugins' LP layer, plugins/glmo/lp/glmo_lp.hpp), except
+// that the n free variables u are eliminated: every occurrence of u_i in a row or in the
+// objective is replaced by
 //     u_i = z_i + V_i (x - y) = g_i + sum_v W_iv var_v,   g = z - V (y - c),  W = V A
 // (x_j = c_j + sum_v A_jv var_v is the domain's expression for x). The u's are free and defined by
 // equalities, so the substitution is exact. It removes n rows and n columns: the Task 1 LP
@@ -30,10 +31,11 @@
 // Basis and factorization. The basis (which variables are basic, and where each nonbasic one
 // sits) is kept between solves: that is the warm start. The basis matrix itself changes at every
 // solve (its columns hold V), so it is refactorized at the start of each solve: an explicit dense
-// inverse by Gauss-Jordan with partial pivoting (2 m^3 flops, about 2700 for m = 11). A singular
-// basis (V = 0, duplicate rows of V) is repaired by swapping the rejected columns for the logicals
-// of the uncovered rows. During a solve the inverse is updated in product form (m^2 per pivot) and
-// refactorized every kRefactorEvery pivots. Pricing: exact dual steepest edge (the row norms of the
+// inverse by Gauss-Jordan with partial pivoting (2 m^3 flops, about 2700 for m = 11; the kernel's
+// DenseInverse, plugins/glmo/lp/dense_kernel.hpp). A singular basis (V = 0, duplicate rows of
+// V) is repaired by swapping the rejected columns for the logicals of the uncovered rows. During
+// a solve the inverse is updated in product form (m^2 per pivot) and refactorized every
+// kRefactorEvery pivots. Pricing: exact dual steepest edge (the row norms of the
 // explicit inverse cost m^2). Ratio test: Harris two-pass with bound flipping (the candidates
 // are ordered through a binary heap only when the smallest ratio's candidate is flipped).
 // Building the rows that mention u runs over the x terms cut into strided runs (one per lane of
@@ -59,7 +61,9 @@
 #include <scfw/scfw.hpp>
 
 #include <ClpSimplex.hpp>
-#include <CoinPackedMatrix.hpp>
+
+#include "dense_kernel.hpp"
+#include "glmo_lp.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -71,10 +75,10 @@
 
 namespace {
 
-constexpr double kPrimalTol = 1e-9;   // primal feasibility, relative to max(1, |bound|)
-constexpr double kDualTol = 1e-9;     // dual feasibility of reduced costs
-constexpr double kPivotTol = 1e-9;    // smallest |alpha_rj| accepted as a pivot in the ratio test
-constexpr double kSingularTol = 1e-11;  // Gauss-Jordan: smaller pivots (relative) mean singular
+namespace glmo_lp = scfw::glmo_lp;
+using glmo_lp::kDualTol;    // dual feasibility of reduced costs
+using glmo_lp::kPivotTol;   // smallest |alpha_rj| accepted as a pivot in the ratio test
+using glmo_lp::kPrimalTol;  // primal feasibility, relative to max(1, |bound|)
 constexpr int kRefactorEvery = 40;    // product-form updates between refactorizations
 constexpr int kDegenerateRun = 30;    // consecutive degenerate pivots before Bland's rule
 constexpr int kMaxRounds = 12;        // refactorize/verify rounds per solve before the fallback
@@ -113,6 +117,10 @@ class DenseSimplexGlmo final : public scfw::Glmo {
 
  private:
   // --- the LP -------------------------------------------------------------------------------
+  void build_xterms(const glmo_lp::UElimination& elim);
+  void build_static(const glmo_lp::UElimination& elim);
+  void init_bounds(const glmo_lp::UElimination& elim);
+  void size_work();
   void build(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y);
   double* row(int r) { return A_.data() + static_cast<size_t>(r) * static_cast<size_t>(ns_); }
   const double* row(int r) const {
@@ -131,11 +139,30 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   double infeasibility(int i, int* sigma) const;
   void column(int j, double* out) const;  // out = Binv * a_j
   Loop dual_loop(long& pivots);
+  // dual_loop() in steps.
+  int choose_leaving(bool bland, int& sigma) const;
+  void compute_pivot_row(int r);
+  int collect_candidates(int sigma);
+  int bland_ratio_test(int nc) const;
+  int bound_flipping_ratio_test(int nc, double delta, int& nflips);
+  Loop no_entering(int p, int sigma);
+  void dual_step(int q, int p, double ss);
+  void apply_flips(int nflips);
+  bool primal_step(int q, int r, int sigma);
   bool any_fake() const;
   void escalate();
   bool unbounded_ray(int q);
   void reset_basis();
   void set_fake(int j, unsigned char bit);
+
+  // solve() in steps.
+  enum class Round { kDone, kFallback, kAgain };
+  bool run_rounds(long& pivots);
+  Round accept_optimal();
+  scfw::GlmoResult fallback_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
+                                  scfw::Vec& x, long pivots);
+  void check_with_clp(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
+                      double value) const;
 
   // --- Clp (cross_check and last-resort fallback) -----------------------------------------
   // Solves the model with its explicit u variables, cold. Returns Clp's status; fills x, value.
@@ -154,11 +181,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   // Static LP data.
   std::vector<double> S_;  // (m + 1) x ns static coefficients; row m is the cost
   std::vector<double> A_;  // (m + 1) x ns current coefficients
-  struct UTerm {
-    int row;  // LP row (m for the objective)
-    int i;    // u_i
-    double coef;
-  };
+  using UTerm = glmo_lp::UElimination::UTerm;  // row m: the objective
   std::vector<UTerm> uterms_;
   std::vector<int> dyn_rows_;  // rows (and m for the cost) that mention some u
   struct XTerm {
@@ -176,7 +199,6 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   std::vector<XRun> xruns_;
   std::vector<double> xrun_a_;
   std::vector<double> ymc_;  // y - c, per solve
-  std::vector<double> xc_;     // c
   std::vector<double> row_lo0_, row_up0_;  // row bounds with the static constants moved over
   double obj_const0_ = 0.0;
   double obj_const_ = 0.0;
@@ -191,72 +213,36 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   int escalations_ = 0;
 
   // Factorization and work arrays (sized in setup()).
-  std::vector<double> binv_, bmat_, inv_work_;
-  std::vector<int> pivrow_;
-  std::vector<unsigned char> row_used_;
+  glmo_lp::DenseInverse inv_;
   std::vector<double> rho_, alpha_, col_, w_, ydual_, ratio_;
   std::vector<int> cand_, flips_;
   int updates_ = 0;
   std::vector<int> order_;      // ratio test: candidates taken off the heap, by increasing ratio
   double min_pivot_ratio_ = 1.0;  // smallest |alpha_rq| / max_i |alpha_iq| since the factorization
 
-  // The original model, for Clp (u variables explicit).
-  struct ModelRow {
-    std::vector<std::pair<int, double>> terms;
-    double lo, up;
-  };
-  std::vector<ModelRow> model_rows_;
-  std::vector<double> var_lo_, var_up_;
+  // The model with its u variables explicit (for Clp), the x-map.
+  glmo_lp::SparseLp lp_;
   std::vector<int> u_var_;  // model variable of u_i
-  std::vector<scfw::Expr> xs_;
   scfw::Expr objective_;
-  std::vector<int> col_of_var_;  // model variable -> structural column (-1 for u)
+  std::unique_ptr<glmo_lp::XMap> xmap_;
+  std::unique_ptr<glmo_lp::XByVariable> xvar_;
 };
-
-double clp_bound(double v) {
-  if (v == scfw::inf) return COIN_DBL_MAX;
-  if (v == -scfw::inf) return -COIN_DBL_MAX;
-  return v;
-}
 
 void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n,
                              int d) {
-  if (n < 1 || d < 1)
-    throw scfw::Error("dense_simplex: the GLMO needs n >= 1 and d >= 1, got n = " +
-                      std::to_string(n) + ", d = " + std::to_string(d));
-  if (!domain.has_model())
-    throw scfw::CapabilityError(
-        "dense_simplex: the domain has no LP model (it is known only through its LMO); the "
-        "dense_simplex GLMO needs the domain's model");
+  glmo_lp::GlmoModel g = glmo_lp::build_model("dense_simplex", outer, domain, n, d);
   n_ = n;
   d_ = d;
-  scfw::Model m;
-  xs_ = domain.model(m);
-  if (static_cast<int>(xs_.size()) != d)
-    throw scfw::Error("dense_simplex: the domain's model has " + std::to_string(xs_.size()) +
-                      " coordinates, expected d = " + std::to_string(d));
-  u_var_.assign(static_cast<size_t>(n), -1);
-  std::vector<scfw::Expr> u;
-  for (int i = 0; i < n; ++i) {
-    const scfw::Var v = m.add_var(-scfw::inf, scfw::inf, "u[" + std::to_string(i) + "]");
-    u_var_[static_cast<size_t>(i)] = v.index;
-    u.emplace_back(v);
-  }
-  objective_ = outer.model(m, u, xs_);
-  objective_.normalize();
-  if (!m.cones().empty())
+  if (!g.model.cones().empty())
     throw scfw::CapabilityError(
         "dense_simplex: the model has second-order cones, which this LP solver does not handle; "
         "use the clp GLMO");
-
-  const int num_vars = m.num_vars();
-  std::vector<int> u_of_var(static_cast<size_t>(num_vars), -1);
-  for (int i = 0; i < n; ++i) u_of_var[static_cast<size_t>(u_var_[static_cast<size_t>(i)])] = i;
-  col_of_var_.assign(static_cast<size_t>(num_vars), -1);
-  ns_ = 0;
-  for (int v = 0; v < num_vars; ++v)
-    if (u_of_var[static_cast<size_t>(v)] < 0) col_of_var_[static_cast<size_t>(v)] = ns_++;
-  m_ = static_cast<int>(m.rows().size());
+  u_var_ = g.u_var;
+  objective_ = g.objective;
+  lp_ = glmo_lp::SparseLp::from_model(g.model, g.objective);
+  const glmo_lp::UElimination elim(lp_, u_var_, {});
+  ns_ = elim.columns;
+  m_ = elim.rows;
   if (m_ > max_rows_)
     throw scfw::CapabilityError("dense_simplex: the GLMO LP has " + std::to_string(m_) +
                                 " rows, more than max_rows = " + std::to_string(max_rows_));
@@ -267,102 +253,82 @@ void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
     throw scfw::CapabilityError("dense_simplex: the GLMO LP has " + std::to_string(ns_) +
                                 " columns, more than max_columns = " + std::to_string(max_columns_));
   nt_ = ns_ + m_;
+  xmap_ = std::make_unique<glmo_lp::XMap>(std::move(g.xs));
+  xvar_ = std::make_unique<glmo_lp::XByVariable>(*xmap_, lp_.num_vars);
+  build_xterms(elim);
+  build_static(elim);
+  init_bounds(elim);
+  size_work();
+  reset_basis();
+  solves_ = 0;
+  fallbacks_ = 0;
+}
 
-  // The original model, kept for Clp.
-  var_lo_.resize(static_cast<size_t>(num_vars));
-  var_up_.resize(static_cast<size_t>(num_vars));
-  for (int v = 0; v < num_vars; ++v) {
-    var_lo_[static_cast<size_t>(v)] = m.lower(v);
-    var_up_[static_cast<size_t>(v)] = m.upper(v);
-  }
-  model_rows_.clear();
-  for (const scfw::Row& r : m.rows()) {
-    scfw::Expr e = r.expr;
-    e.normalize();
-    model_rows_.push_back({e.terms(), r.lower - e.constant(), r.upper - e.constant()});
-  }
-  for (scfw::Expr& e : xs_) e.normalize();
-
-  // x_j = c_j + sum a v.
-  xc_.assign(static_cast<size_t>(d), 0.0);
+// x_j = c_j + sum a v over the structural columns, and the same terms cut into strided runs.
+void DenseSimplexGlmo::build_xterms(const glmo_lp::UElimination& elim) {
   xterms_.clear();
-  for (int j = 0; j < d; ++j) {
-    const scfw::Expr& e = xs_[static_cast<size_t>(j)];
-    xc_[static_cast<size_t>(j)] = e.constant();
-    for (const auto& [v, a] : e.terms()) {
-      const int col = col_of_var_[static_cast<size_t>(v)];
+  for (int j = 0; j < d_; ++j)
+    for (const auto& [v, a] : xmap_->xs[static_cast<size_t>(j)].terms()) {
+      const int col = elim.col_of[static_cast<size_t>(v)];
       if (col < 0) throw scfw::Error("dense_simplex: the domain's x refers to a u variable");
       xterms_.push_back({j, col, a});
     }
-  }
-
-  ymc_.assign(static_cast<size_t>(d), 0.0);
+  ymc_.assign(static_cast<size_t>(d_), 0.0);
   xruns_.clear();
   xrun_a_.clear();
-  {
-    // Lane l holds the l-th term of every x_j; each lane is cut into runs.
-    std::vector<std::vector<XTerm>> lanes;
-    for (size_t t = 0; t < xterms_.size();) {
-      const int j = xterms_[t].j;
-      for (size_t l = 0; t < xterms_.size() && xterms_[t].j == j; ++l, ++t) {
-        if (lanes.size() <= l) lanes.emplace_back();
-        lanes[l].push_back(xterms_[t]);
-      }
+  // Lane l holds the l-th term of every x_j; each lane is cut into runs.
+  std::vector<std::vector<XTerm>> lanes;
+  for (size_t t = 0; t < xterms_.size();) {
+    const int j = xterms_[t].j;
+    for (size_t l = 0; t < xterms_.size() && xterms_[t].j == j; ++l, ++t) {
+      if (lanes.size() <= l) lanes.emplace_back();
+      lanes[l].push_back(xterms_[t]);
     }
-    for (const std::vector<XTerm>& lane : lanes)
-      for (size_t t = 0; t < lane.size();) {
-        XRun run{lane[t].col, 1, lane[t].j, 1, static_cast<int>(xrun_a_.size())};
-        xrun_a_.push_back(lane[t].a);
-        if (t + 1 < lane.size() && lane[t + 1].j == run.j0 + 1 && lane[t + 1].col != run.k0)
-          run.stride = lane[t + 1].col - run.k0;
-        size_t u = t + 1;
-        for (; u < lane.size() && lane[u].j == run.j0 + run.len &&
-               lane[u].col == run.k0 + run.len * run.stride;
-             ++u, ++run.len)
-          xrun_a_.push_back(lane[u].a);
-        xruns_.push_back(run);
-        t = u;
-      }
   }
+  for (const std::vector<XTerm>& lane : lanes)
+    for (size_t t = 0; t < lane.size();) {
+      XRun run{lane[t].col, 1, lane[t].j, 1, static_cast<int>(xrun_a_.size())};
+      xrun_a_.push_back(lane[t].a);
+      if (t + 1 < lane.size() && lane[t + 1].j == run.j0 + 1 && lane[t + 1].col != run.k0)
+        run.stride = lane[t + 1].col - run.k0;
+      size_t u = t + 1;
+      for (; u < lane.size() && lane[u].j == run.j0 + run.len &&
+             lane[u].col == run.k0 + run.len * run.stride;
+           ++u, ++run.len)
+        xrun_a_.push_back(lane[u].a);
+      xruns_.push_back(run);
+      t = u;
+    }
+}
 
-  // Static coefficients S, u terms, row bounds.
+// Static coefficients S (the rows and the cost without their u terms), the u terms, row bounds.
+void DenseSimplexGlmo::build_static(const glmo_lp::UElimination& elim) {
   S_.assign(static_cast<size_t>(m_ + 1) * static_cast<size_t>(ns_), 0.0);
-  uterms_.clear();
-  row_lo0_.resize(static_cast<size_t>(m_));
-  row_up0_.resize(static_cast<size_t>(m_));
-  auto add_terms = [&](int r, const std::vector<std::pair<int, double>>& terms) {
-    for (const auto& [v, a] : terms) {
-      const int i = u_of_var[static_cast<size_t>(v)];
-      if (i >= 0)
-        uterms_.push_back({r, i, a});
-      else
-        S_[static_cast<size_t>(r) * static_cast<size_t>(ns_) +
-           static_cast<size_t>(col_of_var_[static_cast<size_t>(v)])] += a;
-    }
-  };
-  for (int r = 0; r < m_; ++r) {
-    const ModelRow& mr = model_rows_[static_cast<size_t>(r)];
-    add_terms(r, mr.terms);
-    row_lo0_[static_cast<size_t>(r)] = mr.lo;
-    row_up0_[static_cast<size_t>(r)] = mr.up;
+  for (int v = 0; v < lp_.num_vars; ++v) {
+    const int col = elim.col_of[static_cast<size_t>(v)];
+    if (col < 0) continue;
+    for (const auto& [r, a] : lp_.cols[static_cast<size_t>(v)])
+      S_[static_cast<size_t>(r) * static_cast<size_t>(ns_) + static_cast<size_t>(col)] += a;
+    S_[static_cast<size_t>(m_) * static_cast<size_t>(ns_) + static_cast<size_t>(col)] += lp_.cost[static_cast<size_t>(v)];
   }
-  add_terms(m_, objective_.terms());
-  obj_const0_ = objective_.constant();
-  dyn_rows_.clear();
-  for (const UTerm& t : uterms_)
-    if (std::find(dyn_rows_.begin(), dyn_rows_.end(), t.row) == dyn_rows_.end())
-      dyn_rows_.push_back(t.row);
+  uterms_ = elim.uterms;
+  dyn_rows_ = elim.dynamic_rows();
+  row_lo0_ = lp_.row_lo;
+  row_up0_ = lp_.row_up;
+  obj_const0_ = lp_.objective_constant;
   A_ = S_;
+}
 
-  // Bounds and the scale of fake bounds.
+// Bounds of the structurals and logicals, and the scale of the fake bounds.
+void DenseSimplexGlmo::init_bounds(const glmo_lp::UElimination& elim) {
   lo_.assign(static_cast<size_t>(nt_), 0.0);
   up_.assign(static_cast<size_t>(nt_), 0.0);
   bound_scale_ = 1.0;
-  for (int v = 0; v < num_vars; ++v) {
-    const int col = col_of_var_[static_cast<size_t>(v)];
+  for (int v = 0; v < lp_.num_vars; ++v) {
+    const int col = elim.col_of[static_cast<size_t>(v)];
     if (col < 0) continue;
-    lo_[static_cast<size_t>(col)] = m.lower(v);
-    up_[static_cast<size_t>(col)] = m.upper(v);
+    lo_[static_cast<size_t>(col)] = lp_.col_lo[static_cast<size_t>(v)];
+    up_[static_cast<size_t>(col)] = lp_.col_up[static_cast<size_t>(v)];
   }
   for (int r = 0; r < m_; ++r) {
     lo_[static_cast<size_t>(ns_ + r)] = row_lo0_[static_cast<size_t>(r)];
@@ -373,18 +339,16 @@ void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
       if (std::isfinite(b)) bound_scale_ = std::max(bound_scale_, std::abs(b));
   elo_ = lo_;
   eup_ = up_;
+}
+
+// Every buffer of solve(), sized once.
+void DenseSimplexGlmo::size_work() {
   x_.assign(static_cast<size_t>(nt_), 0.0);
   dj_.assign(static_cast<size_t>(nt_), 0.0);
   fake_.assign(static_cast<size_t>(nt_), 0);
   stat_.assign(static_cast<size_t>(nt_), kAtLower);
   head_.assign(static_cast<size_t>(m_), 0);
-
-  const size_t mm = static_cast<size_t>(m_) * static_cast<size_t>(m_);
-  binv_.assign(mm, 0.0);
-  bmat_.assign(mm, 0.0);
-  inv_work_.assign(mm, 0.0);
-  pivrow_.assign(static_cast<size_t>(m_), -1);
-  row_used_.assign(static_cast<size_t>(m_), 0);
+  inv_.resize(m_);
   rho_.assign(static_cast<size_t>(m_), 0.0);
   col_.assign(static_cast<size_t>(m_), 0.0);
   w_.assign(static_cast<size_t>(m_), 0.0);
@@ -394,9 +358,6 @@ void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   cand_.assign(static_cast<size_t>(nt_), 0);
   order_.assign(static_cast<size_t>(nt_), 0);
   flips_.assign(static_cast<size_t>(nt_), 0);
-  reset_basis();
-  solves_ = 0;
-  fallbacks_ = 0;
 }
 
 // The slack basis: every logical basic, every structural at a finite bound (or 0 when free).
@@ -424,7 +385,8 @@ void DenseSimplexGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
   }
   obj_const_ = obj_const0_;
   double* ymc = ymc_.data();
-  for (int j = 0; j < d_; ++j) ymc[j] = y[j] - xc_[static_cast<size_t>(j)];
+  const double* c = xmap_->c.data();
+  for (int j = 0; j < d_; ++j) ymc[j] = y[j] - c[j];
   for (const UTerm& t : uterms_) {
     const double* vi = V.data() + static_cast<size_t>(t.i) * static_cast<size_t>(d_);  // row-major
     double g = z[t.i];
@@ -495,66 +457,19 @@ inline void DenseSimplexGlmo::place_nonbasic(int j) {
 // and the inverse is computed again; returns false in that case.
 bool DenseSimplexGlmo::factorize() {
   const int m = m_;
-  const size_t M = static_cast<size_t>(m);
   bool repaired = false;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    // bmat_ = B (row-major), inv_work_ = I.
-    std::fill(bmat_.begin(), bmat_.end(), 0.0);
-    std::fill(inv_work_.begin(), inv_work_.end(), 0.0);
-    for (int i = 0; i < m; ++i) inv_work_[static_cast<size_t>(i) * M + static_cast<size_t>(i)] = 1.0;
+    double* B = inv_.clear_matrix();
+    const size_t M = static_cast<size_t>(m);
     for (int k = 0; k < m; ++k) {
       const int j = head_[static_cast<size_t>(k)];
       if (is_logical(j))
-        bmat_[static_cast<size_t>(j - ns_) * M + static_cast<size_t>(k)] = -1.0;
+        B[static_cast<size_t>(j - ns_) * M + static_cast<size_t>(k)] = -1.0;
       else
-        for (int r = 0; r < m; ++r) bmat_[static_cast<size_t>(r) * M + static_cast<size_t>(k)] = row(r)[j];
+        for (int r = 0; r < m; ++r) B[static_cast<size_t>(r) * M + static_cast<size_t>(k)] = row(r)[j];
     }
-    std::fill(row_used_.begin(), row_used_.end(), 0);
-    int rejected = 0;
     // Logical columns first: a column -e_r pivots on row r and creates no fill-in.
-    for (int pass = 0; pass < 2; ++pass)
-    for (int k = 0; k < m; ++k) {
-      if (is_logical(head_[static_cast<size_t>(k)]) != (pass == 0)) continue;
-      double best = 0.0, norm = 0.0;
-      int p = -1;
-      for (int r = 0; r < m; ++r) {
-        const double v = std::abs(bmat_[static_cast<size_t>(r) * M + static_cast<size_t>(k)]);
-        norm = std::max(norm, v);
-        if (!row_used_[static_cast<size_t>(r)] && v > best) {
-          best = v;
-          p = r;
-        }
-      }
-      if (p < 0 || best <= kSingularTol * std::max(1.0, norm)) {
-        pivrow_[static_cast<size_t>(k)] = -1;
-        ++rejected;
-        continue;
-      }
-      pivrow_[static_cast<size_t>(k)] = p;
-      row_used_[static_cast<size_t>(p)] = 1;
-      double* bp = bmat_.data() + static_cast<size_t>(p) * M;
-      double* ip = inv_work_.data() + static_cast<size_t>(p) * M;
-      const double inv = 1.0 / bp[k];
-      for (size_t c = 0; c < M; ++c) {
-        bp[c] *= inv;
-        ip[c] *= inv;
-      }
-      for (int r = 0; r < m; ++r) {
-        if (r == p) continue;
-        double* br = bmat_.data() + static_cast<size_t>(r) * M;
-        const double f = br[k];
-        if (f == 0.0) continue;
-        double* ir = inv_work_.data() + static_cast<size_t>(r) * M;
-        for (size_t c = 0; c < M; ++c) {
-          br[c] -= f * bp[c];
-          ir[c] -= f * ip[c];
-        }
-      }
-    }
-    if (rejected == 0) {
-      for (int k = 0; k < m; ++k)
-        std::copy_n(inv_work_.data() + static_cast<size_t>(pivrow_[static_cast<size_t>(k)]) * M, M,
-                    binv_.data() + static_cast<size_t>(k) * M);
+    if (inv_.invert([&](int k) { return is_logical(head_[static_cast<size_t>(k)]); }) == 0) {
       updates_ = 0;
       min_pivot_ratio_ = 1.0;
       return !repaired;
@@ -563,8 +478,8 @@ bool DenseSimplexGlmo::factorize() {
     repaired = true;
     int r = 0;
     for (int k = 0; k < m; ++k) {
-      if (pivrow_[static_cast<size_t>(k)] >= 0) continue;
-      while (row_used_[static_cast<size_t>(r)]) ++r;
+      if (inv_.pivot_row(k) >= 0) continue;
+      while (inv_.row_used(r)) ++r;
       const int out = head_[static_cast<size_t>(k)];
       const int in = ns_ + r;
       ++r;
@@ -584,18 +499,10 @@ bool DenseSimplexGlmo::factorize() {
 
 // out = Binv a_j.
 void DenseSimplexGlmo::column(int j, double* out) const {
-  const size_t M = static_cast<size_t>(m_);
-  if (is_logical(j)) {
-    const size_t r = static_cast<size_t>(j - ns_);
-    for (size_t i = 0; i < M; ++i) out[i] = -binv_[i * M + r];
-    return;
-  }
-  for (size_t i = 0; i < M; ++i) {
-    const double* bi = binv_.data() + i * M;
-    double s = 0.0;
-    for (size_t r = 0; r < M; ++r) s += bi[r] * A_[r * static_cast<size_t>(ns_) + static_cast<size_t>(j)];
-    out[i] = s;
-  }
+  if (is_logical(j))
+    inv_.ftran_logical(j - ns_, out);
+  else
+    inv_.ftran(A_.data() + j, static_cast<size_t>(ns_), out);
 }
 
 // x_B = Binv (-sum_{nonbasic structural} a_j x_j + sum_{nonbasic logical} x_{s_r} e_r).
@@ -611,7 +518,7 @@ void DenseSimplexGlmo::compute_xb() {
   for (size_t r = 0; r < M; ++r)
     if (stat_[static_cast<size_t>(ns_) + r] != kBasic) w_[r] += x_[static_cast<size_t>(ns_) + r];
   for (size_t i = 0; i < M; ++i) {
-    const double* bi = binv_.data() + i * M;
+    const double* bi = inv_.row(static_cast<int>(i));
     double s = 0.0;
     for (size_t r = 0; r < M; ++r) s += bi[r] * w_[r];
     x_[static_cast<size_t>(head_[i])] = s;
@@ -627,7 +534,7 @@ void DenseSimplexGlmo::compute_duals() {
     const int h = head_[i];
     const double cb = is_logical(h) ? 0.0 : c[h];
     if (cb == 0.0) continue;
-    const double* bi = binv_.data() + i * M;
+    const double* bi = inv_.row(static_cast<int>(i));
     for (size_t r = 0; r < M; ++r) ydual_[r] += cb * bi[r];
   }
   double* dj = dj_.data();
@@ -723,9 +630,9 @@ bool DenseSimplexGlmo::unbounded_ray(int q) {
 }
 
 // Dual simplex iterations until the basis is primal feasible (optimal for the current effective
-// bounds), or a status.
+// bounds), or a status. Each iteration: the leaving row, its pivot row, the ratio test (with
+// bound flips), the dual step, the primal step and the basis change.
 Loop DenseSimplexGlmo::dual_loop(long& pivots) {
-  const size_t M = static_cast<size_t>(m_);
   const long max_pivots = 50L * (m_ + nt_) + 1000;
   int degenerate = 0;
   bool bland = false;
@@ -736,288 +643,300 @@ Loop DenseSimplexGlmo::dual_loop(long& pivots) {
       compute_xb();
       compute_duals();
     }
-    // Leaving row: dual steepest edge (weights: squared row norms of the explicit inverse), or
-    // Bland's smallest variable index.
-    int r = -1, sigma = 0;
-    double best = 0.0;
-    for (int i = 0; i < m_; ++i) {
-      int s = 0;
-      const double inf_i = infeasibility(i, &s);
-      if (inf_i <= 0.0) continue;
-      if (bland) {
-        if (r < 0 || head_[static_cast<size_t>(i)] < head_[static_cast<size_t>(r)]) {
-          r = i;
-          sigma = s;
-        }
-        continue;
-      }
-      const double* bi = binv_.data() + static_cast<size_t>(i) * M;
-      double wgt = 0.0;
-      for (size_t c = 0; c < M; ++c) wgt += bi[c] * bi[c];
-      const double score = inf_i * inf_i / wgt;
-      if (score > best) {
-        best = score;
-        r = i;
-        sigma = s;
-      }
-    }
+    int sigma = 0;
+    const int r = choose_leaving(bland, sigma);
     if (r < 0) return Loop::kOptimal;
     const int p = head_[static_cast<size_t>(r)];
     const size_t pk = static_cast<size_t>(p);
-    double delta = sigma > 0 ? elo_[pk] - x_[pk] : x_[pk] - eup_[pk];
-
-    // The pivot row: alpha_j = rho^T a_j, rho = row r of Binv.
-    std::copy_n(binv_.data() + static_cast<size_t>(r) * M, M, rho_.data());
-    double* alpha = alpha_.data();
-    std::fill_n(alpha, static_cast<size_t>(ns_), 0.0);
-    for (int i = 0; i < m_; ++i) {
-      const double ri = rho_[static_cast<size_t>(i)];
-      if (ri == 0.0) continue;
-      const double* a = row(i);
-      for (int j = 0; j < ns_; ++j) alpha[j] += ri * a[j];
-    }
-    for (int i = 0; i < m_; ++i) alpha[ns_ + i] = -rho_[static_cast<size_t>(i)];
-
-    // Candidates: nonbasic j whose move in its allowed direction raises (sigma = +1) or lowers
-    // x_p; a_j = sigma alpha_j, ratio |d_j| / |a_j|.
-    int nc = 0;
-    // (The cheap sign test first: it rejects about half of the columns.)
-    const double sig = static_cast<double>(sigma);
-    for (int j = 0; j < nt_; ++j) {
-      const size_t k = static_cast<size_t>(j);
-      const signed char s = stat_[k];
-      const double a = sig * alpha[j];
-      const bool moves = s == kAtLower ? a < -kPivotTol
-                         : s == kAtUpper ? a > kPivotTol
-                                         : (s == kAtZero && std::abs(a) > kPivotTol);
-      if (!moves || elo_[k] == eup_[k]) continue;
-      cand_[static_cast<size_t>(nc++)] = j;
-    }
-    int q = -1, nflips = 0;
-    if (bland) {
-      double tmin = scfw::inf;
-      for (int c = 0; c < nc; ++c) {
-        const int j = cand_[static_cast<size_t>(c)];
-        const double t = std::abs(dj_[static_cast<size_t>(j)]) / std::abs(alpha[j]);
-        if (t < tmin || (t == tmin && j < q)) {
-          tmin = t;
-          q = j;
-        }
-      }
-    } else if (nc > 0) {
-      // Bound flipping over the candidates in increasing ratio, taken one by one off a binary
-      // min-heap (O(nc) to build, O(log nc) per candidate looked at; most pivots look at a few):
-      // a boxed candidate (real bounds on both sides) whose full move does not yet make x_p
-      // feasible is flipped to its other bound; at the first one that does, Harris' pass picks
-      // the largest |alpha_j| among the remaining ratios within the tolerance-relaxed minimum.
-      double* ratio = ratio_.data();
-      for (int c = 0; c < nc; ++c) {
-        const int j = cand_[static_cast<size_t>(c)];
-        ratio[j] = std::abs(dj_[static_cast<size_t>(j)]) / std::abs(alpha[j]);
-      }
-      const auto later = [ratio](int a, int b) { return ratio[a] > ratio[b]; };
-      int* heap = cand_.data();
-      int hn = nc;
-      // Fast path: when the smallest ratio's candidate is not flipped, no candidate is; then the
-      // heap is not needed (its top is moved to the front so that the loop below sees it).
-      int first = 0;
-      for (int c = 1; c < nc; ++c)
-        if (ratio[heap[c]] < ratio[heap[first]]) first = c;
-      std::swap(heap[0], heap[first]);
-      bool heaped = false;
-      {
-        const size_t k = static_cast<size_t>(heap[0]);
-        const double range = (fake_[k] == 0) ? eup_[k] - elo_[k] : scfw::inf;
-        if (std::isfinite(range) && std::abs(alpha[heap[0]]) * range < delta) {
-          std::make_heap(heap, heap + hn, later);
-          heaped = true;
-        }
-      }
-      while (heaped && hn > 0) {
-        const int j = heap[0];
-        const size_t k = static_cast<size_t>(j);
-        const double range = (fake_[k] == 0) ? eup_[k] - elo_[k] : scfw::inf;
-        const double reach = std::abs(alpha[j]) * range;
-        if (!(std::isfinite(range) && reach < delta)) break;
-        delta -= reach;
-        flips_[static_cast<size_t>(nflips++)] = j;
-        std::pop_heap(heap, heap + hn, later);
-        --hn;
-      }
-      if (hn > 0) {
-        double tmax = scfw::inf, amax = -1.0;
-        int no = 0;
-        if (!heaped) {  // plain Harris two-pass over all candidates
-          for (int c = 0; c < hn; ++c) {
-            const int j = heap[c];
-            tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(alpha[j]));
-          }
-          for (int c = 0; c < hn; ++c) {
-            const int j = heap[c];
-            if (ratio[j] <= tmax) order_[static_cast<size_t>(no++)] = j;
-          }
-          hn = 0;
-        }
-        while (hn > 0 && ratio[heap[0]] <= tmax) {
-          const int j = heap[0];
-          tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(alpha[j]));
-          order_[static_cast<size_t>(no++)] = j;
-          std::pop_heap(heap, heap + hn, later);
-          --hn;
-        }
-        for (int e = 0; e < no; ++e) {
-          const int j = order_[static_cast<size_t>(e)];
-          if (ratio[j] > tmax) continue;
-          if (std::abs(alpha[j]) > amax) {
-            amax = std::abs(alpha[j]);
-            q = j;
-          }
-        }
-      }
-    }
-    if (q < 0) {
-      // No entering variable: row r proves infeasibility, unless a fake bound is involved.
-      if ((sigma > 0 && (fake_[pk] & kFakeLower)) || (sigma < 0 && (fake_[pk] & kFakeUpper)))
-        return Loop::kAmbiguous;
-      for (int j = 0; j < nt_; ++j)
-        if (fake_[static_cast<size_t>(j)] && stat_[static_cast<size_t>(j)] != kBasic &&
-            std::abs(alpha[j]) > kPivotTol)
-          return Loop::kAmbiguous;
-      if (updates_ > 0) {  // confirm with a fresh factorization
-        factorize();
-        return Loop::kRestart;
-      }
-      return Loop::kInfeasible;
-    }
+    const double delta = sigma > 0 ? elo_[pk] - x_[pk] : x_[pk] - eup_[pk];
+    compute_pivot_row(r);
+    const int nc = collect_candidates(sigma);
+    int nflips = 0;
+    const int q = bland ? bland_ratio_test(nc) : nc > 0 ? bound_flipping_ratio_test(nc, delta, nflips) : -1;
+    if (q < 0) return no_entering(p, sigma);
 
     // Dual step: d_j += s sigma alpha_j; the leaving variable gets d_p = sigma s.
-    const size_t qk = static_cast<size_t>(q);
-    const double s = std::abs(dj_[qk]) / std::abs(alpha[q]);
+    const double s = std::abs(dj_[static_cast<size_t>(q)]) / std::abs(alpha_[static_cast<size_t>(q)]);
     if (s <= 1e-12) {
       if (++degenerate >= kDegenerateRun) bland = true;
     } else {
       degenerate = 0;
     }
-    const double ss = s * sigma;
-    for (int j = 0; j < nt_; ++j)
-      if (stat_[static_cast<size_t>(j)] != kBasic) dj_[static_cast<size_t>(j)] += ss * alpha[j];
-    dj_[qk] = 0.0;
-    dj_[pk] = ss;
-
-    // Primal: flips, then the entering step.
-    if (nflips > 0) {
-      std::fill(w_.begin(), w_.end(), 0.0);  // w = sum_j a_j dx_j
-      for (int f = 0; f < nflips; ++f) {
-        const int j = flips_[static_cast<size_t>(f)];
-        const size_t k = static_cast<size_t>(j);
-        stat_[k] = stat_[k] == kAtLower ? kAtUpper : kAtLower;
-        const double old = x_[k];
-        place_nonbasic(j);
-        const double dx = x_[k] - old;
-        if (is_logical(j))
-          w_[static_cast<size_t>(j - ns_)] -= dx;
-        else
-          for (int i = 0; i < m_; ++i) w_[static_cast<size_t>(i)] += row(i)[j] * dx;
-      }
-      for (size_t i = 0; i < M; ++i) {
-        const double* bi = binv_.data() + i * M;
-        double t = 0.0;
-        for (size_t c = 0; c < M; ++c) t += bi[c] * w_[c];
-        x_[static_cast<size_t>(head_[i])] -= t;
-      }
-    }
-    column(q, col_.data());
-    const double arq = col_[static_cast<size_t>(r)];
-    if (std::abs(arq - alpha[q]) > 1e-7 * (1.0 + std::abs(arq)) || std::abs(arq) <= kPivotTol * 1e-3) {
+    dual_step(q, p, s * sigma);
+    if (nflips > 0) apply_flips(nflips);
+    if (!primal_step(q, r, sigma)) {
       // The row and the column disagree: numerical trouble, start again from a fresh inverse.
       factorize();
       return Loop::kRestart;
-    }
-    {
-      double cmax = 0.0;
-      for (size_t i = 0; i < M; ++i) cmax = std::max(cmax, std::abs(col_[i]));
-      min_pivot_ratio_ = std::min(min_pivot_ratio_, std::abs(arq) / cmax);
-    }
-    const double bound = sigma > 0 ? elo_[pk] : eup_[pk];
-    const double theta = (x_[pk] - bound) / arq;
-    for (size_t i = 0; i < M; ++i) x_[static_cast<size_t>(head_[i])] -= theta * col_[i];
-    const double xq = x_[qk] + theta;
-    x_[pk] = bound;
-    stat_[pk] = sigma > 0 ? kAtLower : kAtUpper;
-    x_[qk] = xq;
-    stat_[qk] = kBasic;
-    head_[static_cast<size_t>(r)] = q;
-
-    // Product-form update of the explicit inverse: pivot on col_ at row r.
-    double* br = binv_.data() + static_cast<size_t>(r) * M;
-    const double inv = 1.0 / arq;
-    for (size_t c = 0; c < M; ++c) br[c] *= inv;
-    for (size_t i = 0; i < M; ++i) {
-      if (i == static_cast<size_t>(r)) continue;
-      const double f = col_[i];
-      if (f == 0.0) continue;
-      double* bi = binv_.data() + i * M;
-      for (size_t c = 0; c < M; ++c) bi[c] -= f * br[c];
     }
     ++updates_;
     ++pivots;
   }
 }
 
+// The leaving row: dual steepest edge (weights: squared row norms of the explicit inverse), or
+// Bland's smallest variable index; -1 when the basis is primal feasible. sigma = +1 when the
+// leaving variable is below its lower bound.
+int DenseSimplexGlmo::choose_leaving(bool bland, int& sigma) const {
+  const size_t M = static_cast<size_t>(m_);
+  int r = -1;
+  double best = 0.0;
+  for (int i = 0; i < m_; ++i) {
+    int s = 0;
+    const double inf_i = infeasibility(i, &s);
+    if (inf_i <= 0.0) continue;
+    if (bland) {
+      if (r < 0 || head_[static_cast<size_t>(i)] < head_[static_cast<size_t>(r)]) {
+        r = i;
+        sigma = s;
+      }
+      continue;
+    }
+    const double* bi = inv_.row(i);
+    double wgt = 0.0;
+    for (size_t c = 0; c < M; ++c) wgt += bi[c] * bi[c];
+    const double score = inf_i * inf_i / wgt;
+    if (score > best) {
+      best = score;
+      r = i;
+      sigma = s;
+    }
+  }
+  return r;
+}
+
+// The pivot row: alpha_j = rho^T a_j, rho = row r of Binv.
+void DenseSimplexGlmo::compute_pivot_row(int r) {
+  std::copy_n(inv_.row(r), static_cast<size_t>(m_), rho_.data());
+  double* alpha = alpha_.data();
+  std::fill_n(alpha, static_cast<size_t>(ns_), 0.0);
+  for (int i = 0; i < m_; ++i) {
+    const double ri = rho_[static_cast<size_t>(i)];
+    if (ri == 0.0) continue;
+    const double* a = row(i);
+    for (int j = 0; j < ns_; ++j) alpha[j] += ri * a[j];
+  }
+  for (int i = 0; i < m_; ++i) alpha[ns_ + i] = -rho_[static_cast<size_t>(i)];
+}
+
+// Candidates (into cand_): nonbasic j whose move in its allowed direction raises (sigma = +1)
+// or lowers x_p; a_j = sigma alpha_j, ratio |d_j| / |a_j|. Returns their number.
+int DenseSimplexGlmo::collect_candidates(int sigma) {
+  const double* alpha = alpha_.data();
+  int nc = 0;
+  // (The cheap sign test first: it rejects about half of the columns.)
+  const double sig = static_cast<double>(sigma);
+  for (int j = 0; j < nt_; ++j) {
+    const size_t k = static_cast<size_t>(j);
+    const signed char s = stat_[k];
+    const double a = sig * alpha[j];
+    const bool moves = s == kAtLower ? a < -kPivotTol
+                       : s == kAtUpper ? a > kPivotTol
+                                       : (s == kAtZero && std::abs(a) > kPivotTol);
+    if (!moves || elo_[k] == eup_[k]) continue;
+    cand_[static_cast<size_t>(nc++)] = j;
+  }
+  return nc;
+}
+
+// Bland's entering variable: the smallest index among the minimum ratios (-1 if none).
+int DenseSimplexGlmo::bland_ratio_test(int nc) const {
+  const double* alpha = alpha_.data();
+  int q = -1;
+  double tmin = scfw::inf;
+  for (int c = 0; c < nc; ++c) {
+    const int j = cand_[static_cast<size_t>(c)];
+    const double t = std::abs(dj_[static_cast<size_t>(j)]) / std::abs(alpha[j]);
+    if (t < tmin || (t == tmin && j < q)) {
+      tmin = t;
+      q = j;
+    }
+  }
+  return q;
+}
+
+// Bound flipping over the nc > 0 candidates in increasing ratio, taken one by one off a binary
+// min-heap (O(nc) to build, O(log nc) per candidate looked at; most pivots look at a few): a
+// boxed candidate (real bounds on both sides) whose full move does not yet make x_p feasible
+// (delta: x_p's distance to feasibility) is flipped to its other bound (into flips_, nflips);
+// at the first one that does, Harris' pass picks the largest |alpha_j| among the remaining
+// ratios within the tolerance-relaxed minimum. Returns the entering variable (-1 if none).
+int DenseSimplexGlmo::bound_flipping_ratio_test(int nc, double delta, int& nflips) {
+  const double* alpha = alpha_.data();
+  double* ratio = ratio_.data();
+  for (int c = 0; c < nc; ++c) {
+    const int j = cand_[static_cast<size_t>(c)];
+    ratio[j] = std::abs(dj_[static_cast<size_t>(j)]) / std::abs(alpha[j]);
+  }
+  const auto later = [ratio](int a, int b) { return ratio[a] > ratio[b]; };
+  int* heap = cand_.data();
+  int hn = nc;
+  // Fast path: when the smallest ratio's candidate is not flipped, no candidate is; then the
+  // heap is not needed (its top is moved to the front so that the loop below sees it).
+  int first = 0;
+  for (int c = 1; c < nc; ++c)
+    if (ratio[heap[c]] < ratio[heap[first]]) first = c;
+  std::swap(heap[0], heap[first]);
+  bool heaped = false;
+  {
+    const size_t k = static_cast<size_t>(heap[0]);
+    const double range = (fake_[k] == 0) ? eup_[k] - elo_[k] : scfw::inf;
+    if (std::isfinite(range) && std::abs(alpha[heap[0]]) * range < delta) {
+      std::make_heap(heap, heap + hn, later);
+      heaped = true;
+    }
+  }
+  while (heaped && hn > 0) {
+    const int j = heap[0];
+    const size_t k = static_cast<size_t>(j);
+    const double range = (fake_[k] == 0) ? eup_[k] - elo_[k] : scfw::inf;
+    const double reach = std::abs(alpha[j]) * range;
+    if (!(std::isfinite(range) && reach < delta)) break;
+    delta -= reach;
+    flips_[static_cast<size_t>(nflips++)] = j;
+    std::pop_heap(heap, heap + hn, later);
+    --hn;
+  }
+  if (hn == 0) return -1;
+  double tmax = scfw::inf, amax = -1.0;
+  int no = 0;
+  if (!heaped) {  // plain Harris two-pass over all candidates
+    for (int c = 0; c < hn; ++c) {
+      const int j = heap[c];
+      tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(alpha[j]));
+    }
+    for (int c = 0; c < hn; ++c) {
+      const int j = heap[c];
+      if (ratio[j] <= tmax) order_[static_cast<size_t>(no++)] = j;
+    }
+    hn = 0;
+  }
+  while (hn > 0 && ratio[heap[0]] <= tmax) {
+    const int j = heap[0];
+    tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(alpha[j]));
+    order_[static_cast<size_t>(no++)] = j;
+    std::pop_heap(heap, heap + hn, later);
+    --hn;
+  }
+  int q = -1;
+  for (int e = 0; e < no; ++e) {
+    const int j = order_[static_cast<size_t>(e)];
+    if (ratio[j] > tmax) continue;
+    if (std::abs(alpha[j]) > amax) {
+      amax = std::abs(alpha[j]);
+      q = j;
+    }
+  }
+  return q;
+}
+
+// No entering variable for leaving variable p: row r proves infeasibility, unless a fake bound
+// is involved (ambiguous), or the inverse has been updated since its factorization (then a
+// fresh one decides: restart).
+Loop DenseSimplexGlmo::no_entering(int p, int sigma) {
+  const size_t pk = static_cast<size_t>(p);
+  if ((sigma > 0 && (fake_[pk] & kFakeLower)) || (sigma < 0 && (fake_[pk] & kFakeUpper)))
+    return Loop::kAmbiguous;
+  for (int j = 0; j < nt_; ++j)
+    if (fake_[static_cast<size_t>(j)] && stat_[static_cast<size_t>(j)] != kBasic &&
+        std::abs(alpha_[static_cast<size_t>(j)]) > kPivotTol)
+      return Loop::kAmbiguous;
+  if (updates_ > 0) {  // confirm with a fresh factorization
+    factorize();
+    return Loop::kRestart;
+  }
+  return Loop::kInfeasible;
+}
+
+// Dual step ss = s sigma: d_j += ss alpha_j for the nonbasic j; the entering q gets d_q = 0 and
+// the leaving p gets d_p = ss.
+void DenseSimplexGlmo::dual_step(int q, int p, double ss) {
+  const double* alpha = alpha_.data();
+  for (int j = 0; j < nt_; ++j)
+    if (stat_[static_cast<size_t>(j)] != kBasic) dj_[static_cast<size_t>(j)] += ss * alpha[j];
+  dj_[static_cast<size_t>(q)] = 0.0;
+  dj_[static_cast<size_t>(p)] = ss;
+}
+
+// Flips flips_[0..nflips-1] to their other bounds and moves x_B accordingly: x_B -= Binv w,
+// w = sum_j a_j dx_j.
+void DenseSimplexGlmo::apply_flips(int nflips) {
+  const size_t M = static_cast<size_t>(m_);
+  std::fill(w_.begin(), w_.end(), 0.0);
+  for (int f = 0; f < nflips; ++f) {
+    const int j = flips_[static_cast<size_t>(f)];
+    const size_t k = static_cast<size_t>(j);
+    stat_[k] = stat_[k] == kAtLower ? kAtUpper : kAtLower;
+    const double old = x_[k];
+    place_nonbasic(j);
+    const double dx = x_[k] - old;
+    if (is_logical(j))
+      w_[static_cast<size_t>(j - ns_)] -= dx;
+    else
+      for (int i = 0; i < m_; ++i) w_[static_cast<size_t>(i)] += row(i)[j] * dx;
+  }
+  for (size_t i = 0; i < M; ++i) {
+    const double* bi = inv_.row(static_cast<int>(i));
+    double t = 0.0;
+    for (size_t c = 0; c < M; ++c) t += bi[c] * w_[c];
+    x_[static_cast<size_t>(head_[i])] -= t;
+  }
+}
+
+// The primal step: q enters at basis position r, the leaving variable (sigma = +1: below its
+// lower bound) lands on the bound it violated; the inverse is updated in product form. False
+// (nothing changed) when the entering column's pivot disagrees with the pivot row's.
+bool DenseSimplexGlmo::primal_step(int q, int r, int sigma) {
+  const size_t M = static_cast<size_t>(m_);
+  const size_t qk = static_cast<size_t>(q);
+  const size_t pk = static_cast<size_t>(head_[static_cast<size_t>(r)]);
+  column(q, col_.data());
+  const double arq = col_[static_cast<size_t>(r)];
+  if (std::abs(arq - alpha_[qk]) > 1e-7 * (1.0 + std::abs(arq)) || std::abs(arq) <= kPivotTol * 1e-3)
+    return false;
+  {
+    double cmax = 0.0;
+    for (size_t i = 0; i < M; ++i) cmax = std::max(cmax, std::abs(col_[i]));
+    min_pivot_ratio_ = std::min(min_pivot_ratio_, std::abs(arq) / cmax);
+  }
+  const double bound = sigma > 0 ? elo_[pk] : eup_[pk];
+  const double theta = (x_[pk] - bound) / arq;
+  for (size_t i = 0; i < M; ++i) x_[static_cast<size_t>(head_[i])] -= theta * col_[i];
+  const double xq = x_[qk] + theta;
+  x_[pk] = bound;
+  stat_[pk] = sigma > 0 ? kAtLower : kAtUpper;
+  x_[qk] = xq;
+  stat_[qk] = kBasic;
+  head_[static_cast<size_t>(r)] = q;
+  // Product-form update of the explicit inverse: pivot on col_ at row r.
+  inv_.update(col_.data(), r);
+  return true;
+}
+
 int DenseSimplexGlmo::clp_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
                                 scfw::Vec& x, double& value, long& iterations) const {
-  const int num_vars = static_cast<int>(var_lo_.size());
-  const int model_rows = static_cast<int>(model_rows_.size());
-  std::vector<int> ri, ci;
-  std::vector<double> el;
-  std::vector<double> rlo, rup;
-  for (int r = 0; r < model_rows; ++r) {
-    for (const auto& [v, a] : model_rows_[static_cast<size_t>(r)].terms) {
-      ri.push_back(r);
-      ci.push_back(v);
-      el.push_back(a);
-    }
-    rlo.push_back(clp_bound(model_rows_[static_cast<size_t>(r)].lo));
-    rup.push_back(clp_bound(model_rows_[static_cast<size_t>(r)].up));
-  }
-  // u_i - sum_j V_ij (x_j - c_j) = z_i - V_i (y - c).
+  // The model's rows, then u_i - sum_v W_iv var_v = z_i - V_i (y - c), W = V A.
+  glmo_lp::SparseLp lp = lp_;
+  const glmo_lp::XByVariable& a = *xvar_;
+  std::vector<std::pair<int, double>> terms;
   for (int i = 0; i < n_; ++i) {
-    const int r = model_rows + i;
-    ri.push_back(r);
-    ci.push_back(u_var_[static_cast<size_t>(i)]);
-    el.push_back(1.0);
     double rhs = z[i];
-    for (int j = 0; j < d_; ++j) rhs -= V(i, j) * (y[j] - xc_[static_cast<size_t>(j)]);
-    for (int j = 0; j < d_; ++j)
-      for (const auto& [v, a] : xs_[static_cast<size_t>(j)].terms()) {
-        ri.push_back(r);
-        ci.push_back(v);
-        el.push_back(-V(i, j) * a);
-      }
-    rlo.push_back(rhs);
-    rup.push_back(rhs);
+    for (int j = 0; j < d_; ++j) rhs -= V(i, j) * (y[j] - xmap_->c[static_cast<size_t>(j)]);
+    terms.assign(1, {u_var_[static_cast<size_t>(i)], 1.0});
+    for (int k = 0; k < a.size(); ++k) terms.emplace_back(a.var[static_cast<size_t>(k)], -a.w(V, i, k));
+    std::sort(terms.begin(), terms.end());
+    lp.add_row(terms, rhs, rhs);
   }
-  std::vector<double> clo(static_cast<size_t>(num_vars)), cup(static_cast<size_t>(num_vars)),
-      cost(static_cast<size_t>(num_vars), 0.0);
-  for (int v = 0; v < num_vars; ++v) {
-    clo[static_cast<size_t>(v)] = clp_bound(var_lo_[static_cast<size_t>(v)]);
-    cup[static_cast<size_t>(v)] = clp_bound(var_up_[static_cast<size_t>(v)]);
-  }
-  for (const auto& [v, c] : objective_.terms()) cost[static_cast<size_t>(v)] += c;
-  CoinPackedMatrix mat(true, ri.data(), ci.data(), el.data(), static_cast<CoinBigIndex>(el.size()));
-  mat.setDimensions(model_rows + n_, num_vars);
-  ClpSimplex lp;
-  lp.setLogLevel(0);
-  lp.loadProblem(mat, clo.data(), cup.data(), cost.data(), rlo.data(), rup.data());
-  lp.setLogLevel(0);
-  lp.dual();
-  const int status = lp.status();
-  iterations = lp.numberIterations();
+  ClpSimplex clp;
+  clp.setLogLevel(0);
+  glmo_lp::load_clp(clp, lp);
+  clp.setLogLevel(0);
+  clp.dual();
+  const int status = clp.status();
+  iterations = clp.numberIterations();
   if (status == 0) {
-    const double* sol = lp.primalColumnSolution();
-    const std::span<const double> values(sol, static_cast<size_t>(num_vars));
-    if (x.size() != d_) x.resize(d_);
-    for (int j = 0; j < d_; ++j) x[j] = xs_[static_cast<size_t>(j)].evaluate(values);
+    const std::span<const double> values(clp.primalColumnSolution(), static_cast<size_t>(lp.num_vars));
+    xmap_->evaluate(values, x);
     value = objective_.evaluate(values);
   }
   return status;
@@ -1026,19 +945,12 @@ int DenseSimplexGlmo::clp_solve(const scfw::Vec& z, const scfw::Mat& V, const sc
 scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Mat& V,
                                          const scfw::Vec& y, scfw::Vec& x) {
   if (m_ == 0 && ns_ == 0) throw scfw::Error("dense_simplex: solve() called before setup()");
-  if (z.size() != n_ || V.rows() != n_ || V.cols() != d_ || y.size() != d_)
-    throw scfw::Error("dense_simplex: solve() got z, V, y of sizes " + std::to_string(z.size()) +
-                      ", " + std::to_string(V.rows()) + "x" + std::to_string(V.cols()) + ", " +
-                      std::to_string(y.size()) + "; set up for n = " + std::to_string(n_) +
-                      ", d = " + std::to_string(d_));
+  glmo_lp::check_solve_sizes("dense_simplex", z, V, y, n_, d_);
   ++solves_;
   build(z, V, y);
   // Fake bounds start from scratch at every solve: the basis is kept, the artificial bounds not.
   for (int j = 0; j < nt_; ++j) {
-    if (!fake_[static_cast<size_t>(j)]) continue;
     fake_[static_cast<size_t>(j)] = 0;
-  }
-  for (int j = 0; j < nt_; ++j) {
     elo_[static_cast<size_t>(j)] = lo_[static_cast<size_t>(j)];
     eup_[static_cast<size_t>(j)] = up_[static_cast<size_t>(j)];
   }
@@ -1046,92 +958,11 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Mat& V,
   escalations_ = 0;
 
   long pivots = 0;
-  bool done = false, fallback = false;
-  for (int round = 0; round < kMaxRounds && !done && !fallback; ++round) {
-    factorize();
-    for (int j = 0; j < nt_; ++j)
-      if (stat_[static_cast<size_t>(j)] != kBasic) place_nonbasic(j);
-    compute_xb();
-    compute_duals();
-    if (make_dual_feasible()) compute_xb();
-    if (!any_fake() && primal_feasible()) {
-      done = true;  // fresh inverse, fresh x_B and d: primal and dual feasible, optimal
-      break;
-    }
-    const Loop status = dual_loop(pivots);
-    switch (status) {
-      case Loop::kRestart:
-        break;
-      case Loop::kIterLimit:
-        fallback = true;
-        break;
-      case Loop::kInfeasible:
-        throw scfw::Error("dense_simplex: the GLMO LP is infeasible");
-      case Loop::kAmbiguous:
-        if (escalations_ >= kMaxEscalations) fallback = true;
-        else escalate();
-        break;
-      case Loop::kOptimal: {
-        // Optimal with the fake bounds; none may be binding.
-        bool at_fake = false;
-        for (int j = 0; j < nt_; ++j) {
-          const size_t k = static_cast<size_t>(j);
-          if (stat_[k] == kBasic || !fake_[k]) continue;
-          if ((stat_[k] == kAtLower && (fake_[k] & kFakeLower)) ||
-              (stat_[k] == kAtUpper && (fake_[k] & kFakeUpper))) {
-            if (unbounded_ray(j)) throw scfw::Error("dense_simplex: the GLMO LP is unbounded");
-            at_fake = true;
-          }
-        }
-        if (at_fake) {
-          if (escalations_ >= kMaxEscalations) fallback = true;
-          else escalate();
-          break;
-        }
-        for (int j = 0; j < nt_; ++j) {
-          const size_t k = static_cast<size_t>(j);
-          fake_[k] = 0;
-          elo_[k] = lo_[k];
-          eup_[k] = up_[k];
-        }
-        // Few, well-conditioned product-form updates since the fresh inverse of this solve: the
-        // updated inverse is as good as a new one. x_B is recomputed from it (not carried through
-        // the pivots and flips), the reduced costs are the ones the pivots updated (each d_j
-        // moved by an exact multiple of its pivot-row entry, checked against the column); both
-        // are checked against the real bounds. Otherwise, or if a check fails, the next round
-        // verifies with a fresh factorization.
-        if (updates_ <= kTrustUpdates && min_pivot_ratio_ >= kTrustPivotRatio) {
-          compute_xb();
-          if (primal_feasible() && dual_feasible()) {
-            done = true;
-          }
-        }
-        break;
-      }
-    }
-  }
+  if (!run_rounds(pivots)) return fallback_solve(z, V, y, x, pivots);
 
   scfw::GlmoResult result;
-  if (!done) fallback = true;
-  if (fallback) {
-    ++fallbacks_;
-    long iters = 0;
-    double value = 0.0;
-    const int status = clp_solve(z, V, y, x, value, iters);
-    reset_basis();
-    if (status == 1) throw scfw::Error("dense_simplex: the GLMO LP is infeasible");
-    if (status == 2) throw scfw::Error("dense_simplex: the GLMO LP is unbounded");
-    if (status != 0)
-      throw scfw::Error("dense_simplex: the GLMO LP solve failed (Clp status " +
-                        std::to_string(status) + ")");
-    result.value = value;
-    result.lower_bound = value;
-    result.iterations = pivots + iters;
-    return result;
-  }
-
   if (x.size() != d_) x.resize(d_);
-  for (int j = 0; j < d_; ++j) x[j] = xc_[static_cast<size_t>(j)];
+  for (int j = 0; j < d_; ++j) x[j] = xmap_->c[static_cast<size_t>(j)];
   for (const XTerm& t : xterms_) x[t.j] += t.a * x_[static_cast<size_t>(t.col)];
   double value = obj_const_;
   const double* c = row(m_);
@@ -1139,25 +970,120 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Mat& V,
   result.value = value;
   result.lower_bound = value;
   result.iterations = pivots;
+  if (cross_check_) check_with_clp(z, V, y, value);
+  return result;
+}
 
-  if (cross_check_) {
-    scfw::Vec xr(d_);
-    double ref = 0.0;
-    long iters = 0;
-    const int status = clp_solve(z, V, y, xr, ref, iters);
-    char buf[200];
-    if (status != 0) {
-      std::snprintf(buf, sizeof buf, "dense_simplex %.17g, Clp status %d", value, status);
-      throw scfw::Error("dense_simplex: disagrees with Clp at solve " + std::to_string(solves_) +
-                        ": " + buf);
-    }
-    if (std::abs(value - ref) > 1e-9 * std::max(1.0, std::abs(ref))) {
-      std::snprintf(buf, sizeof buf, "dense_simplex %.17g, Clp %.17g", value, ref);
-      throw scfw::Error("dense_simplex: disagrees with Clp at solve " + std::to_string(solves_) +
-                        ": " + buf);
+// Rounds of (fresh factorization, dual simplex) until a verified optimum: true; false when the
+// solve must fall back to Clp (pivot limit, fake bounds that keep binding, no verified optimum
+// within kMaxRounds). Throws when the LP is infeasible or unbounded.
+bool DenseSimplexGlmo::run_rounds(long& pivots) {
+  for (int round = 0; round < kMaxRounds; ++round) {
+    factorize();
+    for (int j = 0; j < nt_; ++j)
+      if (stat_[static_cast<size_t>(j)] != kBasic) place_nonbasic(j);
+    compute_xb();
+    compute_duals();
+    if (make_dual_feasible()) compute_xb();
+    // Fresh inverse, fresh x_B and d: primal and dual feasible, optimal.
+    if (!any_fake() && primal_feasible()) return true;
+    switch (dual_loop(pivots)) {
+      case Loop::kRestart:
+        break;
+      case Loop::kIterLimit:
+        return false;
+      case Loop::kInfeasible:
+        throw scfw::Error("dense_simplex: the GLMO LP is infeasible");
+      case Loop::kAmbiguous:
+        if (escalations_ >= kMaxEscalations) return false;
+        escalate();
+        break;
+      case Loop::kOptimal: {
+        const Round next = accept_optimal();
+        if (next == Round::kDone) return true;
+        if (next == Round::kFallback) return false;
+        break;
+      }
     }
   }
+  return false;
+}
+
+// The dual loop ended optimal with the fake bounds: none may be binding (else M grows, or a
+// primal ray proves the LP unbounded); then the fake bounds go and the optimum is verified.
+DenseSimplexGlmo::Round DenseSimplexGlmo::accept_optimal() {
+  bool at_fake = false;
+  for (int j = 0; j < nt_; ++j) {
+    const size_t k = static_cast<size_t>(j);
+    if (stat_[k] == kBasic || !fake_[k]) continue;
+    if ((stat_[k] == kAtLower && (fake_[k] & kFakeLower)) ||
+        (stat_[k] == kAtUpper && (fake_[k] & kFakeUpper))) {
+      if (unbounded_ray(j)) throw scfw::Error("dense_simplex: the GLMO LP is unbounded");
+      at_fake = true;
+    }
+  }
+  if (at_fake) {
+    if (escalations_ >= kMaxEscalations) return Round::kFallback;
+    escalate();
+    return Round::kAgain;
+  }
+  for (int j = 0; j < nt_; ++j) {
+    const size_t k = static_cast<size_t>(j);
+    fake_[k] = 0;
+    elo_[k] = lo_[k];
+    eup_[k] = up_[k];
+  }
+  // Few, well-conditioned product-form updates since the fresh inverse of this solve: the
+  // updated inverse is as good as a new one. x_B is recomputed from it (not carried through
+  // the pivots and flips), the reduced costs are the ones the pivots updated (each d_j
+  // moved by an exact multiple of its pivot-row entry, checked against the column); both
+  // are checked against the real bounds. Otherwise, or if a check fails, the next round
+  // verifies with a fresh factorization.
+  if (updates_ <= kTrustUpdates && min_pivot_ratio_ >= kTrustPivotRatio) {
+    compute_xb();
+    if (primal_feasible() && dual_feasible()) return Round::kDone;
+  }
+  return Round::kAgain;
+}
+
+// The last resort: the LP solved cold by Clp; the kept basis restarts from the slack basis.
+scfw::GlmoResult DenseSimplexGlmo::fallback_solve(const scfw::Vec& z, const scfw::Mat& V,
+                                                  const scfw::Vec& y, scfw::Vec& x, long pivots) {
+  ++fallbacks_;
+  long iters = 0;
+  double value = 0.0;
+  const int status = clp_solve(z, V, y, x, value, iters);
+  reset_basis();
+  if (status == 1) throw scfw::Error("dense_simplex: the GLMO LP is infeasible");
+  if (status == 2) throw scfw::Error("dense_simplex: the GLMO LP is unbounded");
+  if (status != 0)
+    throw scfw::Error("dense_simplex: the GLMO LP solve failed (Clp status " +
+                      std::to_string(status) + ")");
+  scfw::GlmoResult result;
+  result.value = value;
+  result.lower_bound = value;
+  result.iterations = pivots + iters;
   return result;
+}
+
+// `cross_check`: the same LP solved by Clp must have the same optimal value (relative 1e-9).
+void DenseSimplexGlmo::check_with_clp(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
+                                      double value) const {
+  scfw::Vec xr(d_);
+  double ref = 0.0;
+  long iters = 0;
+  const int status = clp_solve(z, V, y, xr, ref, iters);
+  char buf[200];
+  if (status != 0) {
+    std::snprintf(buf, sizeof buf, "dense_simplex %.17g, Clp status %d", value, status);
+    throw scfw::Error("dense_simplex: disagrees with Clp at solve " + std::to_string(solves_) +
+                      ": " + buf);
+  }
+  if (std::abs(value - ref) > 1e-9 * std::max(1.0, std::abs(ref))) {
+    std::snprintf(buf, sizeof buf, "dense_simplex %.17g, Clp %.17g", value, ref);
+    throw scfw::Error("dense_simplex: disagrees with Clp at solve " + std::to_string(solves_) +
+                      ": " + buf);
+  }
 }
 
 void register_components(scfw::Registrar& r) {

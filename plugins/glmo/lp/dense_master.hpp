@@ -1,4 +1,6 @@
 // A small dense bounded primal simplex for the restricted master LP of `column_generation`.
+// Part of the GLMO plugins' LP layer: it takes its tolerances from the dense simplex kernel
+// (dense_kernel.hpp, which says why its inverse and update stay its own).
 //
 //   min  c^T v   s.t.  L_r <= a_r^T v <= U_r  (r = 1..m),   l_j <= v_j <= u_j
 //
@@ -32,6 +34,8 @@
 // caller fall back to Clp.
 #pragma once
 
+#include "dense_kernel.hpp"
+
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -46,9 +50,10 @@ class DenseMaster {
   enum class Status { optimal, infeasible, unbounded, failed };
 
   static constexpr double kInf = std::numeric_limits<double>::infinity();
-  static constexpr double kPrimalTol = 1e-9;
-  static constexpr double kDualTol = 1e-9;
-  static constexpr double kPivotTol = 1e-9;
+  // The tolerances of the dense simplex kernel (dense_kernel.hpp).
+  static constexpr double kPrimalTol = scfw::glmo_lp::kPrimalTol;
+  static constexpr double kDualTol = scfw::glmo_lp::kDualTol;
+  static constexpr double kPivotTol = scfw::glmo_lp::kPivotTol;
   static constexpr int kRefactorEvery = 64;
   static constexpr int kDegenerateRun = 50;
   static constexpr int kMaxVerify = 4;
@@ -218,7 +223,7 @@ class DenseMaster {
   const double* structural(int j) const { return cols_.data() + static_cast<size_t>(j - m_) * static_cast<size_t>(m_); }
 
   // The primal tolerance at a bound (0 at an infinite one, so that inf - ptol stays inf).
-  static double ptol(double bound) { return std::isinf(bound) ? 0.0 : kPrimalTol * std::max(1.0, std::abs(bound)); }
+  static double ptol(double bound) { return std::isinf(bound) ? 0.0 : scfw::glmo_lp::primal_tol(bound); }
 
   // alpha = B^{-1} [A -I]_j
   void column_ftran(int j) {

@@ -1,0 +1,166 @@
+// The dense simplex kernel of the GLMO plugins: the tolerances and the explicit basis inverse
+// (row-major m x m, Gauss-Jordan factorization with partial pivoting, product-form updates,
+// ftran) of dense_simplex's bounded dual simplex.
+//
+// Both dense simplex codes (dense_simplex's dual simplex and column_generation's primal master,
+// dense_master.hpp) write every row r with a logical s_r = a_r^T v, so the system is
+// [A  -I] (v, s) = 0 with bounds on every variable, keep an explicit dense inverse updated in
+// product form between refactorizations, accept a bound as met within kPrimalTol relative to
+// max(1, |bound|) (primal_tol), a reduced cost as zero within kDualTol, a pivot above kPivotTol,
+// and switch to Bland's rule after a run of degenerate pivots: those tolerances and that
+// convention live here, once. The master keeps its own inverse storage and update (an Eigen
+// column-major matrix, the rank-one form B^-1 -= (alpha - e_r) (row_r / alpha_r)^T, and a crash
+// instead of Gauss-Jordan): the two updates round differently in the last bit (a division
+// against a multiplication by the reciprocal, another order of the sums), so one shared update
+// would move column_generation's iterates or dense_simplex's. Measured: the master with this
+// file's update() arithmetic moves examples/matrix_completion.json's trace from its first
+// report on (iteration 50: gap 1.9345706752 -> 1.93456377458, GLMO iterations 271 -> 300;
+// column generation stops at a tolerance, so the last bits change its rounds). The storage layouts also follow the access: dense_simplex reads rows of the
+// inverse (the pivot row, steepest-edge weights), the master columns and whole-matrix products.
+#pragma once
+
+#include <scfw/scfw.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <vector>
+
+namespace scfw::glmo_lp {
+
+inline constexpr double kPrimalTol = 1e-9;     // primal feasibility, relative to max(1, |bound|)
+inline constexpr double kDualTol = 1e-9;       // dual feasibility of reduced costs
+inline constexpr double kPivotTol = 1e-9;      // smallest |alpha| accepted as a pivot
+inline constexpr double kSingularTol = 1e-11;  // Gauss-Jordan: smaller pivots (relative) mean singular
+
+// The primal tolerance at a finite bound.
+inline double primal_tol(double bound) { return kPrimalTol * std::max(1.0, std::abs(bound)); }
+
+// The explicit inverse of an m x m basis matrix, row-major.
+class DenseInverse {
+ public:
+  void resize(int m) {
+    m_ = m;
+    const size_t mm = static_cast<size_t>(m) * static_cast<size_t>(m);
+    binv_.assign(mm, 0.0);
+    bmat_.assign(mm, 0.0);
+    work_.assign(mm, 0.0);
+    pivrow_.assign(static_cast<size_t>(m), -1);
+    row_used_.assign(static_cast<size_t>(m), 0);
+  }
+  int size() const { return m_; }
+  const double* row(int i) const { return binv_.data() + static_cast<size_t>(i) * static_cast<size_t>(m_); }
+  double at(int i, int c) const { return binv_[static_cast<size_t>(i) * static_cast<size_t>(m_) + static_cast<size_t>(c)]; }
+
+  // The basis matrix B to factorize (row-major), zeroed; the caller writes its columns.
+  double* clear_matrix() {
+    std::fill(bmat_.begin(), bmat_.end(), 0.0);
+    return bmat_.data();
+  }
+
+  // Gauss-Jordan with partial pivoting on the matrix written after clear_matrix(); the columns k
+  // with first(k) (unit columns: they pivot without fill-in) go first. A column whose best pivot
+  // among the rows not yet used is <= kSingularTol max(1, max_r |B_rk|) is rejected
+  // (pivot_row(k) = -1). Returns the number rejected; with none, the inverse is in place.
+  template <class First>
+  int invert(First first) {
+    const int m = m_;
+    const size_t M = static_cast<size_t>(m);
+    std::fill(work_.begin(), work_.end(), 0.0);
+    for (int i = 0; i < m; ++i) work_[static_cast<size_t>(i) * M + static_cast<size_t>(i)] = 1.0;
+    std::fill(row_used_.begin(), row_used_.end(), 0);
+    int rejected = 0;
+    for (int pass = 0; pass < 2; ++pass)
+      for (int k = 0; k < m; ++k) {
+        if (static_cast<bool>(first(k)) != (pass == 0)) continue;
+        if (!eliminate(k)) ++rejected;
+      }
+    if (rejected == 0)
+      for (int k = 0; k < m; ++k)
+        std::copy_n(work_.data() + static_cast<size_t>(pivrow_[static_cast<size_t>(k)]) * M, M,
+                    binv_.data() + static_cast<size_t>(k) * M);
+    return rejected;
+  }
+  int pivot_row(int k) const { return pivrow_[static_cast<size_t>(k)]; }
+  bool row_used(int r) const { return row_used_[static_cast<size_t>(r)] != 0; }
+
+  // Product-form update of the inverse: pivot on col = B^-1 a_q at position r.
+  void update(const double* col, int r) {
+    const size_t M = static_cast<size_t>(m_);
+    double* br = binv_.data() + static_cast<size_t>(r) * M;
+    const double inv = 1.0 / col[r];
+    for (size_t c = 0; c < M; ++c) br[c] *= inv;
+    for (size_t i = 0; i < M; ++i) {
+      if (i == static_cast<size_t>(r)) continue;
+      const double f = col[i];
+      if (f == 0.0) continue;
+      double* bi = binv_.data() + i * M;
+      for (size_t c = 0; c < M; ++c) bi[c] -= f * br[c];
+    }
+  }
+
+  // out = B^-1 a, a's entries stride apart.
+  void ftran(const double* a, size_t stride, double* out) const {
+    const size_t M = static_cast<size_t>(m_);
+    for (size_t i = 0; i < M; ++i) {
+      const double* bi = binv_.data() + i * M;
+      double s = 0.0;
+      for (size_t r = 0; r < M; ++r) s += bi[r] * a[r * stride];
+      out[i] = s;
+    }
+  }
+  // out = B^-1 (-e_r): the column of the logical of row r.
+  void ftran_logical(int r, double* out) const {
+    const size_t M = static_cast<size_t>(m_);
+    for (size_t i = 0; i < M; ++i) out[i] = -binv_[i * M + static_cast<size_t>(r)];
+  }
+
+ private:
+  // One Gauss-Jordan step on column k; false when the column has no acceptable pivot.
+  bool eliminate(int k) {
+    const int m = m_;
+    const size_t M = static_cast<size_t>(m);
+    double best = 0.0, norm = 0.0;
+    int p = -1;
+    for (int r = 0; r < m; ++r) {
+      const double v = std::abs(bmat_[static_cast<size_t>(r) * M + static_cast<size_t>(k)]);
+      norm = std::max(norm, v);
+      if (!row_used_[static_cast<size_t>(r)] && v > best) {
+        best = v;
+        p = r;
+      }
+    }
+    if (p < 0 || best <= kSingularTol * std::max(1.0, norm)) {
+      pivrow_[static_cast<size_t>(k)] = -1;
+      return false;
+    }
+    pivrow_[static_cast<size_t>(k)] = p;
+    row_used_[static_cast<size_t>(p)] = 1;
+    double* bp = bmat_.data() + static_cast<size_t>(p) * M;
+    double* ip = work_.data() + static_cast<size_t>(p) * M;
+    const double inv = 1.0 / bp[k];
+    for (size_t c = 0; c < M; ++c) {
+      bp[c] *= inv;
+      ip[c] *= inv;
+    }
+    for (int r = 0; r < m; ++r) {
+      if (r == p) continue;
+      double* br = bmat_.data() + static_cast<size_t>(r) * M;
+      const double f = br[k];
+      if (f == 0.0) continue;
+      double* ir = work_.data() + static_cast<size_t>(r) * M;
+      for (size_t c = 0; c < M; ++c) {
+        br[c] -= f * bp[c];
+        ir[c] -= f * ip[c];
+      }
+    }
+    return true;
+  }
+
+  int m_ = 0;
+  std::vector<double> binv_, bmat_, work_;
+  std::vector<int> pivrow_;
+  std::vector<unsigned char> row_used_;
+};
+
+}  // namespace scfw::glmo_lp

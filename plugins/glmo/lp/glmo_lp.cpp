@@ -1,0 +1,153 @@
+#include "glmo_lp.hpp"
+
+#include <CoinPackedMatrix.hpp>
+
+#include <algorithm>
+
+namespace scfw::glmo_lp {
+
+GlmoModel build_model(const std::string& glmo, const scfw::OuterFunction& outer,
+                      const scfw::Domain& domain, int n, int d) {
+  if (n < 1 || d < 1)
+    throw scfw::Error(glmo + ": the GLMO needs n >= 1 and d >= 1, got n = " + std::to_string(n) +
+                      ", d = " + std::to_string(d));
+  if (!domain.has_model())
+    throw scfw::CapabilityError(glmo +
+                                ": the domain has no LP model (it is known only through its LMO); "
+                                "the " +
+                                glmo + " GLMO needs the domain's model");
+  GlmoModel g;
+  g.xs = domain.model(g.model);
+  g.domain_has_cones = !g.model.cones().empty();
+  if (static_cast<int>(g.xs.size()) != d)
+    throw scfw::Error(glmo + ": the domain's model has " + std::to_string(g.xs.size()) +
+                      " coordinates, expected d = " + std::to_string(d));
+  g.u.reserve(static_cast<size_t>(n));
+  g.u_var.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const scfw::Var v = g.model.add_var(-scfw::inf, scfw::inf, "u[" + std::to_string(i) + "]");
+    g.u_var.push_back(v.index);
+    g.u.emplace_back(v);
+  }
+  g.objective = outer.model(g.model, g.u, g.xs);
+  g.objective.normalize();
+  return g;
+}
+
+void check_solve_sizes(const char* glmo, const scfw::Vec& z, const scfw::Mat& V,
+                       const scfw::Vec& y, int n, int d) {
+  if (z.size() != n || V.rows() != n || V.cols() != d || y.size() != d)
+    throw scfw::Error(std::string(glmo) + ": solve() got z, V, y of sizes " + std::to_string(z.size()) + ", " +
+                      std::to_string(V.rows()) + "x" + std::to_string(V.cols()) + ", " +
+                      std::to_string(y.size()) + "; set up for n = " + std::to_string(n) +
+                      ", d = " + std::to_string(d));
+}
+
+XMap::XMap(std::vector<scfw::Expr> x) : xs(std::move(x)), c(xs.size(), 0.0) {
+  for (size_t j = 0; j < xs.size(); ++j) {
+    xs[j].normalize();
+    c[j] = xs[j].constant();
+  }
+}
+
+void XMap::evaluate(std::span<const double> values, scfw::Vec& x) const {
+  const int d = dim();
+  if (x.size() != d) x.resize(d);
+  for (int j = 0; j < d; ++j) x[j] = xs[static_cast<size_t>(j)].evaluate(values);
+}
+
+XByVariable::XByVariable(const XMap& x, int num_vars) {
+  std::vector<std::vector<std::pair<int, double>>> by_var(static_cast<size_t>(num_vars));
+  for (int j = 0; j < x.dim(); ++j)
+    for (const auto& [v, a] : x.xs[static_cast<size_t>(j)].terms()) by_var[static_cast<size_t>(v)].emplace_back(j, a);
+  start.assign(1, 0);
+  for (int v = 0; v < num_vars; ++v) {
+    if (by_var[static_cast<size_t>(v)].empty()) continue;
+    var.push_back(v);
+    for (const auto& [j, av] : by_var[static_cast<size_t>(v)]) {
+      coord.push_back(j);
+      a.push_back(av);
+    }
+    start.push_back(static_cast<int>(coord.size()));
+  }
+}
+
+SparseLp SparseLp::from_model(const scfw::Model& m, const scfw::Expr& objective) {
+  SparseLp s;
+  s.num_vars = m.num_vars();
+  s.cols.assign(static_cast<size_t>(s.num_vars), {});
+  s.col_lo.resize(static_cast<size_t>(s.num_vars));
+  s.col_up.resize(static_cast<size_t>(s.num_vars));
+  s.cost.assign(static_cast<size_t>(s.num_vars), 0.0);
+  for (int v = 0; v < s.num_vars; ++v) {
+    s.col_lo[static_cast<size_t>(v)] = m.lower(v);
+    s.col_up[static_cast<size_t>(v)] = m.upper(v);
+  }
+  for (const auto& [v, c] : objective.terms()) s.cost[static_cast<size_t>(v)] = c;
+  s.objective_constant = objective.constant();
+  for (const scfw::Row& r : m.rows()) s.add_row(r.expr.terms(), r.lower, r.upper);
+  return s;
+}
+
+int SparseLp::add_row(const std::vector<std::pair<int, double>>& terms, double lo, double up) {
+  const int r = num_rows++;
+  for (const auto& [v, a] : terms) cols[static_cast<size_t>(v)].emplace_back(r, a);
+  row_lo.push_back(lo);
+  row_up.push_back(up);
+  return r;
+}
+
+void load_clp(ClpSimplex& lp, const SparseLp& s) {
+  std::vector<CoinBigIndex> start(1, 0);
+  std::vector<int> index;
+  std::vector<double> value;
+  for (const auto& col : s.cols) {
+    for (const auto& [r, a] : col) {
+      index.push_back(r);
+      value.push_back(a);
+    }
+    start.push_back(static_cast<CoinBigIndex>(index.size()));
+  }
+  const auto clp = [](const std::vector<double>& b) {
+    std::vector<double> out(b.size());
+    std::transform(b.begin(), b.end(), out.begin(), clp_bound);
+    return out;
+  };
+  const std::vector<double> col_lo = clp(s.col_lo), col_up = clp(s.col_up), row_lo = clp(s.row_lo),
+                            row_up = clp(s.row_up);
+  lp.loadProblem(s.num_vars, s.num_rows, start.data(), index.data(), value.data(), col_lo.data(),
+                 col_up.data(), s.cost.data(), row_lo.data(), row_up.data());
+}
+
+UElimination::UElimination(const SparseLp& lp, const std::vector<int>& u_var,
+                           const std::vector<char>& drop) {
+  row_of.assign(static_cast<size_t>(lp.num_rows), -1);
+  for (int r = 0; r < lp.num_rows; ++r)
+    if (drop.empty() || !drop[static_cast<size_t>(r)]) row_of[static_cast<size_t>(r)] = rows++;
+  u_of.assign(static_cast<size_t>(lp.num_vars), -1);
+  for (size_t i = 0; i < u_var.size(); ++i) u_of[static_cast<size_t>(u_var[i])] = static_cast<int>(i);
+  col_of.assign(static_cast<size_t>(lp.num_vars), -1);
+  for (int v = 0; v < lp.num_vars; ++v) {
+    const int i = u_of[static_cast<size_t>(v)];
+    if (i < 0) {
+      col_of[static_cast<size_t>(v)] = columns++;
+      continue;
+    }
+    if (lp.col_lo[static_cast<size_t>(v)] != -scfw::inf || lp.col_up[static_cast<size_t>(v)] != scfw::inf)
+      u_free = false;
+    for (const auto& [r, a] : lp.cols[static_cast<size_t>(v)])
+      if (row_of[static_cast<size_t>(r)] >= 0) uterms.push_back({row_of[static_cast<size_t>(r)], i, a});
+    if (lp.cost[static_cast<size_t>(v)] != 0.0) uterms.push_back({rows, i, lp.cost[static_cast<size_t>(v)]});
+  }
+  // Row order (the objective last), within a row by u index: the order the rows list them in.
+  std::stable_sort(uterms.begin(), uterms.end(), [](const UTerm& a, const UTerm& b) { return a.row < b.row; });
+}
+
+std::vector<int> UElimination::dynamic_rows() const {
+  std::vector<int> out;
+  for (const UTerm& t : uterms)
+    if (out.empty() || out.back() != t.row) out.push_back(t.row);
+  return out;
+}
+
+}  // namespace scfw::glmo_lp
