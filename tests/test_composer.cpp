@@ -802,3 +802,38 @@ TEST_CASE("read_options: the top level, \"report\", \"stop\", then the command l
   doc["stop"] = {{"time_limit", -1}};
   CHECK(compose_error(doc) == "problem.json: /stop/time_limit: expected a number >= 0, got -1");
 }
+
+TEST_CASE("renew_domain: a domain without the warm state of the old one's LMO") {
+  // The case for renewing the domain between runs on one problem: polytope's LMO re-solves from
+  // Clp's previous basis, so when the minimizer is not unique the answer depends on the calls
+  // made before; a renewed domain answers as a new one does.
+  const int d = 3;
+  json A = json::array(), b = json::array();
+  for (int sign : {1, -1})
+    for (int i = 0; i < d; ++i) {
+      for (int j = 0; j < d; ++j) A.push_back(i == j ? sign : 0);
+      b.push_back(1);
+    }
+  json doc = json::parse(R"({
+    "oracle": { "plugin": "least_squares_tasks", "synthetic": { "tasks": 2, "dim": 3, "rows_per_task": 10, "sparsity": 2 } },
+    "outer":  { "plugin": "max" }
+  })");
+  doc["domain"] = {{"plugin", "polytope"}, {"A", A}, {"b", b}};  // the cube [-1, 1]^3
+  Registry registry;
+  for (const char* name : {"least_squares_tasks", "max", "polytope"})
+    registry.load_library(fs::path(SCFW_PLUGIN_DIR) / ("libscfw_" + std::string(name) + ".so"));
+  scfw::Problem problem = scfw::compose_problem(registry, doc, "cube.json", ".");
+  // g = (0, 0, -1): the whole face x_3 = 1 is optimal; which vertex comes back is Clp's choice.
+  const scfw::Vec tie = (scfw::Vec(3) << 0, 0, -1).finished();
+  const scfw::Vec g = (scfw::Vec(3) << 1, 1, -1).finished();
+  scfw::Vec first(d), again(d), fresh(d), x(d);
+  problem.domain->lmo(tie, first);
+  CHECK(first == (scfw::Vec(3) << 1, 1, 1).finished());
+  problem.domain->lmo(g, x);  // a unique answer, the vertex (-1, -1, 1)...
+  CHECK(x == (scfw::Vec(3) << -1, -1, 1).finished());
+  problem.domain->lmo(tie, again);  // ... whose basis now resolves the tie
+  CHECK(again == x);
+  problem.renew_domain();
+  problem.domain->lmo(tie, fresh);
+  CHECK(fresh == first);  // as a new domain answers
+}
