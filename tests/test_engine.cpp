@@ -9,6 +9,7 @@
 
 using namespace scfw;
 using scfw::test::make;
+using scfw::test::registry;
 using scfw::test::run;
 using scfw::test::task1;
 
