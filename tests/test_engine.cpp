@@ -147,7 +147,7 @@ Summary run_with(Composition& p, long K, std::vector<Callback*> callbacks, Solve
 }  // namespace
 
 TEST_CASE("callbacks: on_begin, every iteration to every callback in order, on_end; Stop is a success naming its reason") {
-  Composition p = make(task1(50, 1, "polyak", {{"plugin", "nonconvex"}, {"r", 2}}, 3, 8, 20));
+  Composition p = make(task1(50, 1, "polyak", {{"plugin", "nonconvex"}, {"r", 2}}, 3, 12, 20));
   std::vector<std::string> log;
   Recorder a("a", log, 3, CallbackResult::Stop), b("b", log);
   const Summary s = run_with(p, 50, {&a, &b});
@@ -163,7 +163,7 @@ TEST_CASE("callbacks: on_begin, every iteration to every callback in order, on_e
 }
 
 TEST_CASE("callbacks: Abort ends the run with status Failed, and wins over a Stop at the same iteration") {
-  Composition p = make(task1(50, 1, "polyak", {{"plugin", "nonconvex"}, {"r", 2}}, 3, 8, 20));
+  Composition p = make(task1(50, 1, "polyak", {{"plugin", "nonconvex"}, {"r", 2}}, 3, 12, 20));
   std::vector<std::string> log;
   Recorder stop("stop", log, 4, CallbackResult::Stop), abort("abort", log, 4, CallbackResult::Abort);
   const Summary s = run_with(p, 50, {&stop, &abort});
@@ -177,7 +177,7 @@ TEST_CASE("callbacks: Abort ends the run with status Failed, and wins over a Sto
 
 TEST_CASE("stopping rules are callbacks: the gap tolerance stops at the first reported gap below it") {
   const long K = 200;
-  const auto doc = task1(K, 1, "taylor", {{"plugin", "nonconvex"}, {"r", 2}}, 3, 8, 20);
+  const auto doc = task1(K, 1, "taylor", {{"plugin", "nonconvex"}, {"r", 2}}, 3, 12, 20);
   Composition ref = make(doc);
   const auto full = run(ref, 9, K, 10, /*keep_y=*/true);
   REQUIRE(full.gaps.size() == 20);
@@ -235,13 +235,13 @@ TEST_CASE("options: IsValid names the field; the Solver refuses invalid options"
   o.gap_tolerance = 0;
   o.time_limit = -1;
   CHECK_FALSE(o.IsValid(nullptr));
-  Composition p = make(task1(10, 1, "polyak", {{"plugin", "nonconvex"}}, 3, 8, 20));
+  Composition p = make(task1(10, 1, "polyak", {{"plugin", "nonconvex"}}, 3, 12, 20));
   CHECK_THROWS_WITH_AS(Solver(p, o), "time limit: expected a number of seconds >= 0, got -1", InputError);
 }
 
 TEST_CASE("one problem, many methods: compose_problem + compose_method run bitwise as compose, and count per run") {
   const long K = 60;
-  const auto doc = task1(K, 1, "taylor", {{"plugin", "nonconvex"}, {"r", 2}}, 3, 8, 20);
+  const auto doc = task1(K, 1, "taylor", {{"plugin", "nonconvex"}, {"r", 2}}, 3, 12, 20);
   Composition whole = make(doc);
   const auto expect = run(whole, 4, K, 10, true);
 
