@@ -39,10 +39,10 @@ extern "C" void* malloc(std::size_t size) {
 namespace {
 
 std::unique_ptr<Glmo> make_clp(int d, int n) {
-  return make<Glmo>(Kind::Glmo, "clp", Params{}, context(d, n));
+  return make<Glmo>("clp", {}, context(d, n));
 }
 std::unique_ptr<Glmo> make_dense(int d, int n, bool cross_check = false, std::int64_t max_rows = 100) {
-  return make<Glmo>(Kind::Glmo, "dense_simplex",
+  return make<Glmo>("dense_simplex",
                     params({{"cross_check", cross_check}, {"max_rows", max_rows}}), context(d, n));
 }
 // Solves with both GLMOs and checks value agreement, feasibility of x and value = F(u(x)).
@@ -272,7 +272,7 @@ TEST_CASE("dense_simplex reports infeasible and unbounded LPs, cones, model-less
   {
     // Too wide: the structural columns here are the box's d coordinates and the epigraph t.
     auto outer = make_max(d, n);
-    auto glmo = make<Glmo>(Kind::Glmo, "dense_simplex", params({{"max_columns", std::int64_t{2}}}), context(d, n));
+    auto glmo = make<Glmo>("dense_simplex", params({{"max_columns", std::int64_t{2}}}), context(d, n));
     const std::string expected =
         "dense_simplex: the GLMO LP has " + std::to_string(d + 1) + " columns, more than max_columns = 2";
     CHECK_THROWS_WITH_AS(glmo->setup(*outer, *domain, n, d), expected.c_str(), CapabilityError);

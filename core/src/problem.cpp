@@ -27,212 +27,8 @@ namespace scfw {
 
 namespace {
 
-// ---------------------------------------------------------------------------------------------
-// Small helpers for messages.
-
-/// A JSON Pointer reference token (RFC 6901): "~" -> "~0", "/" -> "~1".
-std::string pointer_token(const std::string& key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') out += "~0";
-    else if (c == '/') out += "~1";
-    else out += c;
-  }
-  return out;
-}
-
-std::string child(const std::string& pointer, const std::string& key) { return pointer + "/" + pointer_token(key); }
-
-/// The value as compact JSON, shortened when long (a whole data array is no help in one line).
-std::string show(const json& v) {
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
-  constexpr size_t kMax = 60;
-  if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
-  return s;
-}
-
-std::string quoted_list(std::vector<std::string> names) {
-  std::sort(names.begin(), names.end());
-  names.erase(std::unique(names.begin(), names.end()), names.end());
-  std::string s;
-  for (size_t i = 0; i < names.size(); ++i) s += (i ? ", \"" : "\"") + names[i] + "\"";
-  return s;
-}
-
-std::string lower(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-/// The declared name the user most likely meant by `name`, or "" when none is close: edit
-/// distance <= 2 (and less than the typed name's length, so "x" does not suggest "r"), else one
-/// name a prefix of or contained in the other ("iter" -> "iterations", "l1_radius" -> "radius").
-std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
-  const std::string key = lower(name);
-  std::string best;
-  size_t best_distance = std::numeric_limits<size_t>::max();
-  std::vector<std::string> sorted = candidates;
-  std::sort(sorted.begin(), sorted.end());
-  for (const auto& c : sorted) {
-    const size_t dist = edit_distance(key, lower(c));
-    if (dist < best_distance) {
-      best_distance = dist;
-      best = c;
-    }
-  }
-  if (!best.empty() && best_distance <= 2 && best_distance < key.size()) return best;
-  std::string related;
-  for (const auto& c : sorted) {
-    const std::string lc = lower(c);
-    const bool prefix = key.size() >= 2 && lc.rfind(key, 0) == 0;
-    const bool contains = (key.size() >= 3 && lc.find(key) != std::string::npos) ||
-                          (lc.size() >= 3 && key.find(lc) != std::string::npos);
-    if ((prefix || contains) && (related.empty() || c.size() < related.size())) related = c;
-  }
-  return related;
-}
-
-const char* article(const std::string& word) {
-  return !word.empty() && std::string("aeiou").find(word[0]) != std::string::npos ? "an" : "a";
-}
-
-// ---------------------------------------------------------------------------------------------
-// Parameter validation.
-
-[[noreturn]] void input_error(const std::string& source, const std::string& pointer, const std::string& what) {
-  throw InputError((source.empty() ? std::string("<input>") : source) + ": " + pointer + ": " + what);
-}
-
-[[noreturn]] void expected(const std::string& source, const std::string& pointer, const std::string& what,
-                           const json& got) {
-  input_error(source, pointer, "expected " + what + ", got " + show(got));
-}
-
-/// An integer value: a JSON integer, or a float with an integral value (3.0).
-bool as_integer(const json& v, std::int64_t& out) {
-  if (v.is_number_unsigned()) {
-    const auto u = v.get<std::uint64_t>();
-    if (u > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
-    out = static_cast<std::int64_t>(u);
-    return true;
-  }
-  if (v.is_number_integer()) {
-    out = v.get<std::int64_t>();
-    return true;
-  }
-  if (v.is_number_float()) {
-    const double d = v.get<double>();
-    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e18) return false;
-    out = static_cast<std::int64_t>(d);
-    return true;
-  }
-  return false;
-}
-
-Params validate_block(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
-                      const std::string& pointer, const std::string& owner, bool skip_plugin_key);
-
-ParamValue validate_value(const ParamSpec& spec, const json& v, const std::string& source,
-                          const std::string& pointer, const std::string& owner) {
-  switch (spec.type) {
-    case ParamType::Number: {
-      if (!v.is_number()) expected(source, pointer, spec.describe_expected(), v);
-      const double d = v.get<double>();
-      if (!spec.in_range(d)) expected(source, pointer, spec.describe_expected(), v);
-      return d;
-    }
-    case ParamType::Integer: {
-      std::int64_t i = 0;
-      if (!as_integer(v, i) || !spec.in_range(static_cast<double>(i)))
-        expected(source, pointer, spec.describe_expected(), v);
-      return i;
-    }
-    case ParamType::Boolean:
-      if (!v.is_boolean()) expected(source, pointer, spec.describe_expected(), v);
-      return v.get<bool>();
-    case ParamType::String:
-      if (!v.is_string()) expected(source, pointer, spec.describe_expected(), v);
-      return v.get<std::string>();
-    case ParamType::Choice: {
-      if (!v.is_string()) expected(source, pointer, spec.describe_expected(), v);
-      const auto s = v.get<std::string>();
-      if (std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end())
-        expected(source, pointer, spec.describe_expected(), v);
-      return s;
-    }
-    case ParamType::NumberList: {
-      // A single number stands for a one-element list.
-      if (v.is_number()) {
-        const double d = v.get<double>();
-        if (!spec.in_range(d)) expected(source, pointer, spec.describe_expected(), v);
-        return std::vector<double>{d};
-      }
-      if (!v.is_array()) expected(source, pointer, spec.describe_expected(), v);
-      ParamSpec entry = spec;  // the bound on each entry, described as "a number >= 0"
-      entry.type = ParamType::Number;
-      std::vector<double> out;
-      out.reserve(v.size());
-      for (size_t i = 0; i < v.size(); ++i) {
-        const json& e = v[i];
-        const std::string at = pointer + "/" + std::to_string(i);
-        if (!e.is_number()) expected(source, at, entry.describe_expected(), e);
-        const double d = e.get<double>();
-        if (!spec.in_range(d)) expected(source, at, entry.describe_expected(), e);
-        out.push_back(d);
-      }
-      return out;
-    }
-    case ParamType::Object: {
-      if (!v.is_object()) expected(source, pointer, spec.describe_expected(), v);
-      auto nested = std::make_shared<Params>(
-          validate_block(spec.fields, v, source, pointer, owner + "." + spec.name, false));
-      return std::shared_ptr<const Params>(std::move(nested));
-    }
-  }
-  expected(source, pointer, spec.describe_expected(), v);
-}
-
-Params validate_block(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
-                      const std::string& pointer, const std::string& owner, bool skip_plugin_key) {
-  if (!value.is_object()) expected(source, pointer, "an object", value);
-  std::vector<std::string> declared;
-  declared.reserve(specs.size());
-  for (const auto& s : specs) declared.push_back(s.name);
-
-  for (const auto& [key, v] : value.items()) {
-    if (skip_plugin_key && key == "plugin") continue;
-    if (std::find(declared.begin(), declared.end(), key) != declared.end()) continue;
-    std::string what = "unknown parameter of " + owner;
-    if (declared.empty()) {
-      what += "; it takes no parameters";
-    } else if (const std::string guess = did_you_mean(key, declared); !guess.empty()) {
-      what += "; did you mean \"" + guess + "\"?";
-    } else {
-      what += "; its parameters are " + quoted_list(declared);
-    }
-    input_error(source, child(pointer, key), what);
-  }
-
-  Params params(source, pointer);
-  for (const auto& spec : specs) {
-    const std::string at = child(pointer, spec.name);
-    auto it = value.find(spec.name);
-    if (it != value.end()) {
-      params.set(spec.name, validate_value(spec, *it, source, at, owner));
-    } else if (spec.required) {
-      input_error(source, at, "missing required parameter (" + spec.doc + ")");
-    } else if (!std::holds_alternative<std::monostate>(spec.default_value)) {
-      params.set(spec.name, spec.default_value);
-    }
-  }
-  return params;
-}
-
-std::string last_segment(const std::string& pointer) {
-  const size_t slash = pointer.rfind('/');
-  std::string seg = slash == std::string::npos ? pointer : pointer.substr(slash + 1);
-  return seg.empty() ? std::string("this block") : seg;
-}
+// The message helpers and parameter validation are shared with the registry (params_json.hpp).
+using namespace json_input;
 
 // ---------------------------------------------------------------------------------------------
 // Composition.
@@ -255,7 +51,9 @@ const std::vector<std::string> kTopLevelKeys = {"name",    "seed",   "iterations
 
 /// One role's block, resolved to its registered component and validated parameters.
 struct Resolved {
+  const Registry* registry = nullptr;
   const RegisteredComponent* component = nullptr;
+  json block;           // the block as written, built by Registry::make
   Params params;
   std::string pointer;  // "/outer"
 };
@@ -330,34 +128,19 @@ Resolved resolve_block(const Registry& registry, const json& block, Kind role_ki
     input_error(source, plugin_ptr, what);
   }
   Resolved r;
+  r.registry = &registry;
   r.component = component;
+  r.block = block;
   r.pointer = pointer;
-  r.params = validate_block(component->info.params, block, source, pointer, name, true);
+  r.params = validate_params(component->info.params, block, source, pointer, name);
   return r;
 }
 
-/// Runs a factory and casts its product to the role's interface. InputError (the plugin's own
-/// Params::fail) passes unchanged; any other exception names the file, block and plugin.
+/// Builds a resolved block through the registry's one validating make (the block's parameters
+/// were validated when it was resolved, so a typo anywhere is reported before any factory runs).
 template <class T>
 std::unique_ptr<T> make(const Resolved& r, const Context& ctx, const std::string& source) {
-  const std::string& plugin = r.component->info.name;
-  std::unique_ptr<Component> made;
-  try {
-    made = r.component->info.make(r.params, ctx);
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& e) {
-    input_error(source, r.pointer, plugin + ": " + e.what());
-  } catch (...) {
-    input_error(source, r.pointer, plugin + ": its factory threw an exception that is not a std::exception");
-  }
-  if (!made) throw Error(plugin + ": its factory returned no object");
-  T* typed = dynamic_cast<T*>(made.get());
-  if (!typed)
-    throw Error(plugin + ": registered as " + article(to_string(r.component->info.kind)) + " " +
-                to_string(r.component->info.kind) + " plugin, but its factory made an object of another role");
-  made.release();
-  return std::unique_ptr<T>(typed);
+  return r.registry->make<T>(r.component->info.name, r.block, ctx, source, r.pointer);
 }
 
 bool is_product_block(const Registry& registry, const json& doc) {
@@ -428,16 +211,6 @@ json read_json_file(const fs::path& file) {
   }
 }
 
-Params validate_params(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
-                       const std::string& pointer, const std::string& owner) {
-  return validate_block(specs, value, source, pointer, owner, true);
-}
-
-Params validate_params(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
-                       const std::string& pointer) {
-  return validate_block(specs, value, source, pointer, last_segment(pointer), true);
-}
-
 Problem compose(const Registry& registry, const json& doc, const std::string& source,
                 const fs::path& base_dir, const Overrides& overrides) {
   const std::string src = source.empty() ? std::string("<input>") : source;
@@ -469,7 +242,7 @@ Problem compose(const Registry& registry, const json& doc, const std::string& so
         ParamSpec::integer("every", "exact gap every this many iterations (0: only at the end)").nonnegative().def(0),
         ParamSpec::string("trace", "CSV file of the reported iterations (\"\": none)").def(""),
     };
-    const Params rp = validate_block(report_specs, *it, src, "/report", "report", false);
+    const Params rp = validate_object(report_specs, *it, src, "/report", "report");
     problem.report.every = static_cast<long>(rp.integer("every"));
     problem.report.trace = rp.string("trace");
   }
@@ -567,7 +340,7 @@ Problem compose(const Registry& registry, const json& doc, const std::string& so
     const RegisteredComponent* c = registry.find(Kind::Glmo, name);
     if (!c) return false;
     glmo_block.component = c;
-    glmo_block.params = validate_block(c->info.params, json::object(), src, "/glmo", c->info.name, false);
+    glmo_block.params = validate_object(c->info.params, json::object(), src, "/glmo", c->info.name);
     problem.plugins[3].second = name;
     return true;
   };
@@ -587,24 +360,28 @@ Problem compose(const Registry& registry, const json& doc, const std::string& so
     }
   };
 
-  if (!problem.domain->has_model() && (glmo_auto || glmo_block.component->info.name == "clp")) {
+  // Asks the GLMO of glmo_block, before any setup, whether it handles this problem.
+  auto supported = [&](std::string& why) {
+    const auto probe = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_block.component->info.name, counters);
+    return probe->supports(*problem.outer, *problem.domain, n, d, &why);
+  };
+  std::string why;
+  if (!problem.domain->has_model() && (glmo_auto || (glmo_block.component->info.name == "clp" && !supported(why)))) {
     if (use_glmo("column_generation"))
       problem.notes.push_back(std::string("glmo: the domain has no LP model, so ") +
                               (glmo_auto ? "column_generation was selected" : "clp handed over to column_generation") +
                               " (a restricted master LP over the domain's LMO atoms)");
     build_glmos();
   } else if (glmo_auto && use_glmo("dense_simplex")) {
-    try {
+    if (supported(why)) {
       build_glmos();
       problem.notes.push_back("glmo: dense_simplex selected automatically (the GLMO LP is small enough for the dense "
                               "simplex that keeps its basis between iterations)");
-    } catch (const CapabilityError& e) {
+    } else {
       // Too large for the dense solver, or cones: Clp instead.
-      const std::string why = e.what();
       use_glmo("clp");
       build_glmos();
-      problem.notes.push_back("glmo: clp selected automatically; dense_simplex declined: " +
-                              why.substr(why.find("/glmo: ") == std::string::npos ? 0 : why.find("/glmo: ") + 7));
+      problem.notes.push_back("glmo: clp selected automatically; dense_simplex declined: " + why);
     }
   } else {
     build_glmos();

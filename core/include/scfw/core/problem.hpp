@@ -16,6 +16,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "scfw/core/checked.hpp"
+#include "scfw/core/params_json.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/roles.hpp"
 
@@ -64,15 +65,6 @@ struct Problem {
 /// Reads and parses a JSON file. Malformed JSON: InputError
 /// "<file>: line L, column C: <parser message>". A missing file: InputError "<file>: cannot open file".
 nlohmann::json read_json_file(const std::filesystem::path& file);
-
-/// Validates `value` against the declarations and returns the typed parameters (defaults filled
-/// in). `pointer` is the JSON pointer of the block (e.g. "/domain"); the "plugin" key is skipped.
-Params validate_params(const std::vector<ParamSpec>& specs, const nlohmann::json& value,
-                       const std::string& source, const std::string& pointer);
-/// The same, naming `owner` (the plugin) in "unknown parameter of OWNER" messages. The
-/// four-argument form uses the last segment of `pointer` as the owner.
-Params validate_params(const std::vector<ParamSpec>& specs, const nlohmann::json& value,
-                       const std::string& source, const std::string& pointer, const std::string& owner);
 
 /// Composes a problem document. `source` names the file in messages; relative data paths in
 /// parameters resolve against `base_dir`. The host wraps every plugin object so that dimensions
