@@ -29,6 +29,7 @@
 
 #include "scfw/conformance.hpp"
 #include "plugin_support.hpp"
+#include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/solver.hpp"
 #include "scfw/scfw.hpp"
@@ -578,4 +579,21 @@ TEST_CASE("column_generation: a dense master that runs out of pivots hands the s
     CHECK(ball->contains(x1, 1e-8));
   }
   CHECK(starved->describe().find("; 5 solves redone with Clp") != std::string::npos);
+}
+
+TEST_CASE("compose: an explicit clp block with parameters over the nuclear ball hands over to column_generation with its defaults") {
+  // clp's own parameters ("algorithm") are not column_generation's: the hand-over builds the
+  // chosen solver from its defaults, not from the clp block.
+  const nlohmann::json doc = nlohmann::json::parse(R"({
+    "oracle": {"plugin": "matrix_completion", "synthetic": {"rows": 3, "cols": 2, "rank": 1, "density": 1}, "groups": 2},
+    "outer":  {"plugin": "max"},
+    "domain": {"plugin": "nuclear_ball", "rows": 3, "cols": 2},
+    "glmo":   {"plugin": "clp", "algorithm": "primal", "warm_start": false}
+  })");
+  const Problem p = compose(registry(), doc, "problem.json", ".");
+  CHECK(p.plugins[3].second == "column_generation");
+  REQUIRE(p.notes.size() == 1);
+  CHECK(p.notes[0] ==
+        "glmo: the domain has no LP model, so clp handed over to column_generation (a restricted master LP over "
+        "the domain's LMO atoms)");
 }

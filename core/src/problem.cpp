@@ -340,7 +340,8 @@ Problem compose(const Registry& registry, const json& doc, const std::string& so
     const RegisteredComponent* c = registry.find(Kind::Glmo, name);
     if (!c) return false;
     glmo_block.component = c;
-    glmo_block.params = validate_object(c->info.params, json::object(), src, "/glmo", c->info.name);
+    glmo_block.block = json::object();  // the chosen solver with its defaults
+    glmo_block.params = validate_object(c->info.params, glmo_block.block, src, "/glmo", c->info.name);
     problem.plugins[3].second = name;
     return true;
   };
