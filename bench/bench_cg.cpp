@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
@@ -47,30 +49,18 @@ int main(int argc, char** argv) {
     Context ctx;
     ctx.dim = d;
     ctx.outputs = n;
-    auto synth = std::make_shared<Params>();
-    synth->set("rows", std::int64_t{rows});
-    synth->set("cols", std::int64_t{cols});
-    synth->set("rank", std::int64_t{5});
-    synth->set("density", 0.3);
-    synth->set("noise", 0.3);
-    Params orc_p;
-    orc_p.set("groups", std::int64_t{n});
-    orc_p.set("batch", std::int64_t{1});
-    orc_p.set("synthetic", std::shared_ptr<const Params>(synth));
-    auto oracle = reg.make<Oracle>(Kind::Oracle, "matrix_completion", orc_p, ctx);
-    Params dom_p;
-    dom_p.set("radius", tau);
-    dom_p.set("rows", std::int64_t{rows});
-    dom_p.set("cols", std::int64_t{cols});
-    auto domain = reg.make<Domain>(Kind::Domain, "nuclear_ball", dom_p, ctx);
-    Params l1;
-    l1.set("p", std::string("1"));
-    auto outer = reg.make<OuterFunction>(Kind::Outer, "norm", l1, ctx);
+    using nlohmann::json;
+    auto oracle = reg.make<Oracle>(
+        "matrix_completion",
+        {{"groups", n},
+         {"batch", 1},
+         {"synthetic", {{"rows", rows}, {"cols", cols}, {"rank", 5}, {"density", 0.3}, {"noise", 0.3}}}},
+        ctx, "bench_cg", "/oracle");
+    auto domain = reg.make<Domain>("nuclear_ball", {{"radius", tau}, {"rows", rows}, {"cols", cols}}, ctx, "bench_cg",
+                                   "/domain");
+    auto outer = reg.make<OuterFunction>("norm", {{"p", "1"}}, ctx, "bench_cg", "/outer");
     auto cg = [&](const char* master, double tol) {
-      Params p;
-      p.set("master", std::string(master));
-      p.set("tolerance", tol);
-      auto g = reg.make<Glmo>(Kind::Glmo, "column_generation", p, ctx);
+      auto g = reg.make<Glmo>("column_generation", {{"master", master}, {"tolerance", tol}}, ctx, "bench_cg", "/glmo");
       g->setup(*outer, *domain, n, d);
       return g;
     };

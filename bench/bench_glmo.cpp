@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
@@ -50,16 +52,12 @@ int main(int argc, char** argv) {
     Context ctx;
     ctx.dim = d;
     ctx.outputs = n;
-    Params dom_p;
-    dom_p.set("radius", 5.0);
-    dom_p.set("dim", std::int64_t{d});
-    auto domain = reg.make<Domain>(Kind::Domain, "l1_ball", dom_p, ctx);
-    auto outer = reg.make<OuterFunction>(Kind::Outer, "max", Params{}, ctx);
-    Params cold_p;
-    cold_p.set("warm_start", false);
-    auto dense = reg.make<Glmo>(Kind::Glmo, "dense_simplex", Params{}, ctx);
-    auto clp_warm = reg.make<Glmo>(Kind::Glmo, "clp", Params{}, ctx);
-    auto clp_cold = reg.make<Glmo>(Kind::Glmo, "clp", cold_p, ctx);
+    using nlohmann::json;
+    auto domain = reg.make<Domain>("l1_ball", {{"radius", 5.0}, {"dim", d}}, ctx, "bench_glmo", "/domain");
+    auto outer = reg.make<OuterFunction>("max", json::object(), ctx, "bench_glmo", "/outer");
+    auto dense = reg.make<Glmo>("dense_simplex", json::object(), ctx, "bench_glmo", "/glmo");
+    auto clp_warm = reg.make<Glmo>("clp", json::object(), ctx, "bench_glmo", "/glmo");
+    auto clp_cold = reg.make<Glmo>("clp", {{"warm_start", false}}, ctx, "bench_glmo", "/glmo");
     for (Glmo* g : {dense.get(), clp_warm.get(), clp_cold.get()}) g->setup(*outer, *domain, n, d);
 
     // The trajectory, generated with dense_simplex's answers for x.

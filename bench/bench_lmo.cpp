@@ -24,6 +24,9 @@
 #include <string>
 #include <vector>
 
+#include <Eigen/SVD>
+#include <nlohmann/json.hpp>
+
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
@@ -32,14 +35,10 @@ using namespace scfw;
 namespace {
 
 std::unique_ptr<Domain> make_nuclear(Registry& reg, int rows, int cols) {
-  Params p;
-  p.set("rows", std::int64_t{rows});
-  p.set("cols", std::int64_t{cols});
-  p.set("radius", 1.0);
   Context c;
   c.dim = rows * cols;
   c.outputs = 1;
-  return reg.make<Domain>(Kind::Domain, "nuclear_ball", p, c);
+  return reg.make<Domain>("nuclear_ball", {{"rows", rows}, {"cols", cols}, {"radius", 1.0}}, c, "bench_lmo", "/domain");
 }
 
 struct Stats {

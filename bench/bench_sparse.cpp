@@ -31,7 +31,7 @@
 #include "../plugins/oracle/least_squares_tasks/libsvm.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
-#include "scfw/plugin.hpp"
+#include "scfw/registrar.hpp"
 
 using namespace scfw;
 using Clock = std::chrono::steady_clock;
@@ -120,11 +120,10 @@ int main(int argc, char** argv) {
     std::vector<double> fit_x, fit_y;
     for (int B : {1, 4, 16, 64}) {
       const nlohmann::json block = {{"file", data}, {"tasks", tasks}, {"batch", B}};
-      const Params params = validate_params(oc->info.params, block, "bench", "/oracle", "least_squares_tasks");
-      std::unique_ptr<Oracle> raw = registry.make<Oracle>(Kind::Oracle, "least_squares_tasks", params, Context{});
+      std::unique_ptr<Oracle> raw = registry.make<Oracle>("least_squares_tasks", block, Context{}, "bench", "/oracle");
       // The host's wrapper around a second instance: the loop's path (checks, counters, timers).
       std::unique_ptr<Oracle> wrapped = wrap_oracle(
-          registry.make<Oracle>(Kind::Oracle, "least_squares_tasks", params, Context{}),
+          registry.make<Oracle>("least_squares_tasks", block, Context{}, "bench", "/oracle"),
           "least_squares_tasks", std::make_shared<CallCounters>());
       const int n = raw->outputs();
       Vec x(d), f(n);

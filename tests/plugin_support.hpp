@@ -1,9 +1,11 @@
 // Shared by the tests that build components from the real plugins directly (without a problem
-// file): the registry of everything in the build's plugin folder, a typed factory call, and
-// Params / Context built by hand.
+// file): the registry of everything in the build's plugin folder, a typed build from a JSON block
+// through Registry::make (validated like a problem file's block), and a Context built by hand.
 #pragma once
 
 #include <doctest/doctest.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -25,18 +27,6 @@ inline Registry& registry() {
   return r;
 }
 
-/// The registered component `name` of `kind`, built with these parameters and cast to its role.
-template <class T>
-std::unique_ptr<T> make(Kind kind, const std::string& name, const Params& p, const Context& c) {
-  const RegisteredComponent* rc = registry().find(kind, name);
-  REQUIRE_MESSAGE(rc != nullptr, "plugin \"" << name << "\" not found in " << SCFW_PLUGIN_DIR);
-  std::unique_ptr<Component> made = rc->info.make(p, c);
-  T* typed = dynamic_cast<T*>(made.get());
-  REQUIRE(typed != nullptr);
-  made.release();
-  return std::unique_ptr<T>(typed);
-}
-
 inline Context context(int d, int n, std::string base_dir = {}) {
   Context c;
   c.dim = d;
@@ -45,30 +35,41 @@ inline Context context(int d, int n, std::string base_dir = {}) {
   return c;
 }
 
-using Entries = std::vector<std::pair<std::string, ParamValue>>;
-/// Params as the composer would hand them, located at `source`: `pointer` for messages.
-inline Params params(const Entries& values, const std::string& source = {}, const std::string& pointer = {}) {
-  Params p(source, pointer);
-  for (const auto& [name, v] : values) p.set(name, v);
-  return p;
+/// A JSON block and where it is said to be, for messages ("problem.json: /domain/radius: ...").
+struct Block {
+  nlohmann::json value = nlohmann::json::object();
+  std::string source;
+  std::string pointer;
+};
+
+/// The block {"name": value, ...} located at `source`: `pointer`; params({}) is the empty block.
+inline Block params(nlohmann::json values, std::string source = {}, std::string pointer = {}) {
+  if (values.is_null()) values = nlohmann::json::object();
+  return Block{std::move(values), std::move(source), std::move(pointer)};
 }
 
-// The plugins most suites build, with every parameter given (as the composer would fill them).
-inline std::unique_ptr<OuterFunction> make_max(int d, int n) {
-  return make<OuterFunction>(Kind::Outer, "max", Params{}, context(d, n));
+/// The registered component `name` of T's role, built from `block` by Registry::make: validated
+/// against its declarations (defaults filled in, ranges checked), as a problem file's block is.
+template <class T>
+std::unique_ptr<T> make(const std::string& name, const Block& block, const Context& c) {
+  REQUIRE_MESSAGE(registry().find(kind_of<T>(), name) != nullptr,
+                  "plugin \"" << name << "\" not found in " << SCFW_PLUGIN_DIR);
+  return registry().make<T>(name, block.value, c, block.source, block.pointer);
 }
+
+// The plugins most suites build.
+inline std::unique_ptr<OuterFunction> make_max(int d, int n) { return make<OuterFunction>("max", {}, context(d, n)); }
 inline std::unique_ptr<OuterFunction> make_linear(int d, int n, int k) {
-  return make<OuterFunction>(Kind::Outer, "linear", params({{"component", std::int64_t{k}}}), context(d, n));
+  return make<OuterFunction>("linear", params({{"component", std::int64_t{k}}}), context(d, n));
 }
 inline std::unique_ptr<Domain> make_l1(int d, int n, double radius) {
-  return make<Domain>(Kind::Domain, "l1_ball", params({{"radius", radius}, {"dim", std::int64_t{d}}}), context(d, n));
+  return make<Domain>("l1_ball", params({{"radius", radius}, {"dim", std::int64_t{d}}}), context(d, n));
 }
 inline std::unique_ptr<Domain> make_simplex(int d, int n, double scale) {
-  return make<Domain>(Kind::Domain, "simplex", params({{"scale", scale}, {"dim", std::int64_t{d}}}), context(d, n));
+  return make<Domain>("simplex", params({{"scale", scale}, {"dim", std::int64_t{d}}}), context(d, n));
 }
 inline std::unique_ptr<Domain> make_box(int d, int n, std::vector<double> lower, std::vector<double> upper) {
-  return make<Domain>(Kind::Domain, "box",
-                      params({{"lower", std::move(lower)}, {"upper", std::move(upper)}, {"dim", std::int64_t{d}}}),
+  return make<Domain>("box", params({{"lower", std::move(lower)}, {"upper", std::move(upper)}, {"dim", d}}),
                       context(d, n));
 }
 
@@ -109,7 +110,6 @@ class LmoOnlyDomain final : public Domain {
   bool has_model() const override { return false; }
   void lmo(const Vec& g, Vec& x) const override { x = -g.normalized(); }
   Vec initial_point() const override { return Vec::Zero(2); }
-  double diameter() const override { return 2.0; }
   bool contains(const Vec& x, double tol) const override { return x.norm() <= 1.0 + tol; }
 };
 

@@ -478,8 +478,10 @@ TEST_CASE("compose: defaults are filled in") {
   CHECK(p.problem.oracle->dim() == 5);
   CHECK(p.problem.oracle->outputs() == 3);
   CHECK(p.problem.domain->dim() == 5);
-  // l1_ball's radius defaults to 1: the diameter of the l1 ball is 2 * radius.
-  CHECK(p.problem.domain->diameter() == 2.0);
+  // l1_ball's radius defaults to 1: the LMO's vertex is -radius e_j at the largest |g_j|.
+  scfw::Vec x;
+  p.problem.domain->lmo(scfw::Vec::LinSpaced(5, 1.0, 5.0), x);
+  CHECK(x == -scfw::Vec::Unit(5, 4));
   REQUIRE(p.problem.counters);
 }
 
@@ -501,7 +503,9 @@ TEST_CASE("compose: values from the file, and overrides that win over them") {
     CHECK(p.options.iterations == 50);
     CHECK(p.options.report_every == 10);
     CHECK(p.options.trace == "t.csv");
-    CHECK(p.problem.domain->diameter() == 10.0);
+    scfw::Vec x;
+    p.problem.domain->lmo(scfw::Vec::LinSpaced(5, 1.0, 5.0), x);
+    CHECK(x == -5.0 * scfw::Vec::Unit(5, 4));  // radius 5
     CHECK(p.plugins()[1] == std::pair<std::string, std::string>{"outer", "linear"});
     CHECK(p.plugins()[5] == std::pair<std::string, std::string>{"schedule", "constant"});
   }
@@ -622,7 +626,7 @@ class FaultyOracle : public scfw::Oracle {
 class BadSchedule : public scfw::Schedule {
  public:
   scfw::Steps at(long, long) const override { return {1.5, 0.5, 0.5}; }
-  std::string describe() const override { return "bad"; }
+  std::string describe(long) const override { return "bad"; }
 };
 
 }  // namespace
@@ -686,7 +690,6 @@ TEST_CASE("compose: a product domain is composed from its factor blocks") {
   CHECK(p.problem.domain->contains(expect, 1e-12));
   expect[4] = 1.5;
   CHECK_FALSE(p.problem.domain->contains(expect, 1e-12));
-  CHECK(p.problem.domain->diameter() == doctest::Approx(std::sqrt(2.0 + 4.0)));
   // The LP model of the product: with F = max and V = 0 the GLMO returns max(z) at a feasible x.
   scfw::Vec z(3), xo(5);
   z << 1.0, 2.0, -1.0;
@@ -770,7 +773,9 @@ TEST_CASE("compose_problem, compose_method, read_options: each part on its own")
   problem.renew_domain();
   CHECK(problem.domain.get() != before);
   CHECK(problem.domain->dim() == 5);
-  CHECK(problem.domain->diameter() == 2.0);
+  scfw::Vec x;
+  problem.domain->lmo(scfw::Vec::LinSpaced(5, 1.0, 5.0), x);
+  CHECK(x == -scfw::Vec::Unit(5, 4));  // the same l1 ball of radius 1
 }
 
 TEST_CASE("read_options: the top level, \"report\", \"stop\", then the command line") {

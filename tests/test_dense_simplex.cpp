@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -39,10 +40,10 @@ extern "C" void* malloc(std::size_t size) {
 namespace {
 
 std::unique_ptr<Glmo> make_clp(int d, int n) {
-  return make<Glmo>(Kind::Glmo, "clp", Params{}, context(d, n));
+  return make<Glmo>("clp", {}, context(d, n));
 }
 std::unique_ptr<Glmo> make_dense(int d, int n, bool cross_check = false, std::int64_t max_rows = 100) {
-  return make<Glmo>(Kind::Glmo, "dense_simplex",
+  return make<Glmo>("dense_simplex",
                     params({{"cross_check", cross_check}, {"max_rows", max_rows}}), context(d, n));
 }
 // Solves with both GLMOs and checks value agreement, feasibility of x and value = F(u(x)).
@@ -272,7 +273,7 @@ TEST_CASE("dense_simplex reports infeasible and unbounded LPs, cones, model-less
   {
     // Too wide: the structural columns here are the box's d coordinates and the epigraph t.
     auto outer = make_max(d, n);
-    auto glmo = make<Glmo>(Kind::Glmo, "dense_simplex", params({{"max_columns", std::int64_t{2}}}), context(d, n));
+    auto glmo = make<Glmo>("dense_simplex", params({{"max_columns", std::int64_t{2}}}), context(d, n));
     const std::string expected =
         "dense_simplex: the GLMO LP has " + std::to_string(d + 1) + " columns, more than max_columns = 2";
     CHECK_THROWS_WITH_AS(glmo->setup(*outer, *domain, n, d), expected.c_str(), CapabilityError);
@@ -287,7 +288,7 @@ TEST_CASE("the GLMOs' shared setup and solve() checks (plugins/glmo/lp) name eac
   const Mat V = Mat::Ones(n, d);
   Vec x(d);
   for (const std::string name : {"clp", "dense_simplex", "column_generation"}) {
-    auto glmo = make<Glmo>(Kind::Glmo, name, Params{}, context(d, n));
+    auto glmo = make<Glmo>(name, {}, context(d, n));
     if (name != "column_generation")  // it checks n and d in its own words
       CHECK_THROWS_WITH_AS(glmo->setup(*outer, *domain, 0, d),
                            (name + ": the GLMO needs n >= 1 and d >= 1, got n = 0, d = 2").c_str(), Error);
@@ -296,6 +297,57 @@ TEST_CASE("the GLMOs' shared setup and solve() checks (plugins/glmo/lp) name eac
                          (name + ": solve() got z, V, y of sizes 2, 2x2, 3; set up for n = 2, d = 2").c_str(),
                          Error);
   }
+}
+
+// supports() answers before setup() what setup() would find: false exactly when setup() throws
+// CapabilityError, with that exception's words as the reason (the host quotes them in the run
+// summary when it picks another solver).
+TEST_CASE("Glmo::supports agrees with setup(): same verdict, same words") {
+  const int d = 2, n = 2;
+  auto box = make_box(d, n, {-1.0}, {1.0});
+  auto max_outer = make_max(d, n);
+  BrokenOuter cone(BrokenOuter::Kind::Cone);
+  LmoOnlyDomain lmo_only;
+  auto l2 = make<OuterFunction>("norm", params({{"p", "2"}}), context(d, n));
+  struct Case {
+    std::string label;
+    std::function<std::unique_ptr<Glmo>()> glmo;
+    const OuterFunction* outer;
+    const Domain* domain;
+  };
+  const std::vector<Case> cases = {
+      {"dense_simplex, box + max", [&] { return make_dense(d, n); }, max_outer.get(), box.get()},
+      {"dense_simplex, cones", [&] { return make_dense(d, n); }, &cone, box.get()},
+      {"dense_simplex, no LP model", [&] { return make_dense(d, n); }, max_outer.get(), &lmo_only},
+      {"dense_simplex, max_rows = 1", [&] { return make_dense(d, n, false, 1); }, max_outer.get(), box.get()},
+      {"dense_simplex, max_columns = 2",
+       [&] { return make<Glmo>("dense_simplex", params({{"max_columns", 2}}), context(d, n)); }, max_outer.get(),
+       box.get()},
+      {"clp, box + max", [&] { return make_clp(d, n); }, max_outer.get(), box.get()},
+      {"clp, cones", [&] { return make_clp(d, n); }, &cone, box.get()},
+      {"clp, no LP model", [&] { return make_clp(d, n); }, max_outer.get(), &lmo_only},
+      {"column_generation, no LP model", [&] { return make<Glmo>("column_generation", {}, context(d, n)); },
+       max_outer.get(), &lmo_only},
+      {"column_generation, cones", [&] { return make<Glmo>("column_generation", {}, context(d, n)); }, l2.get(),
+       &lmo_only},
+  };
+  int declined = 0;
+  for (const Case& c : cases) {
+    CAPTURE(c.label);
+    std::string why = "untouched";
+    const bool ok = c.glmo()->supports(*c.outer, *c.domain, n, d, &why);
+    std::string thrown;
+    try {
+      c.glmo()->setup(*c.outer, *c.domain, n, d);
+    } catch (const CapabilityError& e) {
+      thrown = e.what();
+    }
+    CHECK(ok == thrown.empty());
+    CHECK(why == (ok ? std::string("untouched") : thrown));
+    CHECK(c.glmo()->supports(*c.outer, *c.domain, n, d, nullptr) == ok);  // no reason asked for
+    declined += ok ? 0 : 1;
+  }
+  CHECK(declined == 6);  // all but box + max (twice), clp with cones, column_generation over the disc
 }
 
 TEST_CASE("dense_simplex solve() allocates nothing over 1000 warm solves") {

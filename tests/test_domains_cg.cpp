@@ -29,6 +29,7 @@
 
 #include "scfw/conformance.hpp"
 #include "plugin_support.hpp"
+#include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/solver.hpp"
 #include "scfw/scfw.hpp"
@@ -39,12 +40,12 @@ using namespace scfw::test;
 namespace {
 
 // Every block of this file reports its errors as "problem.json: /block/<parameter>: ...".
-Params block_params(const Entries& values) { return params(values, "problem.json", "/block"); }
+Block block_params(nlohmann::json values) { return params(std::move(values), "problem.json", "/block"); }
 
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 std::unique_ptr<Domain> make_nuclear(int r, int c, double tau) {
-  return make<Domain>(Kind::Domain, "nuclear_ball",
+  return make<Domain>("nuclear_ball",
                       block_params({{"rows", std::int64_t{r}}, {"cols", std::int64_t{c}}, {"radius", tau}}), context(r * c, 1));
 }
 
@@ -67,13 +68,13 @@ void random_polytope(int d, int m, std::mt19937_64& rng, std::vector<double>& A,
 }
 
 std::unique_ptr<Domain> make_polytope(int d, const std::vector<double>& A, const std::vector<double>& b) {
-  return make<Domain>(Kind::Domain, "polytope", block_params({{"A", A}, {"b", b}, {"dim", std::int64_t{d}}}), context(d, 1));
+  return make<Domain>("polytope", block_params({{"A", A}, {"b", b}, {"dim", std::int64_t{d}}}), context(d, 1));
 }
 
 std::unique_ptr<Glmo> make_cg(int d, int n, double tol = 1e-9) {
-  return make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", tol}}), context(d, n));
+  return make<Glmo>("column_generation", block_params({{"tolerance", tol}}), context(d, n));
 }
-std::unique_ptr<Glmo> make_clp(int d, int n) { return make<Glmo>(Kind::Glmo, "clp", Params{}, context(d, n)); }
+std::unique_ptr<Glmo> make_clp(int d, int n) { return make<Glmo>("clp", {}, context(d, n)); }
 
 std::string data_dir() {
   if (const char* env = std::getenv("SCFW_DATA_DIR")) return env;
@@ -94,7 +95,6 @@ TEST_CASE("nuclear_ball: LMO = -tau u1 v1^T, value -tau sigma_max, no feasible m
     auto ball = make_nuclear(r, c, tau);
     REQUIRE(ball->dim() == r * c);
     CHECK_FALSE(ball->has_model());
-    CHECK(ball->diameter() == doctest::Approx(2 * tau));
     for (int trial = 0; trial < 3; ++trial) {
       Vec g(r * c);
       for (auto& v : g) v = normal(rng);
@@ -131,7 +131,7 @@ TEST_CASE("nuclear_ball: LMO = -tau u1 v1^T, value -tau sigma_max, no feasible m
 }
 
 TEST_CASE("nuclear_ball: rows * cols must equal the oracle's d") {
-  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "nuclear_ball", block_params({{"rows", std::int64_t{3}}, {"cols", std::int64_t{4}}}),
+  CHECK_THROWS_WITH_AS(make<Domain>("nuclear_ball", block_params({{"rows", std::int64_t{3}}, {"cols", std::int64_t{4}}}),
                                     context(10, 1)),
                        "problem.json: /block/rows: the domain has dimension rows * cols = 12 but the oracle has dimension 10",
                        InputError);
@@ -146,8 +146,8 @@ TEST_CASE("column_generation over a polytope equals the clp LP (outer max and li
     auto poly = make_polytope(d, A, b);
     for (int n : {1, 4}) {
       CAPTURE(n);
-      auto max_outer = make<OuterFunction>(Kind::Outer, "max", Params{}, context(d, n));
-      auto lin_outer = make<OuterFunction>(Kind::Outer, "linear", block_params({{"component", std::int64_t{n - 1}}}), context(d, n));
+      auto max_outer = make<OuterFunction>("max", {}, context(d, n));
+      auto lin_outer = make<OuterFunction>("linear", block_params({{"component", std::int64_t{n - 1}}}), context(d, n));
       for (const OuterFunction* outer : {max_outer.get(), lin_outer.get()}) {
         auto cg = make_cg(d, n);
         auto clp = make_clp(d, n);
@@ -174,10 +174,10 @@ TEST_CASE("column_generation over a polytope equals the clp LP (outer max and li
 TEST_CASE("column_generation with cvar_ru (depends on x) over simplex_interval equals clp") {
   std::mt19937_64 rng(5);
   const int d = 8, n = 6;
-  auto dom = make<Domain>(Kind::Domain, "simplex_interval", Params{}, context(d, n));
-  auto outer = make<OuterFunction>(Kind::Outer, "cvar_ru", block_params({{"alpha", 0.8}}), context(d, n));
+  auto dom = make<Domain>("simplex_interval", {}, context(d, n));
+  auto outer = make<OuterFunction>("cvar_ru", block_params({{"alpha", 0.8}}), context(d, n));
   auto cg = make_cg(d, n);
-  auto cold = make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", 1e-9}, {"warm_start", false}}), context(d, n));
+  auto cold = make<Glmo>("column_generation", block_params({{"tolerance", 1e-9}, {"warm_start", false}}), context(d, n));
   auto clp = make_clp(d, n);
   cg->setup(*outer, *dom, n, d);
   cold->setup(*outer, *dom, n, d);
@@ -197,7 +197,7 @@ TEST_CASE("column_generation over the nuclear ball with `linear` is the nuclear 
   std::mt19937_64 rng(3);
   const int r = 6, c = 4, d = r * c, n = 3;
   auto ball = make_nuclear(r, c, 1.5);
-  auto lin = make<OuterFunction>(Kind::Outer, "linear", block_params({{"component", std::int64_t{1}}}), context(d, n));
+  auto lin = make<OuterFunction>("linear", block_params({{"component", std::int64_t{1}}}), context(d, n));
   auto cg = make_cg(d, n);
   cg->setup(*lin, *ball, n, d);
   const Instance in = random_instance(*ball, n, rng, /*gaussian_z=*/true);
@@ -220,10 +220,10 @@ TEST_CASE("column_generation over the nuclear ball with an l1 outer: the fast pa
   std::normal_distribution<double> normal;
   const int r = 8, c = 6, d = r * c, n = 10;
   auto ball = make_nuclear(r, c, 2.0);
-  auto l1 = make<OuterFunction>(Kind::Outer, "norm", block_params({{"p", std::string("1")}}), context(d, n));
+  auto l1 = make<OuterFunction>("norm", block_params({{"p", std::string("1")}}), context(d, n));
   const double tol = 1e-8;
-  auto fast = make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", tol}, {"max_atoms", std::int64_t{5}}}), context(d, n));
-  auto plain = make<Glmo>(Kind::Glmo, "column_generation",
+  auto fast = make<Glmo>("column_generation", block_params({{"tolerance", tol}, {"max_atoms", std::int64_t{5}}}), context(d, n));
+  auto plain = make<Glmo>("column_generation",
                           block_params({{"tolerance", tol}, {"smoothing", 0.0}, {"max_atoms", std::int64_t{100000}},
                                         {"warm_start", false}}),
                           context(d, n));
@@ -250,20 +250,19 @@ TEST_CASE("polytope: inline and CSV agree; bad lines, unbounded and empty polyto
   std::filesystem::create_directories(dir);
   {
     std::ofstream(dir / "tri.csv") << "# x >= 0, y >= 0, x + y <= 1\n-1,0,0\n0,-1,0\n\n1, 1, 1\n";
-    auto p = make<Domain>(Kind::Domain, "polytope", block_params({{"file", std::string("tri.csv")}}), context(2, 1, dir.string()));
+    auto p = make<Domain>("polytope", block_params({{"file", std::string("tri.csv")}}), context(2, 1, dir.string()));
     REQUIRE(p->dim() == 2);
     Vec x;
     p->lmo(Vec(Eigen::Vector2d(1.0, -2.0)), x);
     CHECK(x[0] == doctest::Approx(0.0));
     CHECK(x[1] == doctest::Approx(1.0));
     CHECK(p->contains(p->initial_point(), 1e-9));
-    CHECK(p->diameter() >= std::sqrt(2.0) - 1e-9);
   }
   std::ofstream(dir / "bad.csv") << "1,0,1\n-1,0,1\n0,1\n";
-  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "polytope", block_params({{"file", std::string("bad.csv")}}), context(2, 1, dir.string())),
+  CHECK_THROWS_WITH_AS(make<Domain>("polytope", block_params({{"file", std::string("bad.csv")}}), context(2, 1, dir.string())),
                        ((dir / "bad.csv").string() + ":3: expected 3 numbers (a_1, ..., a_2, b), got 2").c_str(), InputError);
   std::ofstream(dir / "nan.csv") << "1,0,1\n-1,zero,1\n";
-  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "polytope", block_params({{"file", std::string("nan.csv")}}), context(2, 1, dir.string())),
+  CHECK_THROWS_WITH_AS(make<Domain>("polytope", block_params({{"file", std::string("nan.csv")}}), context(2, 1, dir.string())),
                        ((dir / "nan.csv").string() + ":2: not a finite number: \"zero\"").c_str(), InputError);
   // x <= 1, -x <= 1 and y <= 1: y has no lower bound
   CHECK_THROWS_WITH_AS(make_polytope(2, {1, 0, -1, 0, 0, 1}, {1, 1, 1}),
@@ -280,7 +279,7 @@ TEST_CASE("simplex_interval: LMO and LP model against brute-force vertices") {
   std::normal_distribution<double> normal;
   const int d = 6;
   const double lo = -0.5, hi = 2.0;
-  auto dom = make<Domain>(Kind::Domain, "simplex_interval", block_params({{"lower", lo}, {"upper", hi}}), context(d, 1));
+  auto dom = make<Domain>("simplex_interval", block_params({{"lower", lo}, {"upper", hi}}), context(d, 1));
   REQUIRE(dom->dim() == d);
   std::vector<Vec> vertices;
   for (int j = 0; j + 1 < d; ++j)
@@ -290,9 +289,8 @@ TEST_CASE("simplex_interval: LMO and LP model against brute-force vertices") {
       v[d - 1] = t;
       vertices.push_back(v);
     }
-  CHECK(dom->diameter() == doctest::Approx(std::sqrt(2.0 + (hi - lo) * (hi - lo))));
   CHECK(dom->contains(dom->initial_point(), 0.0));
-  auto lin = make<OuterFunction>(Kind::Outer, "linear", Params{}, context(d, 1));
+  auto lin = make<OuterFunction>("linear", {}, context(d, 1));
   auto clp = make_clp(d, 1);
   clp->setup(*lin, *dom, 1, d);
   for (int trial = 0; trial < 50; ++trial) {
@@ -316,16 +314,16 @@ TEST_CASE("simplex_interval: LMO and LP model against brute-force vertices") {
 
 TEST_CASE("cvar_ru: its LP model equals its value (conformance)") {
   const int d = 5, n = 7;
-  auto outer = make<OuterFunction>(Kind::Outer, "cvar_ru", block_params({{"alpha", 0.9}}), context(d, n));
+  auto outer = make<OuterFunction>("cvar_ru", block_params({{"alpha", 0.9}}), context(d, n));
   CHECK(outer->traits().depends_on_x);
   CHECK(outer->traits().monotone);
   CHECK(outer->traits().lipschitz == doctest::Approx(1.0 / (0.1 * std::sqrt(7.0))));
   auto clp = make_clp(d, n);
   const auto singleton = [&](const Vec& x) {
     std::vector<double> v(x.data(), x.data() + x.size());
-    return make<Domain>(Kind::Domain, "box", block_params({{"lower", v}, {"upper", v}, {"dim", std::int64_t{d}}}), context(d, n));
+    return make<Domain>("box", block_params({{"lower", v}, {"upper", v}, {"dim", std::int64_t{d}}}), context(d, n));
   };
-  auto dom = make<Domain>(Kind::Domain, "simplex_interval", Params{}, context(d, n));
+  auto dom = make<Domain>("simplex_interval", {}, context(d, n));
   (void)dom;
   const conformance::Report rep = conformance::check_outer_model(*outer, n, d, *clp, singleton);
   CHECK_MESSAGE(rep.ok, rep.message);
@@ -336,12 +334,8 @@ TEST_CASE("cvar_ru: its LP model equals its value (conformance)") {
 }
 
 TEST_CASE("portfolio_returns (synthetic): unbiased samples and Jacobians") {
-  Params syn("problem.json", "/oracle/synthetic");
-  syn.set("assets", std::int64_t{10});
-  syn.set("days", std::int64_t{300});
-  auto p = block_params({{"groups", std::int64_t{15}}, {"batch", std::int64_t{2}}});
-  p.set("synthetic", std::make_shared<const Params>(syn));
-  auto oracle = make<Oracle>(Kind::Oracle, "portfolio_returns", p, context(-1, -1));
+  auto p = block_params({{"groups", 15}, {"batch", 2}, {"synthetic", {{"assets", 10}, {"days", 300}}}});
+  auto oracle = make<Oracle>("portfolio_returns", p, context(-1, -1));
   REQUIRE(oracle->dim() == 11);
   REQUIRE(oracle->outputs() == 15);
   Vec x = Vec::Constant(11, 0.1);
@@ -349,19 +343,16 @@ TEST_CASE("portfolio_returns (synthetic): unbiased samples and Jacobians") {
   const conformance::Report rep = conformance::check_oracle(*oracle, x);
   CHECK_MESSAGE(rep.ok, rep.message);
   // the default synthetic instance: 50 assets, 2000 days, about 1% daily volatility
-  auto p2 = block_params({});
-  p2.set("synthetic", std::make_shared<const Params>(Params("problem.json", "/oracle/synthetic")));
-  auto big = make<Oracle>(Kind::Oracle, "portfolio_returns", p2, context(-1, -1));
+  auto p2 = block_params({{"synthetic", nlohmann::json::object()}});
+  auto big = make<Oracle>("portfolio_returns", p2, context(-1, -1));
   CHECK(big->dim() == 51);
   CHECK(big->outputs() == 200);
 }
 
 TEST_CASE("matrix_completion (synthetic): unbiased samples and Jacobians; groups = 0 is exact") {
-  Params syn("problem.json", "/oracle/synthetic");
   for (std::int64_t groups : {20, 0}) {
-    auto p = block_params({{"groups", groups}});
-    p.set("synthetic", std::make_shared<const Params>(syn));
-    auto oracle = make<Oracle>(Kind::Oracle, "matrix_completion", p, context(-1, -1));
+    auto p = block_params({{"groups", groups}, {"synthetic", nlohmann::json::object()}});
+    auto oracle = make<Oracle>("matrix_completion", p, context(-1, -1));
     REQUIRE(oracle->dim() == 600);
     REQUIRE(oracle->outputs() == (groups == 0 ? 180 : 20));
     std::mt19937_64 rng(4);
@@ -379,11 +370,11 @@ TEST_CASE("matrix_completion: file errors name the line") {
   const auto dir = std::filesystem::temp_directory_path() / ("scfw_test_mc_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::ofstream(dir / "m.txt") << "1 1 5\n2 3 1.5\n1 1 4\n";
-  CHECK_THROWS_WITH_AS(make<Oracle>(Kind::Oracle, "matrix_completion", block_params({{"file", std::string("m.txt")}}),
+  CHECK_THROWS_WITH_AS(make<Oracle>("matrix_completion", block_params({{"file", std::string("m.txt")}}),
                                     context(-1, -1, dir.string())),
                        ((dir / "m.txt").string() + ":3: entry (1, 1) repeats line 1").c_str(), InputError);
   std::ofstream(dir / "m2.txt") << "1\t1\t5\t99\n2\t3\t1.5\t99\n";
-  auto ok = make<Oracle>(Kind::Oracle, "matrix_completion", block_params({{"file", std::string("m2.txt")}, {"groups", std::int64_t{2}}}),
+  auto ok = make<Oracle>("matrix_completion", block_params({{"file", std::string("m2.txt")}, {"groups", std::int64_t{2}}}),
                          context(-1, -1, dir.string()));
   CHECK(ok->dim() == 6);
   std::filesystem::remove_all(dir);
@@ -396,7 +387,7 @@ TEST_CASE("matrix_completion: top_rows / top_cols keep the most observed rows an
   // Column counts 2, 3, 1, 1, 2: top 3 columns = {2, 1, 5} (the tie 1/5 keeps both; 3, 4 dropped).
   std::ofstream(dir / "m.txt") << "1 1 1\n1 2 2\n2 2 3\n2 3 4\n2 5 5\n3 1 6\n3 4 7\n4 5 8\n4 2 9\n";
   // groups = 0: one group per kept entry, in file order, f_g(x) = x[i_g * cols + j_g] - M_g.
-  auto mc = make<Oracle>(Kind::Oracle, "matrix_completion",
+  auto mc = make<Oracle>("matrix_completion",
                          block_params({{"file", std::string("m.txt")}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{2}},
                                        {"top_cols", std::int64_t{3}}}),
                          context(-1, -1, dir.string()));
@@ -410,12 +401,12 @@ TEST_CASE("matrix_completion: top_rows / top_cols keep the most observed rows an
   const std::vector<double> want = {100.0 - 1.0, 200.0 - 2.0, 500.0 - 3.0, 600.0 - 5.0};
   for (int g = 0; g < 4; ++g) CHECK(f[g] == doctest::Approx(want[static_cast<size_t>(g)]));
   // Only top_rows: all 5 columns stay; top_rows >= rows keeps every row.
-  auto rows_only = make<Oracle>(Kind::Oracle, "matrix_completion",
+  auto rows_only = make<Oracle>("matrix_completion",
                                 block_params({{"file", std::string("m.txt")}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{1}}}),
                                 context(-1, -1, dir.string()));
   CHECK(rows_only->dim() == 5);
   CHECK(rows_only->outputs() == 3);  // row 2's entries
-  auto all = make<Oracle>(Kind::Oracle, "matrix_completion",
+  auto all = make<Oracle>("matrix_completion",
                           block_params({{"file", std::string("m.txt")}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{9}},
                                         {"top_cols", std::int64_t{9}}}),
                           context(-1, -1, dir.string()));
@@ -431,7 +422,7 @@ TEST_CASE("matrix_completion: top_rows / top_cols keep the most observed rows an
   // Counts of the kept ratings (checked independently with a script over u.data).
   const std::vector<std::array<int, 3>> cases = {{100, 100, 7086}, {50, 50, 2042}, {60, 40, 1922}, {200, 100, 12729}};
   for (const auto& [r, c, count] : cases) {
-    auto sub = make<Oracle>(Kind::Oracle, "matrix_completion",
+    auto sub = make<Oracle>("matrix_completion",
                             block_params({{"file", ml}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{r}},
                                           {"top_cols", std::int64_t{c}}}),
                             context(-1, -1));
@@ -449,12 +440,12 @@ TEST_CASE("real data: S&P 500 (100 assets x 1258 returns) and MovieLens-100K") {
     return;
   }
   // 1258 groups = one per day: accepted; 1259 would exceed the 1258 returns.
-  auto oracle = make<Oracle>(Kind::Oracle, "portfolio_returns", block_params({{"file", sp}, {"groups", std::int64_t{1258}}}), context(-1, -1));
+  auto oracle = make<Oracle>("portfolio_returns", block_params({{"file", sp}, {"groups", std::int64_t{1258}}}), context(-1, -1));
   CHECK(oracle->dim() == 101);
   CHECK(oracle->outputs() == 1258);
-  CHECK_THROWS_WITH_AS(make<Oracle>(Kind::Oracle, "portfolio_returns", block_params({{"file", sp}, {"groups", std::int64_t{1259}}}), context(-1, -1)),
+  CHECK_THROWS_WITH_AS(make<Oracle>("portfolio_returns", block_params({{"file", sp}, {"groups", std::int64_t{1259}}}), context(-1, -1)),
                        "problem.json: /block/groups: there are 1259 groups but only 1258 days of returns", InputError);
-  auto grouped = make<Oracle>(Kind::Oracle, "portfolio_returns", block_params({{"file", sp}}), context(-1, -1));
+  auto grouped = make<Oracle>("portfolio_returns", block_params({{"file", sp}}), context(-1, -1));
   Vec x = Vec::Constant(101, 0.01);
   x[100] = 0.0;
   conformance::OracleCheckOptions opt;
@@ -467,7 +458,7 @@ TEST_CASE("real data: S&P 500 (100 assets x 1258 returns) and MovieLens-100K") {
     MESSAGE("skipped: " << ml << " not found");
     return;
   }
-  auto mc = make<Oracle>(Kind::Oracle, "matrix_completion", block_params({{"file", ml}}), context(-1, -1));
+  auto mc = make<Oracle>("matrix_completion", block_params({{"file", ml}}), context(-1, -1));
   CHECK(mc->dim() == 943 * 1682);
   CHECK(mc->outputs() == 20);
 }
@@ -479,7 +470,7 @@ TEST_CASE("column_generation: the dense master and the Clp master give the same 
   std::normal_distribution<double> normal;
   const double tol = 1e-9;
   auto make_master = [&](int d, int n, const char* master) {
-    return make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", tol}, {"master", std::string(master)}}),
+    return make<Glmo>("column_generation", block_params({{"tolerance", tol}, {"master", std::string(master)}}),
                       context(d, n));
   };
   struct Setting {
@@ -490,14 +481,14 @@ TEST_CASE("column_generation: the dense master and the Clp master give the same 
   std::vector<Setting> settings;
   {
     const int r = 8, c = 6, n = 10;
-    settings.push_back({make_nuclear(r, c, 2.0), make<OuterFunction>(Kind::Outer, "norm", block_params({{"p", std::string("1")}}), context(r * c, n)), r * c, n});
+    settings.push_back({make_nuclear(r, c, 2.0), make<OuterFunction>("norm", block_params({{"p", std::string("1")}}), context(r * c, n)), r * c, n});
   }
-  settings.push_back({make<Domain>(Kind::Domain, "simplex_interval", Params{}, context(8, 6)),
-                      make<OuterFunction>(Kind::Outer, "cvar_ru", block_params({{"alpha", 0.8}}), context(8, 6)), 8, 6});
+  settings.push_back({make<Domain>("simplex_interval", {}, context(8, 6)),
+                      make<OuterFunction>("cvar_ru", block_params({{"alpha", 0.8}}), context(8, 6)), 8, 6});
   {
     std::vector<double> A, b;
     random_polytope(5, 15, rng, A, b);
-    settings.push_back({make_polytope(5, A, b), make<OuterFunction>(Kind::Outer, "max", Params{}, context(5, 4)), 5, 4});
+    settings.push_back({make_polytope(5, A, b), make<OuterFunction>("max", {}, context(5, 4)), 5, 4});
   }
   for (auto& s : settings) {
     auto dense = make_master(s.d, s.n, "dense");
@@ -531,16 +522,14 @@ TEST_CASE("generalized gap with an inexact GLMO: taken from the certified lower 
   // on the one computed at 1e-10, and at most the tolerance above it. Computed from the GLMO's
   // value instead, it would fall below whenever the loose solve stops above the minimum, which
   // the second check makes sure happens on these points.
-  Params syn("problem.json", "/oracle/synthetic");
-  auto p = block_params({{"groups", std::int64_t{20}}});
-  p.set("synthetic", std::make_shared<const Params>(syn));
-  auto oracle = make<Oracle>(Kind::Oracle, "matrix_completion", p, context(-1, -1));
+  auto p = block_params({{"groups", 20}, {"synthetic", nlohmann::json::object()}});
+  auto oracle = make<Oracle>("matrix_completion", p, context(-1, -1));
   const int d = 600, n = 20;
   auto ball = make_nuclear(30, 20, 5.0);
-  auto l1 = make<OuterFunction>(Kind::Outer, "norm", block_params({{"p", std::string("1")}}), context(d, n));
+  auto l1 = make<OuterFunction>("norm", block_params({{"p", std::string("1")}}), context(d, n));
   const double loose_tol = 0.05;
-  auto loose = make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", loose_tol}}), context(d, n));
-  auto tight = make<Glmo>(Kind::Glmo, "column_generation",
+  auto loose = make<Glmo>("column_generation", block_params({{"tolerance", loose_tol}}), context(d, n));
+  auto tight = make<Glmo>("column_generation",
                           block_params({{"tolerance", 1e-10}, {"max_rounds", std::int64_t{5000}}}), context(d, n));
   loose->setup(*l1, *ball, n, d);
   tight->setup(*l1, *ball, n, d);
@@ -575,11 +564,11 @@ TEST_CASE("column_generation: a dense master that runs out of pivots hands the s
   std::mt19937_64 rng(41);
   const int r = 8, c = 6, d = r * c, n = 10;
   auto ball = make_nuclear(r, c, 2.0);
-  auto l1 = make<OuterFunction>(Kind::Outer, "norm", block_params({{"p", std::string("1")}}), context(d, n));
-  auto starved = make<Glmo>(Kind::Glmo, "column_generation",
+  auto l1 = make<OuterFunction>("norm", block_params({{"p", std::string("1")}}), context(d, n));
+  auto starved = make<Glmo>("column_generation",
                             block_params({{"tolerance", 1e-9}, {"master", std::string("dense")}, {"max_pivots", std::int64_t{1}}}),
                             context(d, n));
-  auto clp = make<Glmo>(Kind::Glmo, "column_generation", block_params({{"tolerance", 1e-9}, {"master", std::string("clp")}}), context(d, n));
+  auto clp = make<Glmo>("column_generation", block_params({{"tolerance", 1e-9}, {"master", std::string("clp")}}), context(d, n));
   starved->setup(*l1, *ball, n, d);
   clp->setup(*l1, *ball, n, d);
   for (int k = 0; k < 5; ++k) {
@@ -590,4 +579,21 @@ TEST_CASE("column_generation: a dense master that runs out of pivots hands the s
     CHECK(ball->contains(x1, 1e-8));
   }
   CHECK(starved->describe().find("; 5 solves redone with Clp") != std::string::npos);
+}
+
+TEST_CASE("compose: an explicit clp block with parameters over the nuclear ball hands over to column_generation with its defaults") {
+  // clp's own parameters ("algorithm") are not column_generation's: the hand-over builds the
+  // chosen solver from its defaults, not from the clp block.
+  const nlohmann::json doc = nlohmann::json::parse(R"({
+    "oracle": {"plugin": "matrix_completion", "synthetic": {"rows": 3, "cols": 2, "rank": 1, "density": 1}, "groups": 2},
+    "outer":  {"plugin": "max"},
+    "domain": {"plugin": "nuclear_ball", "rows": 3, "cols": 2},
+    "glmo":   {"plugin": "clp", "algorithm": "primal", "warm_start": false}
+  })");
+  const Problem p = compose(registry(), doc, "problem.json", ".");
+  CHECK(p.plugins[3].second == "column_generation");
+  REQUIRE(p.notes.size() == 1);
+  CHECK(p.notes[0] ==
+        "glmo: the domain has no LP model, so clp handed over to column_generation (a restricted master LP over "
+        "the domain's LMO atoms)");
 }

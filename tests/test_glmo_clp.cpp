@@ -34,7 +34,7 @@ using namespace scfw::test;
 namespace {
 
 std::unique_ptr<Glmo> make_clp(int d, int n, const std::string& algorithm = "dual", bool warm = true) {
-  return make<Glmo>(Kind::Glmo, "clp", params({{"algorithm", algorithm}, {"warm_start", warm}}), context(d, n));
+  return make<Glmo>("clp", params({{"algorithm", algorithm}, {"warm_start", warm}}), context(d, n));
 }
 // The lifted polyhedron P = {w = (x, t) : rows c_k^T w <= b_k (or == b_k)}: its minimum of t is
 // attained at a vertex (P is pointed: X is bounded and t is bounded below), and each vertex is
@@ -343,12 +343,12 @@ TEST_CASE("clp reports infeasible and unbounded LPs and model-less domains word 
 TEST_CASE("parameter errors name the parameter") {
   CHECK_THROWS_WITH_AS(make_linear(3, 3, 3), "<input>: /component: expected an integer in [0, 2], got 3",
                        InputError);
-  CHECK_THROWS_WITH_AS(make_linear(3, 3, -1), "<input>: /component: expected an integer in [0, 2], got -1",
-                       InputError);
+  // A negative index is refused by the declaration (k >= 0) before the plugin sees it.
+  CHECK_THROWS_WITH_AS(make_linear(3, 3, -1), "<input>: /component: expected an integer >= 0, got -1", InputError);
   CHECK_THROWS_WITH_AS(
-      make<Domain>(Kind::Domain, "l1_ball", params({{"radius", 1.0}, {"dim", std::int64_t{4}}}), context(5, 2)),
+      make<Domain>("l1_ball", params({{"radius", 1.0}, {"dim", std::int64_t{4}}}), context(5, 2)),
       "<input>: /dim: the domain has dimension 4 but the oracle has dimension 5", InputError);
-  CHECK_THROWS_WITH_AS(make<Domain>(Kind::Domain, "simplex", params({{"scale", 1.0}}), context(-1, -1)),
+  CHECK_THROWS_WITH_AS(make<Domain>("simplex", params({{"scale", 1.0}}), context(-1, -1)),
                        "<input>: /dim: the dimension is unknown: give \"dim\"", InputError);
   CHECK_THROWS_WITH_AS(make_box(3, 1, {0.0, 0.0}, {1.0}),
                        "<input>: /lower: expected 1 or 3 numbers (the dimension), got 2", InputError);
@@ -357,7 +357,7 @@ TEST_CASE("parameter errors name the parameter") {
   CHECK_THROWS_WITH_AS(make_clp(2, 2, "barrier"),
                        "<input>: /algorithm: expected one of \"dual\", \"primal\", got \"barrier\"", InputError);
   // Without an oracle, "dim" alone fixes the dimension.
-  auto ball = make<Domain>(Kind::Domain, "l1_ball", params({{"radius", 1.0}, {"dim", std::int64_t{6}}}),
+  auto ball = make<Domain>("l1_ball", params({{"radius", 1.0}, {"dim", std::int64_t{6}}}),
                            context(-1, -1));
   CHECK(ball->dim() == 6);
 }
@@ -374,13 +374,10 @@ TEST_CASE("outer traits and domain facts") {
   CHECK(lin->value(Vec::LinSpaced(4, 1.0, 4.0), Vec::Zero(3)) == 3.0);
 
   const auto box = make_box(2, 1, {0.0, -1.0}, {3.0, 3.0});
-  CHECK(box->diameter() == doctest::Approx(5.0));
   CHECK(box->initial_point().isApprox(Vec::Map(std::vector<double>{1.5, 1.0}.data(), 2)));
   const auto simplex = make_simplex(3, 1, 2.0);
-  CHECK(simplex->diameter() == doctest::Approx(2.0 * std::sqrt(2.0)));
   CHECK(simplex->contains(simplex->initial_point(), 1e-12));
   const auto ball = make_l1(3, 1, 4.0);
-  CHECK(ball->diameter() == 8.0);
   Vec v;
   ball->lmo(Vec::Map(std::vector<double>{0.5, -2.0, 1.0}.data(), 3), v);
   CHECK(v.isApprox(Vec::Map(std::vector<double>{0.0, 4.0, 0.0}.data(), 3)));
@@ -543,7 +540,7 @@ BallMaxReference ball_max_reference(const Vec& c, const Mat& V, double r) {
 TEST_CASE("clp over the l2 ball at d = 100, n = 10: linear = closed form, max = the dual reference; timed") {
   const int d = 100, n = 10;
   const double radius = 2.0;
-  auto ball = make<Domain>(Kind::Domain, "l2_ball", params({{"radius", radius}, {"dim", std::int64_t{d}}}),
+  auto ball = make<Domain>("l2_ball", params({{"radius", radius}, {"dim", std::int64_t{d}}}),
                            context(d, n));
   std::mt19937_64 rng(21);
   std::normal_distribution<double> normal;

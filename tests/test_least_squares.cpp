@@ -22,31 +22,26 @@ using scfw::Vec;
 
 namespace {
 
-std::unique_ptr<scfw::Oracle> make_oracle(const scfw::Params& p, const scfw::Context& ctx = {}) {
-  return scfw::test::make<scfw::Oracle>(scfw::Kind::Oracle, "least_squares_tasks", p, ctx);
+using nlohmann::json;
+
+std::unique_ptr<scfw::Oracle> make_oracle(const json& block, const scfw::Context& ctx = {}) {
+  return scfw::test::make<scfw::Oracle>("least_squares_tasks", scfw::test::params(block), ctx);
 }
 
-scfw::Params synthetic_params(std::int64_t tasks, std::int64_t dim, std::int64_t rows, std::int64_t batch,
-                              std::int64_t seed = 1) {
-  auto s = std::make_shared<scfw::Params>();
-  s->set("tasks", tasks);
-  s->set("dim", dim);
-  s->set("rows_per_task", rows);
-  s->set("sparsity", std::min<std::int64_t>(10, dim));
-  s->set("noise", 0.5);
-  s->set("seed", seed);
-  scfw::Params p;
-  p.set("batch", batch);
-  p.set("synthetic", std::shared_ptr<const scfw::Params>(s));
-  return p;
+json synthetic_params(std::int64_t tasks, std::int64_t dim, std::int64_t rows, std::int64_t batch,
+                      std::int64_t seed = 1) {
+  return {{"batch", batch},
+          {"synthetic",
+           {{"tasks", tasks},
+            {"dim", dim},
+            {"rows_per_task", rows},
+            {"sparsity", std::min<std::int64_t>(10, dim)},
+            {"noise", 0.5},
+            {"seed", seed}}}};
 }
 
-scfw::Params file_params(const std::string& file, std::int64_t tasks) {
-  scfw::Params p;
-  p.set("batch", std::int64_t{1});
-  p.set("file", file);
-  p.set("tasks", tasks);
-  return p;
+json file_params(const std::string& file, std::int64_t tasks) {
+  return {{"batch", 1}, {"file", file}, {"tasks", tasks}};
 }
 
 Vec random_vec(int d, unsigned seed, double scale = 1.0) {
@@ -261,10 +256,7 @@ TEST_CASE("least_squares_tasks: exact f and J of a LIBSVM file equal a dense com
   // `files`: one file per task, same rows, so the same f and J.
   dir.write("t0.svm", "+1 1:0.5 3:-2\n-1 1:1 2:1 3:1 4:1 5:1\n+1 2:2 3:0.75\n-1 1:-1 5:0.5\n");
   dir.write("t1.svm", "-1 2:1.5 5:3\n1 4:-0.25\n-1\n-1 3:4\n");
-  scfw::Params p;
-  p.set("batch", std::int64_t{1});
-  p.set("files", std::string("t0.svm, t1.svm"));
-  auto per_file = make_oracle(p, ctx);
+  auto per_file = make_oracle({{"batch", 1}, {"files", "t0.svm, t1.svm"}}, ctx);
   REQUIRE(per_file->outputs() == 2);
   Vec f2(2);
   Mat J2(2, 5);
@@ -297,14 +289,15 @@ TEST_CASE("least_squares_tasks: bad data files are reported with file and line, 
   CHECK(input_error([&] { make_oracle(file_params("nope.svm", 2), ctx); }) == (dir.path / "nope.svm").string() + ": cannot open file");
 
   // Parameter errors name the parameter.
-  scfw::Params none;
-  none.set("batch", std::int64_t{1});
-  CHECK(input_error([&] { make_oracle(none); }) ==
+  CHECK(input_error([&] { make_oracle({{"batch", 1}}); }) ==
         "<input>: /synthetic: no data source: give one of \"synthetic\", \"file\" (with \"tasks\") or \"files\"");
-  scfw::Params no_tasks;
-  no_tasks.set("file", path);
-  CHECK(input_error([&] { make_oracle(no_tasks); }) ==
+  CHECK(input_error([&] { make_oracle({{"file", path}}); }) ==
         "<input>: /tasks: \"file\" needs \"tasks\", the number of subsets to split it into");
+  // An integer the plugin reads as an int is refused when it does not fit, never truncated
+  // (4294967297 = 2^32 + 1 would otherwise run as batch 1).
+  CHECK(input_error([&] { make_oracle(synthetic_params(2, 3, 4, std::int64_t{4294967297})); }) ==
+        "<input>: /batch: expected an integer <= 2147483647 (it is read as an int), got 4294967297");
+  CHECK(input_error([&] { make_oracle(synthetic_params(2, 3, 4, -1)); }) == "<input>: /batch: expected an integer >= 0, got -1");
 }
 
 TEST_CASE("least_squares_tasks: a9a, 10 label-stratified tasks") {

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 #include "scfw/core/registry.hpp"
 #include "scfw/error.hpp"
 
@@ -45,9 +47,9 @@ TEST_CASE("a good fixture library loads and registers its component") {
   CHECK(r.find(Kind::Domain, "fixture_sum") == nullptr);
   CHECK(r.find_any_kind("fixture_sum").size() == 1);
 
-  // The component works through its factory.
-  auto made = c->info.make(scfw::Params(), scfw::Context{});
-  auto* outer = dynamic_cast<scfw::OuterFunction*>(made.get());
+  // The component works through the registry's make (its factory is not handed out).
+  CHECK_FALSE(c->info.make);
+  auto outer = r.make<scfw::OuterFunction>("fixture_sum", nlohmann::json::object(), scfw::Context{});
   REQUIRE(outer != nullptr);
   CHECK(outer->value(scfw::Vec::Constant(3, 2.0), scfw::Vec::Zero(1)) == 6.0);
 }
@@ -73,7 +75,7 @@ TEST_CASE("a library built for another ABI version is refused with its path and 
   CHECK_FALSE(r.load_library(fixture("bad_abi") / "libbad_abi.so"));
   REQUIRE(r.failures().size() == 1);
   CHECK(r.failures()[0].path == lib("bad_abi", "bad_abi"));
-  CHECK(r.failures()[0].reason == "built for scfw plugin ABI version 999, this scfw needs ABI version 1");
+  CHECK(r.failures()[0].reason == "built for scfw plugin ABI version 999, this scfw needs ABI version " + std::to_string(scfw::kAbiVersion));
   CHECK(r.components().empty());
   CHECK(r.libraries().empty());
 }
@@ -120,7 +122,7 @@ TEST_CASE("in a folder with a good and a bad library, the good one still loads")
   r.load_directory(fixture("mixed"));
   REQUIRE(r.failures().size() == 1);
   CHECK(r.failures()[0].path == lib("mixed", "bad_abi"));
-  CHECK(r.failures()[0].reason == "built for scfw plugin ABI version 999, this scfw needs ABI version 1");
+  CHECK(r.failures()[0].reason == "built for scfw plugin ABI version 999, this scfw needs ABI version " + std::to_string(scfw::kAbiVersion));
   REQUIRE(r.libraries().size() == 1);
   CHECK(r.libraries()[0] == lib("mixed", "good"));
   CHECK(r.find(Kind::Outer, "fixture_sum") != nullptr);

@@ -27,29 +27,18 @@ extern "C" void* malloc(std::size_t size) {
 namespace {
 
 template <class T>
-std::unique_ptr<T> make(scfw::Kind kind, const std::string& name, const scfw::Params& p) {
-  return scfw::test::make<T>(kind, name, p, scfw::Context{});
+std::unique_ptr<T> make(const std::string& name, const nlohmann::json& block) {
+  return scfw::test::make<T>(name, scfw::test::params(block), scfw::Context{});
 }
 
 std::unique_ptr<scfw::Oracle> small_oracle() {
-  auto s = std::make_shared<scfw::Params>();
-  s->set("tasks", std::int64_t{4});
-  s->set("dim", std::int64_t{7});
-  s->set("rows_per_task", std::int64_t{30});
-  s->set("sparsity", std::int64_t{3});
-  s->set("noise", 0.5);
-  s->set("seed", std::int64_t{3});
-  scfw::Params p;
-  p.set("batch", std::int64_t{2});
-  p.set("synthetic", std::shared_ptr<const scfw::Params>(s));
-  return make<scfw::Oracle>(scfw::Kind::Oracle, "least_squares_tasks", p);
+  return make<scfw::Oracle>(
+      "least_squares_tasks",
+      {{"batch", 2},
+       {"synthetic", {{"tasks", 4}, {"dim", 7}, {"rows_per_task", 30}, {"sparsity", 3}, {"noise", 0.5}, {"seed", 3}}}});
 }
 
-std::unique_ptr<scfw::Tracker> tracker(const std::string& value) {
-  scfw::Params p;
-  p.set("value", value);
-  return make<scfw::Tracker>(scfw::Kind::Tracker, "momentum", p);
-}
+std::unique_ptr<scfw::Tracker> tracker(const std::string& value) { return make<scfw::Tracker>("momentum", {{"value", value}}); }
 
 Vec random_vec(int d, unsigned seed) {
   std::mt19937_64 g(seed);
@@ -164,11 +153,9 @@ TEST_CASE("momentum: with beta = rho = 1 the trackers return exactly the sample 
 }
 
 TEST_CASE("momentum: parameter and binding errors") {
-  scfw::Params p;
-  p.set("value", std::string("storm"));
   std::string msg;
   try {
-    make<scfw::Tracker>(scfw::Kind::Tracker, "momentum", p);
+    make<scfw::Tracker>("momentum", {{"value", "storm"}});
   } catch (const scfw::InputError& e) {
     msg = e.what();
   }
@@ -177,7 +164,7 @@ TEST_CASE("momentum: parameter and binding errors") {
   // The default variant is Taylor (Variant II): a tracker made without `value` matches it.
   auto oracle = small_oracle();
   const int n = oracle->outputs(), d = oracle->dim();
-  auto dflt = make<scfw::Tracker>(scfw::Kind::Tracker, "momentum", scfw::Params{});
+  auto dflt = make<scfw::Tracker>("momentum", nlohmann::json::object());
   auto taylor = tracker("taylor");
   dflt->bind(*oracle);
   taylor->bind(*oracle);

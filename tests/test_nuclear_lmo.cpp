@@ -33,7 +33,7 @@ namespace {
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 std::unique_ptr<Domain> make_nuclear(int rows, int cols, double tau) {
-  return make<Domain>(Kind::Domain, "nuclear_ball",
+  return make<Domain>("nuclear_ball",
                       params({{"rows", std::int64_t{rows}}, {"cols", std::int64_t{cols}}, {"radius", tau}}),
                       context(rows * cols, 1));
 }

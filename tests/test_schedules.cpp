@@ -11,17 +11,15 @@
 
 namespace {
 
-std::unique_ptr<scfw::Schedule> schedule(const std::string& name, const scfw::Params& p = {}) {
-  return scfw::test::make<scfw::Schedule>(scfw::Kind::Schedule, name, p, scfw::Context{});
+using nlohmann::json;
+
+std::unique_ptr<scfw::Schedule> schedule(const std::string& name, const json& block = json::object()) {
+  return scfw::test::make<scfw::Schedule>(name, scfw::test::params(block), scfw::Context{});
 }
 
-scfw::Params with(const std::string& name, scfw::ParamValue v) {
-  scfw::Params p;
-  p.set(name, std::move(v));
-  return p;
-}
+json with(const std::string& name, json v) { return json{{name, std::move(v)}}; }
 
-std::string input_error(const std::string& name, const scfw::Params& p) {
+std::string input_error(const std::string& name, const json& p) {
   try {
     schedule(name, p);
   } catch (const scfw::InputError& e) {
@@ -43,7 +41,7 @@ TEST_CASE("nonconvex: Theorem 1's constant steps") {
     CHECK(st.beta == Approx(1e-2).epsilon(1e-12));
     CHECK(st.rho == Approx(1e-2).epsilon(1e-12));
   }
-  const std::string text = s->describe();
+  const std::string text = s->describe(10000);
   CHECK(text.find("gamma = K^-3/4 = 0.001") != std::string::npos);
   CHECK(text.find("beta = rho = K^-1/2 = 0.01") != std::string::npos);
 
@@ -53,13 +51,18 @@ TEST_CASE("nonconvex: Theorem 1's constant steps") {
   CHECK(st.gamma == Approx(1.0 / 256).epsilon(1e-12));
   CHECK(st.beta == Approx(1.0 / 64).epsilon(1e-12));
   CHECK(st.rho == st.beta);
-  CHECK(s15->describe().find("K^-4/5") != std::string::npos);
+  CHECK(s15->describe(1024).find("K^-4/5") != std::string::npos);
+  // describe(K) states the values for the K it is given, whatever K the schedule saw last.
+  CHECK(s15->describe(1024).find("= 0.00391") != std::string::npos);  // 2^-8
+  CHECK(s15->describe(32).find("= 0.0625") != std::string::npos);     // 32^-4/5 = 2^-4
 
   // The default is r = 2.
   CHECK(schedule("nonconvex")->at(0, 16).gamma == Approx(0.125).epsilon(1e-12));
 
   CHECK(input_error("nonconvex", with("r", 2.5)) == "<input>: /r: expected a number in (1, 2], got 2.5");
-  CHECK(input_error("nonconvex", with("r", 1.0)) == "<input>: /r: expected a number in (1, 2], got 1");
+  CHECK(input_error("nonconvex", with("r", 1)) == "<input>: /r: expected a number in (1, 2], got 1");
+  // The value is shown as written: 1.0 in the file is "1.0" in the message.
+  CHECK(input_error("nonconvex", with("r", 1.0)) == "<input>: /r: expected a number in (1, 2], got 1.0");
 }
 
 TEST_CASE("convex: Theorem 2's decreasing steps with the proof's c0 and k0") {
@@ -80,7 +83,7 @@ TEST_CASE("convex: Theorem 2's decreasing steps with the proof's c0 and k0") {
   CHECK(s->at(0, 100).gamma == 1.0);
   CHECK(s->at(6, 100).gamma == Approx(0.25).epsilon(1e-15));
   CHECK(s->at(6, 7).gamma == s->at(6, 100000).gamma);
-  CHECK(s->describe().find("k0 = 21") != std::string::npos);
+  CHECK(s->describe(100).find("k0 = 21") != std::string::npos);
 
   // r = 1.5: y = 3/4, q = 3/8, (3/2)^4 = 5.06, so k0 = 8; k = 8 gives 16^(-3/4) = 1/8.
   auto s15 = schedule("convex", with("r", 1.5));
@@ -88,19 +91,13 @@ TEST_CASE("convex: Theorem 2's decreasing steps with the proof's c0 and k0") {
   CHECK(s15->at(0, 100).beta == Approx(std::pow(8.0, -0.75)).epsilon(1e-12));
 
   // Explicit c0 and k0, and the cap at 1: c0 = 4, k0 = 1, r = 2.
-  scfw::Params p;
-  p.set("r", 2.0);
-  p.set("c0", 4.0);
-  p.set("k0", std::int64_t{1});
-  auto s4 = schedule("convex", p);
+  auto s4 = schedule("convex", {{"r", 2.0}, {"c0", 4.0}, {"k0", 1}});
   CHECK(s4->at(0, 10).beta == 1.0);                                 // 4/1 capped
   CHECK(s4->at(7, 10).beta == Approx(1.0).epsilon(1e-12));          // 4/8^(2/3) = 1
   CHECK(s4->at(26, 100).beta == Approx(4.0 / 9).epsilon(1e-12));    // 4/27^(2/3)
   CHECK(s4->at(26, 100).gamma == Approx(2.0 / 28).epsilon(1e-15));
 
-  scfw::Params bad;
-  bad.set("k0", std::int64_t{0});
-  CHECK(input_error("convex", bad) == "<input>: /k0: expected an integer >= 1, got 0");
+  CHECK(input_error("convex", with("k0", 0)) == "<input>: /k0: expected an integer >= 1, got 0");
 }
 
 TEST_CASE("deterministic: Corollary 1") {
@@ -126,18 +123,14 @@ TEST_CASE("constant: fixed steps and their range") {
   CHECK(d->at(0, 10).gamma == 0.1);
   CHECK(d->at(9, 10).beta == 1.0);
   CHECK(d->at(9, 10).rho == 1.0);
-  scfw::Params p;
-  p.set("gamma", 0.25);
-  p.set("beta", 0.5);
-  p.set("rho", 0.75);
-  auto c = schedule("constant", p);
+  auto c = schedule("constant", {{"gamma", 0.25}, {"beta", 0.5}, {"rho", 0.75}});
   for (long k : {0L, 7L, 1000L}) {
     const auto st = c->at(k, 2000);
     CHECK(st.gamma == 0.25);
     CHECK(st.beta == 0.5);
     CHECK(st.rho == 0.75);
   }
-  CHECK(c->describe() == "constant: gamma = 0.25, beta = 0.5, rho = 0.75");
-  CHECK(input_error("constant", with("gamma", 0.0)) == "<input>: /gamma: expected a number in (0, 1], got 0");
+  CHECK(c->describe(2000) == "constant: gamma = 0.25, beta = 0.5, rho = 0.75");
+  CHECK(input_error("constant", with("gamma", 0)) == "<input>: /gamma: expected a number in (0, 1], got 0");
   CHECK(input_error("constant", with("rho", 1.5)) == "<input>: /rho: expected a number in (0, 1], got 1.5");
 }

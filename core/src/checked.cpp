@@ -297,12 +297,6 @@ class CheckedDomain final : public Domain {
     return y;
   }
 
-  double diameter() const override {
-    double r = 0.0;
-    SCFW_GUARD(plugin_, r = inner_->diameter());
-    return r;
-  }
-
   bool contains(const Vec& x, double tol) const override {
     check_vec(plugin_, "contains", "x", x, "d", d_);
     bool r = false;
@@ -324,6 +318,12 @@ class CheckedGlmo final : public Glmo {
   CheckedGlmo(std::unique_ptr<Glmo> inner, std::string plugin, std::shared_ptr<CallCounters> counters)
       : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)),
         counters_(counters ? std::move(counters) : std::make_shared<CallCounters>()) {}
+
+  bool supports(const OuterFunction& outer, const Domain& domain, int n, int d, std::string* why) const override {
+    bool r = true;
+    SCFW_GUARD(plugin_, r = inner_->supports(outer, domain, n, d, why));
+    return r;
+  }
 
   void setup(const OuterFunction& outer, const Domain& domain, int n, int d) override {
     if (n < 1 || d < 1)
@@ -408,12 +408,6 @@ class CheckedTracker final : public Tracker {
     check_out_mat(plugin_, "update", "V", V, n_, d_);
   }
 
-  int draws_per_update() const override {
-    int r = 1;
-    SCFW_GUARD(plugin_, r = inner_->draws_per_update());
-    return r;
-  }
-
  private:
   std::unique_ptr<Tracker> inner_;
   std::string plugin_;
@@ -452,11 +446,12 @@ class CheckedSchedule final : public Schedule {
     return s;
   }
 
-  std::string describe() const override {
+  std::string describe(long K) const override {
     std::string s;
-    SCFW_GUARD(plugin_, s = inner_->describe());
+    SCFW_GUARD(plugin_, s = inner_->describe(K));
     return s;
   }
+
 
  private:
   std::unique_ptr<Schedule> inner_;

@@ -35,6 +35,7 @@ std::string pointer_token(const std::string& key) {
 std::string child(const std::string& pointer, const std::string& key) { return pointer + "/" + pointer_token(key); }
 
 std::string show(const json& v) {
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) return v.get<double>() > 0 ? "inf" : "-inf";
   std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
   constexpr size_t kMax = 60;
   if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";

@@ -41,113 +41,6 @@ using input::input_error;
 using input::quoted_list;
 using input::show;
 
-// ---------------------------------------------------------------------------------------------
-// Parameter validation.
-
-Params validate_block(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
-                      const std::string& pointer, const std::string& owner, bool skip_plugin_key);
-
-ParamValue validate_value(const ParamSpec& spec, const json& v, const std::string& source,
-                          const std::string& pointer, const std::string& owner) {
-  switch (spec.type) {
-    case ParamType::Number: {
-      if (!v.is_number()) expected(source, pointer, spec.describe_expected(), v);
-      const double d = v.get<double>();
-      if (!spec.in_range(d)) expected(source, pointer, spec.describe_expected(), v);
-      return d;
-    }
-    case ParamType::Integer: {
-      std::int64_t i = 0;
-      if (!as_integer(v, i) || !spec.in_range(static_cast<double>(i)))
-        expected(source, pointer, spec.describe_expected(), v);
-      return i;
-    }
-    case ParamType::Boolean:
-      if (!v.is_boolean()) expected(source, pointer, spec.describe_expected(), v);
-      return v.get<bool>();
-    case ParamType::String:
-      if (!v.is_string()) expected(source, pointer, spec.describe_expected(), v);
-      return v.get<std::string>();
-    case ParamType::Choice: {
-      if (!v.is_string()) expected(source, pointer, spec.describe_expected(), v);
-      const auto s = v.get<std::string>();
-      if (std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end())
-        expected(source, pointer, spec.describe_expected(), v);
-      return s;
-    }
-    case ParamType::NumberList: {
-      // A single number stands for a one-element list.
-      if (v.is_number()) {
-        const double d = v.get<double>();
-        if (!spec.in_range(d)) expected(source, pointer, spec.describe_expected(), v);
-        return std::vector<double>{d};
-      }
-      if (!v.is_array()) expected(source, pointer, spec.describe_expected(), v);
-      ParamSpec entry = spec;  // the bound on each entry, described as "a number >= 0"
-      entry.type = ParamType::Number;
-      std::vector<double> out;
-      out.reserve(v.size());
-      for (size_t i = 0; i < v.size(); ++i) {
-        const json& e = v[i];
-        const std::string at = pointer + "/" + std::to_string(i);
-        if (!e.is_number()) expected(source, at, entry.describe_expected(), e);
-        const double d = e.get<double>();
-        if (!spec.in_range(d)) expected(source, at, entry.describe_expected(), e);
-        out.push_back(d);
-      }
-      return out;
-    }
-    case ParamType::Object: {
-      if (!v.is_object()) expected(source, pointer, spec.describe_expected(), v);
-      auto nested = std::make_shared<Params>(
-          validate_block(spec.fields, v, source, pointer, owner + "." + spec.name, false));
-      return std::shared_ptr<const Params>(std::move(nested));
-    }
-  }
-  expected(source, pointer, spec.describe_expected(), v);
-}
-
-Params validate_block(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
-                      const std::string& pointer, const std::string& owner, bool skip_plugin_key) {
-  if (!value.is_object()) expected(source, pointer, "an object", value);
-  std::vector<std::string> declared;
-  declared.reserve(specs.size());
-  for (const auto& s : specs) declared.push_back(s.name);
-
-  for (const auto& [key, v] : value.items()) {
-    if (skip_plugin_key && key == "plugin") continue;
-    if (std::find(declared.begin(), declared.end(), key) != declared.end()) continue;
-    std::string what = "unknown parameter of " + owner;
-    if (declared.empty()) {
-      what += "; it takes no parameters";
-    } else if (const std::string guess = did_you_mean(key, declared); !guess.empty()) {
-      what += "; did you mean \"" + guess + "\"?";
-    } else {
-      what += "; its parameters are " + quoted_list(declared);
-    }
-    input_error(source, child(pointer, key), what);
-  }
-
-  Params params(source, pointer);
-  for (const auto& spec : specs) {
-    const std::string at = child(pointer, spec.name);
-    auto it = value.find(spec.name);
-    if (it != value.end()) {
-      params.set(spec.name, validate_value(spec, *it, source, at, owner));
-    } else if (spec.required) {
-      input_error(source, at, "missing required parameter (" + spec.doc + ")");
-    } else if (!std::holds_alternative<std::monostate>(spec.default_value)) {
-      params.set(spec.name, spec.default_value);
-    }
-  }
-  return params;
-}
-
-std::string last_segment(const std::string& pointer) {
-  const size_t slash = pointer.rfind('/');
-  std::string seg = slash == std::string::npos ? pointer : pointer.substr(slash + 1);
-  return seg.empty() ? std::string("this block") : seg;
-}
 
 
 // ---------------------------------------------------------------------------------------------
@@ -172,7 +65,9 @@ const std::vector<std::string> kTopLevelKeys = {"name",   "seed",    "iterations
 
 /// One role's block, resolved to its registered component and validated parameters.
 struct Resolved {
+  const Registry* registry = nullptr;
   const RegisteredComponent* component = nullptr;
+  json block;           // the block as written, built by Registry::make
   Params params;
   std::string pointer;  // "/outer"
 };
@@ -188,9 +83,11 @@ Resolved resolve_block(const Registry& registry, const json& block, Kind role_ki
                        const std::string& source) {
   const RegisteredComponent& component = input::find_plugin(registry, role_kind, block, source, pointer);
   Resolved r;
+  r.registry = &registry;
   r.component = &component;
+  r.block = block;
   r.pointer = pointer;
-  r.params = validate_block(component.info.params, block, source, pointer, component.info.name, true);
+  r.params = validate_params(component.info.params, block, source, pointer, component.info.name);
   return r;
 }
 
@@ -224,28 +121,11 @@ const json* find_block(const json& doc, const char* key) {
   return it == doc.end() ? nullptr : &*it;
 }
 
-/// Runs a factory and casts its product to the role's interface. InputError (the plugin's own
-/// Params::fail) passes unchanged; any other exception names the file, block and plugin.
+/// Builds a resolved block through the registry's one validating make (the block's parameters
+/// were validated when it was resolved, so a typo anywhere is reported before any factory runs).
 template <class T>
 std::unique_ptr<T> make(const Resolved& r, const Context& ctx, const std::string& source) {
-  const std::string& plugin = r.component->info.name;
-  std::unique_ptr<Component> made;
-  try {
-    made = r.component->info.make(r.params, ctx);
-  } catch (const InputError&) {
-    throw;
-  } catch (const std::exception& e) {
-    input_error(source, r.pointer, plugin + ": " + e.what());
-  } catch (...) {
-    input_error(source, r.pointer, plugin + ": its factory threw an exception that is not a std::exception");
-  }
-  if (!made) throw Error(plugin + ": its factory returned no object");
-  T* typed = dynamic_cast<T*>(made.get());
-  if (!typed)
-    throw Error(plugin + ": registered as " + article(to_string(r.component->info.kind)) + " " +
-                to_string(r.component->info.kind) + " plugin, but its factory made an object of another role");
-  made.release();
-  return std::unique_ptr<T>(typed);
+  return r.registry->make<T>(r.component->info.name, r.block, ctx, source, r.pointer);
 }
 
 bool is_product_block(const Registry& registry, const json& doc) {
@@ -404,7 +284,8 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
     const RegisteredComponent* c = registry.find(Kind::Glmo, name);
     if (!c) return false;
     glmo_block.component = c;
-    glmo_block.params = validate_block(c->info.params, json::object(), src, "/glmo", c->info.name, false);
+    glmo_block.block = json::object();  // the chosen solver with its defaults
+    glmo_block.params = validate_object(c->info.params, glmo_block.block, src, "/glmo", c->info.name);
     problem.plugins[3].second = name;
     return true;
   };
@@ -424,24 +305,28 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
     }
   };
 
-  if (!problem.domain->has_model() && (glmo_auto || glmo_block.component->info.name == "clp")) {
+  // Asks the GLMO of glmo_block, before any setup, whether it handles this problem.
+  auto supported = [&](std::string& why) {
+    const auto probe = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_block.component->info.name, counters);
+    return probe->supports(*problem.outer, *problem.domain, n, d, &why);
+  };
+  std::string why;
+  if (!problem.domain->has_model() && (glmo_auto || (glmo_block.component->info.name == "clp" && !supported(why)))) {
     if (use_glmo("column_generation"))
       problem.notes.push_back(std::string("glmo: the domain has no LP model, so ") +
                               (glmo_auto ? "column_generation was selected" : "clp handed over to column_generation") +
                               " (a restricted master LP over the domain's LMO atoms)");
     build_glmos();
   } else if (glmo_auto && use_glmo("dense_simplex")) {
-    try {
+    if (supported(why)) {
       build_glmos();
       problem.notes.push_back("glmo: dense_simplex selected automatically (the GLMO LP is small enough for the dense "
                               "simplex that keeps its basis between iterations)");
-    } catch (const CapabilityError& e) {
+    } else {
       // Too large for the dense solver, or cones: Clp instead.
-      const std::string why = e.what();
       use_glmo("clp");
       build_glmos();
-      problem.notes.push_back("glmo: clp selected automatically; dense_simplex declined: " +
-                              why.substr(why.find("/glmo: ") == std::string::npos ? 0 : why.find("/glmo: ") + 7));
+      problem.notes.push_back("glmo: clp selected automatically; dense_simplex declined: " + why);
     }
   } else {
     build_glmos();
@@ -531,17 +416,6 @@ json read_json_file(const fs::path& file) {
   }
 }
 
-Params validate_params(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
-                       const std::string& pointer, const std::string& owner) {
-  return validate_block(specs, value, source, pointer, owner, true);
-}
-
-Params validate_params(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
-                       const std::string& pointer) {
-  return validate_block(specs, value, source, pointer, last_segment(pointer), true);
-}
-
-
 void Problem::renew_domain() {
   if (!make_domain) throw Error("this problem was not composed by compose_problem(): it cannot renew its domain");
   domain = make_domain();
@@ -587,7 +461,7 @@ SolverOptions read_options(const json& doc, const std::string& source, const Ove
         ParamSpec::integer("every", "exact gap every this many iterations (0: only at the end)").nonnegative().def(0),
         ParamSpec::string("trace", "CSV file of the reported iterations (\"\": none)").def(""),
     };
-    const Params rp = validate_block(report_specs, *it, src, "/report", "report", false);
+    const Params rp = validate_object(report_specs, *it, src, "/report", "report");
     options.report_every = static_cast<long>(rp.integer("every"));
     options.trace = rp.string("trace");
   }
@@ -596,7 +470,7 @@ SolverOptions read_options(const json& doc, const std::string& source, const Ove
         ParamSpec::number("gap_tolerance", "stop when a reported gap is at most this (0: never)").nonnegative().def(0.0),
         ParamSpec::number("time_limit", "stop after this many seconds (0: no limit)").nonnegative().def(0.0),
     };
-    const Params sp = validate_block(stop_specs, *it, src, "/stop", "stop", false);
+    const Params sp = validate_object(stop_specs, *it, src, "/stop", "stop");
     options.gap_tolerance = sp.number("gap_tolerance");
     options.time_limit = sp.number("time_limit");
   }

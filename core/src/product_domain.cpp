@@ -47,12 +47,6 @@ Vec ProductDomain::initial_point() const {
   return y;
 }
 
-double ProductDomain::diameter() const {
-  double s = 0;
-  for (const auto& f : factors_) s += f->diameter() * f->diameter();
-  return std::sqrt(s);
-}
-
 bool ProductDomain::contains(const Vec& x, double tol) const {
   if (x.size() != dim_) return false;
   for (size_t i = 0; i < factors_.size(); ++i) {

@@ -23,7 +23,6 @@ class ProductDomain final : public Domain {
   std::vector<Expr> model(Model& m) const override;
   void lmo(const Vec& g, Vec& x) const override;
   Vec initial_point() const override;
-  double diameter() const override;
   bool contains(const Vec& x, double tol) const override;
 
   /// "product(simplex[50], box[1])"

@@ -1,4 +1,5 @@
 #include "scfw/core/registry.hpp"
+#include "scfw/core/input.hpp"
 
 #include <algorithm>
 #include <boost/dll/shared_library.hpp>
@@ -7,7 +8,9 @@
 #include <set>
 #include <system_error>
 
+#include "scfw/core/params_json.hpp"
 #include "scfw/error.hpp"
+#include "scfw/plugin.hpp"
 
 namespace fs = std::filesystem;
 
@@ -175,8 +178,16 @@ bool Registry::load_library(const fs::path& file) {
                          ") is registered by two libraries: " + c.library_path + " and " + path);
     }
   }
-  for (auto& info : registrar.collected)
-    components_.push_back(RegisteredComponent{std::move(info), path, desc.library, desc.version});
+  for (auto& info : registrar.collected) {
+    RegisteredComponent rc;
+    rc.factory_ = std::move(info.make);
+    info.make = nullptr;
+    rc.info = std::move(info);
+    rc.library_path = path;
+    rc.library_name = desc.library;
+    rc.library_version = desc.version;
+    components_.push_back(std::move(rc));
+  }
   libraries_.push_back(path);
   return true;
 }
@@ -185,6 +196,31 @@ const RegisteredComponent* Registry::find(Kind kind, const std::string& name) co
   for (const auto& c : components_)
     if (c.info.kind == kind && c.info.name == name) return &c;
   return nullptr;
+}
+
+std::unique_ptr<Component> Registry::make_component(Kind kind, const std::string& name, const nlohmann::json& block,
+                                                   const Context& context, const std::string& source,
+                                                   const std::string& pointer) const {
+  const RegisteredComponent* rc = find(kind, name);
+  if (!rc) throw Error("no " + std::string(to_string(kind)) + " plugin named \"" + name + "\" is loaded");
+  const Params params = validate_params(rc->info.params, block, source, pointer, name);
+  std::unique_ptr<Component> made;
+  try {
+    made = rc->factory_(params, context);
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    input::input_error(source, pointer, name + ": " + e.what());
+  } catch (...) {
+    input::input_error(source, pointer, name + ": its factory threw an exception that is not a std::exception");
+  }
+  if (!made) throw Error(name + ": its factory returned no object");
+  return made;
+}
+
+void Registry::wrong_role(const std::string& name, Kind kind) {
+  throw Error(name + ": registered as " + input::article(to_string(kind)) + " " + to_string(kind) +
+              " plugin, but its factory made an object of another role");
 }
 
 std::vector<const RegisteredComponent*> Registry::find_any_kind(const std::string& name) const {

@@ -63,8 +63,12 @@ ParamSpec& ParamSpec::def(std::vector<double> v) { default_value = std::move(v);
 ParamSpec& ParamSpec::require() { required = true; return *this; }
 ParamSpec& ParamSpec::range(double lo, double hi) { min = lo; max = hi; min_open = max_open = false; return *this; }
 ParamSpec& ParamSpec::open_range(double lo, double hi) { min = lo; max = hi; min_open = max_open = true; return *this; }
-ParamSpec& ParamSpec::positive() { min = 0; max = inf; min_open = true; max_open = false; return *this; }
-ParamSpec& ParamSpec::nonnegative() { min = 0; max = inf; min_open = false; max_open = false; return *this; }
+ParamSpec& ParamSpec::above(double lo) { min = lo; min_open = true; return *this; }
+ParamSpec& ParamSpec::at_least(double lo) { min = lo; min_open = false; return *this; }
+ParamSpec& ParamSpec::below(double hi) { max = hi; max_open = true; return *this; }
+ParamSpec& ParamSpec::at_most(double hi) { max = hi; max_open = false; return *this; }
+ParamSpec& ParamSpec::positive() { return above(0); }
+ParamSpec& ParamSpec::nonnegative() { return at_least(0); }
 
 bool ParamSpec::in_range(double v) const {
   if (std::isnan(v)) return false;
@@ -108,7 +112,7 @@ bool Params::has(const std::string& name) const {
   return it != values_.end() && !std::holds_alternative<std::monostate>(it->second);
 }
 
-const ParamValue& Params::get(const std::string& name) const {
+const ParamValue& Params::value_of(const std::string& name) const {
   auto it = values_.find(name);
   if (it == values_.end() || std::holds_alternative<std::monostate>(it->second))
     throw Error(where(name) + ": parameter was not given and has no default");
@@ -116,38 +120,38 @@ const ParamValue& Params::get(const std::string& name) const {
 }
 
 double Params::number(const std::string& name) const {
-  const ParamValue& v = get(name);
+  const ParamValue& v = value_of(name);
   if (auto d = std::get_if<double>(&v)) return *d;
   if (auto i = std::get_if<std::int64_t>(&v)) return static_cast<double>(*i);
   throw Error(where(name) + ": parameter is not a number");
 }
 
 std::int64_t Params::integer(const std::string& name) const {
-  const ParamValue& v = get(name);
+  const ParamValue& v = value_of(name);
   if (auto i = std::get_if<std::int64_t>(&v)) return *i;
   throw Error(where(name) + ": parameter is not an integer");
 }
 
 bool Params::boolean(const std::string& name) const {
-  const ParamValue& v = get(name);
+  const ParamValue& v = value_of(name);
   if (auto b = std::get_if<bool>(&v)) return *b;
   throw Error(where(name) + ": parameter is not a boolean");
 }
 
 const std::string& Params::string(const std::string& name) const {
-  const ParamValue& v = get(name);
+  const ParamValue& v = value_of(name);
   if (auto s = std::get_if<std::string>(&v)) return *s;
   throw Error(where(name) + ": parameter is not a string");
 }
 
 const std::vector<double>& Params::numbers(const std::string& name) const {
-  const ParamValue& v = get(name);
+  const ParamValue& v = value_of(name);
   if (auto s = std::get_if<std::vector<double>>(&v)) return *s;
   throw Error(where(name) + ": parameter is not an array of numbers");
 }
 
 const Params& Params::object(const std::string& name) const {
-  const ParamValue& v = get(name);
+  const ParamValue& v = value_of(name);
   if (auto s = std::get_if<std::shared_ptr<const Params>>(&v)) return **s;
   throw Error(where(name) + ": parameter is not an object");
 }
@@ -161,6 +165,13 @@ std::string Params::where(const std::string& name) const {
 
 void Params::fail(const std::string& name, const std::string& message) const {
   throw InputError(where(name) + ": " + message);
+}
+
+void Params::fail_range(const std::string& name, std::int64_t got, std::int64_t lo, std::uint64_t hi,
+                        const char* type) const {
+  const bool too_small = got < lo;
+  fail(name, std::string("expected an integer ") + (too_small ? ">= " + std::to_string(lo) : "<= " + std::to_string(hi)) +
+                 " (it is read as " + type + "), got " + std::to_string(got));
 }
 
 }  // namespace scfw

@@ -1,4 +1,4 @@
-#include "scfw/plugin.hpp"
+#include "scfw/registrar.hpp"
 #include "scfw/roles.hpp"
 
 namespace scfw {
@@ -18,6 +18,8 @@ void Oracle::hessian_action(const Sample&, const Vec&, const Vec&, Mat&) const {
 std::vector<Expr> Domain::model(Model&) const {
   throw CapabilityError("this domain has no LP model; it is known only through its LMO");
 }
+
+bool Glmo::supports(const OuterFunction&, const Domain&, int, int, std::string*) const { return true; }
 
 const char* to_string(Kind k) {
   switch (k) {

@@ -23,6 +23,15 @@ expect_rc 2 "radius out of range"
 expect_stderr "error: bad_radius.json: /domain/radius: expected a number > 0, got -1" "radius out of range"
 [[ -z "$OUT" ]] || fail "radius out of range: stdout should be empty, got: $OUT"
 
+# An integer that does not fit the plugin's int is refused, never truncated: 2^32 + 1 would
+# otherwise run as batch 1.
+sed 's/"batch": 1/"batch": 4294967297/' ok.json >big_batch.json
+grep -q '"batch": 4294967297' big_batch.json || fail "big batch: the sed did not apply"
+run "$SCFW" run big_batch.json
+expect_rc 2 "batch out of int range"
+expect_stderr "error: big_batch.json: /oracle/batch: expected an integer <= 2147483647 (it is read as an int), got 4294967297" "batch out of int range"
+[[ -z "$OUT" ]] || fail "batch out of int range: stdout should be empty, got: $OUT"
+
 # An unknown plugin name, with the closest one.
 write_problem typo.json '{ "plugin": "maxx" }'
 run "$SCFW" validate typo.json

@@ -16,19 +16,13 @@
 
 namespace {
 
+// Built by the registry: the block is validated against the declarations and completed with the
+// defaults, as a problem file's block is.
 template <class Role>
-std::unique_ptr<Role> make(const scfw::Registry& registry, scfw::Kind kind, const std::string& name,
-                           const nlohmann::json& params, int n, int d) {
-  const scfw::RegisteredComponent* c = registry.find(kind, name);
-  if (!c) throw scfw::InputError("no " + std::string(scfw::to_string(kind)) + " plugin \"" + name + "\" found");
-  // Validated against the declarations and completed with the defaults, as a problem file is.
-  const scfw::Params p = scfw::validate_params(c->info.params, params, "check_mean_max",
-                                               std::string("/") + scfw::to_string(kind));
-  std::unique_ptr<scfw::Component> made = c->info.make(p, scfw::Context{d, n, "."});
-  auto* role = dynamic_cast<Role*>(made.get());
-  if (!role) throw scfw::Error(name + " did not make the expected role");
-  made.release();
-  return std::unique_ptr<Role>(role);
+std::unique_ptr<Role> make(const scfw::Registry& registry, const std::string& name, const nlohmann::json& params,
+                           int n, int d) {
+  return registry.make<Role>(name, params, scfw::Context{d, n, "."}, "check_mean_max",
+                             std::string("/") + scfw::to_string(scfw::kind_of<Role>()));
 }
 
 }  // namespace
@@ -44,11 +38,11 @@ int main(int argc, char** argv) try {
   for (const int n : {1, 2, 5}) {
     const int d = 3;
     for (const double lambda : {0.0, 0.3, 1.0}) {
-      auto outer = make<scfw::OuterFunction>(registry, scfw::Kind::Outer, "mean_max", {{"lambda", lambda}}, n, d);
-      auto glmo = make<scfw::Glmo>(registry, scfw::Kind::Glmo, "clp", nlohmann::json::object(), n, d);
+      auto outer = make<scfw::OuterFunction>(registry, "mean_max", {{"lambda", lambda}}, n, d);
+      auto glmo = make<scfw::Glmo>(registry, "clp", nlohmann::json::object(), n, d);
       auto singleton = [&](const scfw::Vec& x) {
         const std::vector<double> at(x.data(), x.data() + x.size());
-        return make<scfw::Domain>(registry, scfw::Kind::Domain, "box", {{"lower", at}, {"upper", at}}, n, d);
+        return make<scfw::Domain>(registry, "box", {{"lower", at}, {"upper", at}}, n, d);
       };
       const auto report = scfw::conformance::check_outer_model(*outer, n, d, *glmo, singleton);
       std::cout << "lambda = " << lambda << ": " << report.message << '\n';

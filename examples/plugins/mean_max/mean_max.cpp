@@ -15,7 +15,7 @@ namespace {
 
 class MeanMax : public scfw::OuterFunction {
  public:
-  MeanMax(const scfw::Params& params, const scfw::Context&) : lambda_(params.number("lambda")) {}
+  MeanMax(const scfw::Params& params, const scfw::Context&) : lambda_(params.get<double>("lambda")) {}
 
   double value(const scfw::Vec& u, const scfw::Vec&) const override {
     return (1.0 - lambda_) * u.mean() + lambda_ * u.maxCoeff();
@@ -49,7 +49,7 @@ class MeanMax : public scfw::OuterFunction {
 };
 
 void register_components(scfw::Registrar& r) {
-  r.add<MeanMax>(scfw::Kind::Outer, "mean_max",
+  r.add<MeanMax>("mean_max",
                  "F(u) = (1 - lambda) mean_i u_i + lambda max_i u_i: between average and worst-case loss",
                  {scfw::ParamSpec::number("lambda", "weight of the worst case: 0 is the mean, 1 the max")
                       .range(0.0, 1.0)

@@ -18,14 +18,17 @@ class StepDecay final : public scfw::Schedule {
   // The host has already checked every parameter against the declarations below (types, ranges)
   // and filled in the defaults, so the constructor only reads them.
   StepDecay(const scfw::Params& p, const scfw::Context&)
-      : gamma0_(p.number("gamma0")), period_(p.integer("period")), beta_(p.number("beta")), rho_(p.number("rho")) {}
+      : gamma0_(p.get<double>("gamma0")),
+        period_(p.get<long>("period")),
+        beta_(p.get<double>("beta")),
+        rho_(p.get<double>("rho")) {}
 
   scfw::Steps at(long k, long) const override {
     const double drops = static_cast<double>(k / period_);  // floor(k / period)
     return scfw::Steps{gamma0_ / std::sqrt(1.0 + drops), beta_, rho_};
   }
 
-  std::string describe() const override {
+  std::string describe(long) const override {
     std::ostringstream os;
     os << "step_decay: gamma_k = " << gamma0_ << " / sqrt(1 + floor(k / " << period_ << ")), beta = " << beta_
        << ", rho = " << rho_;
@@ -40,16 +43,14 @@ class StepDecay final : public scfw::Schedule {
 
 // (0, 1]: a step or weight of 0 would freeze the iterate or the tracker.
 scfw::ParamSpec unit(const char* name, const char* doc, double def) {
-  scfw::ParamSpec s = scfw::ParamSpec::number(name, doc).range(0.0, 1.0).def(def);
-  s.min_open = true;
-  return s;
+  return scfw::ParamSpec::number(name, doc).above(0).at_most(1).def(def);
 }
 
 void register_components(scfw::Registrar& r) {
-  r.add<StepDecay>(scfw::Kind::Schedule, "step_decay",
+  r.add<StepDecay>("step_decay",
                    "gamma_k = gamma0 / sqrt(1 + floor(k / period)), beta and rho fixed (an example plugin)",
                    {unit("gamma0", "initial step size gamma_0", 0.1),
-                    scfw::ParamSpec::integer("period", "iterations between two drops of gamma").range(1, scfw::inf).def(1000),
+                    scfw::ParamSpec::integer("period", "iterations between two drops of gamma").at_least(1).def(1000),
                     unit("beta", "Jacobian tracker weight beta, held fixed", 0.05),
                     unit("rho", "function tracker weight rho, held fixed", 0.05)});
 }

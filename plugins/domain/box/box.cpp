@@ -11,15 +11,8 @@ namespace {
 
 // A bound list of length 1 is broadcast to all d coordinates (a JSON scalar arrives as a
 // one-element list); length d gives one bound per coordinate.
-scfw::Vec bound(const scfw::Params& p, const std::string& name, double fallback, int d) {
-  const std::vector<double> given =
-      p.has(name) ? p.numbers(name) : std::vector<double>{fallback};
-  if (given.size() != 1 && given.size() != static_cast<size_t>(d))
-    p.fail(name, "expected 1 or " + std::to_string(d) + " numbers (the dimension), got " +
-                     std::to_string(given.size()));
-  for (size_t j = 0; j < given.size(); ++j)
-    if (!std::isfinite(given[j]))
-      p.fail(name, "expected finite numbers, got " + scfw::format_number(given[j]) + " at index " + std::to_string(j));
+scfw::Vec bound(const scfw::Params& p, const std::string& name, int d) {
+  const std::vector<double> given = scfw::numbers_1_or_d(p, name, d);
   if (given.size() == 1) return scfw::Vec::Constant(d, given[0]);
   return Eigen::Map<const scfw::Vec>(given.data(), d);
 }
@@ -28,8 +21,8 @@ class Box final : public scfw::Domain {
  public:
   Box(const scfw::Params& p, const scfw::Context& c) {
     d_ = scfw::domain_dimension(p, c);
-    lower_ = bound(p, "lower", -1.0, d_);
-    upper_ = bound(p, "upper", 1.0, d_);
+    lower_ = bound(p, "lower", d_);
+    upper_ = bound(p, "upper", d_);
     for (int j = 0; j < d_; ++j)
       if (lower_[j] > upper_[j])
         p.fail("upper", "upper[" + std::to_string(j) + "] = " + scfw::format_number(upper_[j]) + " is below lower[" +
@@ -54,7 +47,6 @@ class Box final : public scfw::Domain {
   }
 
   scfw::Vec initial_point() const override { return 0.5 * (lower_ + upper_); }
-  double diameter() const override { return (upper_ - lower_).norm(); }
 
   bool contains(const scfw::Vec& x, double tol) const override {
     if (x.size() != d_ || !x.allFinite()) return false;
@@ -69,13 +61,13 @@ class Box final : public scfw::Domain {
 };
 
 void register_components(scfw::Registrar& r) {
-  r.add<Box>(scfw::Kind::Domain, "box", "X = {x : lower <= x <= upper}, a box (bounds per coordinate or one for all)",
+  r.add<Box>("box", "X = {x : lower <= x <= upper}, a box (bounds per coordinate or one for all)",
              {scfw::ParamSpec::number_list("lower", "lower bounds: one number for all coordinates or d numbers")
                   .def(std::vector<double>{-1.0}),
               scfw::ParamSpec::number_list("upper", "upper bounds: one number for all coordinates or d numbers")
                   .def(std::vector<double>{1.0}),
               scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
-                  .range(1, scfw::inf)});
+                  .at_least(1)});
 }
 
 }  // namespace

@@ -12,9 +12,7 @@ namespace {
 class L1Ball final : public scfw::Domain {
  public:
   L1Ball(const scfw::Params& p, const scfw::Context& c) {
-    radius_ = p.has("radius") ? p.number("radius") : 1.0;
-    if (!(radius_ > 0.0) || !std::isfinite(radius_))
-      p.fail("radius", "expected a number > 0, got " + scfw::format_number(radius_));
+    radius_ = p.get<double>("radius");
     d_ = scfw::domain_dimension(p, c);
   }
 
@@ -46,7 +44,6 @@ class L1Ball final : public scfw::Domain {
   }
 
   scfw::Vec initial_point() const override { return scfw::Vec::Zero(d_); }
-  double diameter() const override { return 2.0 * radius_; }  // ||r e_1 - (-r e_1)||_2
 
   bool contains(const scfw::Vec& x, double tol) const override {
     return x.size() == d_ && x.allFinite() && x.lpNorm<1>() <= radius_ + tol;
@@ -58,10 +55,10 @@ class L1Ball final : public scfw::Domain {
 };
 
 void register_components(scfw::Registrar& r) {
-  r.add<L1Ball>(scfw::Kind::Domain, "l1_ball", "X = {x : ||x||_1 <= radius}, the l1 ball (sparse x)",
+  r.add<L1Ball>("l1_ball", "X = {x : ||x||_1 <= radius}, the l1 ball (sparse x)",
                 {scfw::ParamSpec::number("radius", "radius of the ball").positive().def(1.0),
                  scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
-                     .range(1, scfw::inf)});
+                     .at_least(1)});
 }
 
 }  // namespace

@@ -12,9 +12,7 @@ namespace {
 class L2Ball final : public scfw::Domain {
  public:
   L2Ball(const scfw::Params& p, const scfw::Context& c) {
-    radius_ = p.has("radius") ? p.number("radius") : 1.0;
-    if (!(radius_ > 0.0) || !std::isfinite(radius_))
-      p.fail("radius", "expected a number > 0, got " + scfw::format_number(radius_));
+    radius_ = p.get<double>("radius");
     d_ = scfw::domain_dimension(p, c);
   }
 
@@ -45,7 +43,6 @@ class L2Ball final : public scfw::Domain {
   }
 
   scfw::Vec initial_point() const override { return scfw::Vec::Zero(d_); }
-  double diameter() const override { return 2.0 * radius_; }
 
   bool contains(const scfw::Vec& x, double tol) const override {
     return x.size() == d_ && x.allFinite() && x.norm() <= radius_ + tol;
@@ -57,12 +54,11 @@ class L2Ball final : public scfw::Domain {
 };
 
 void register_components(scfw::Registrar& r) {
-  r.add<L2Ball>(scfw::Kind::Domain, "l2_ball",
-                "X = {x : ||x||_2 <= radius}, the Euclidean ball (LMO -radius g/||g||, diameter "
-                "2 radius; one second-order cone in the GLMO model)",
+  r.add<L2Ball>("l2_ball",
+                "X = {x : ||x||_2 <= radius}, the Euclidean ball (LMO -radius g/||g||; one second-order cone in the GLMO model)",
                 {scfw::ParamSpec::number("radius", "radius of the ball").positive().def(1.0),
                  scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
-                     .range(1, scfw::inf)});
+                     .at_least(1)});
 }
 
 }  // namespace

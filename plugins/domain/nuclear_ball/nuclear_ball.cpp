@@ -42,6 +42,9 @@
 #include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
+#include <Eigen/Eigenvalues>  // Tridiagonalization, SelfAdjointEigenSolver
+#include <Eigen/SVD>          // BDCSVD (tests and small matrices)
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -56,17 +59,10 @@ using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 class NuclearBall final : public scfw::Domain {
  public:
   NuclearBall(const scfw::Params& p, const scfw::Context& c) {
-    tau_ = p.has("radius") ? p.number("radius") : 1.0;
-    if (!(tau_ > 0.0) || !std::isfinite(tau_))
-      p.fail("radius", "expected a number > 0, got " + scfw::format_number(tau_));
-    if (!p.has("rows")) p.fail("rows", "required: the number of rows of the matrix");
-    if (!p.has("cols")) p.fail("cols", "required: the number of columns of the matrix");
-    const std::int64_t r = p.integer("rows"), k = p.integer("cols");
-    if (r < 1) p.fail("rows", "expected an integer >= 1, got " + std::to_string(r));
-    if (k < 1) p.fail("cols", "expected an integer >= 1, got " + std::to_string(k));
-    if (r * k > (std::int64_t{1} << 31) - 1) p.fail("cols", "rows * cols is too large");
-    rows_ = static_cast<int>(r);
-    cols_ = static_cast<int>(k);
+    tau_ = p.get<double>("radius");
+    rows_ = p.get<int>("rows");
+    cols_ = p.get<int>("cols");
+    if (std::int64_t{rows_} * cols_ > (std::int64_t{1} << 31) - 1) p.fail("cols", "rows * cols is too large");
     if (c.dim >= 1 && c.dim != rows_ * cols_)
       p.fail("rows", "the domain has dimension rows * cols = " + std::to_string(rows_ * cols_) +
                          " but the oracle has dimension " + std::to_string(c.dim));
@@ -98,7 +94,6 @@ class NuclearBall final : public scfw::Domain {
   }
 
   scfw::Vec initial_point() const override { return scfw::Vec::Zero(dim()); }
-  double diameter() const override { return 2.0 * tau_; }  // ||X - (-X)||_F for a rank-one X
 
   bool contains(const scfw::Vec& x, double tol) const override {
     if (x.size() != dim() || !x.allFinite()) return false;
@@ -388,10 +383,10 @@ class NuclearBall final : public scfw::Domain {
 
 void register_components(scfw::Registrar& r) {
   r.add<NuclearBall>(
-      scfw::Kind::Domain, "nuclear_ball",
+      "nuclear_ball",
       "X = {X in R^{rows x cols} : ||X||_* <= radius} (x = X row-major); LMO -radius u1 v1^T (Task 3)",
-      {scfw::ParamSpec::integer("rows", "number of rows of the matrix").range(1, scfw::inf).require(),
-       scfw::ParamSpec::integer("cols", "number of columns of the matrix").range(1, scfw::inf).require(),
+      {scfw::ParamSpec::integer("rows", "number of rows of the matrix").at_least(1).require(),
+       scfw::ParamSpec::integer("cols", "number of columns of the matrix").at_least(1).require(),
        scfw::ParamSpec::number("radius", "radius tau of the nuclear-norm ball").positive().def(1.0)});
 }
 

@@ -7,9 +7,8 @@
 //           the previous call's basis.
 // At construction the polytope is checked to be non-empty and bounded by solving min and max of
 // every coordinate (2d LPs); their solutions give the bounding box [lo, hi]. The initial point
-// is the average of those 2d vertices (a convex combination, hence in X), and diameter() returns
-// the box diagonal ||hi - lo||_2, an upper bound on the true diameter (computing the diameter of
-// an H-polytope is NP-hard; an upper bound is what the step-size theory needs).
+// is the average of those 2d vertices (a convex combination, hence in X); the box also bounds the
+// model's x variables.
 #include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
@@ -86,7 +85,7 @@ class Polytope final : public scfw::Domain {
     const bool inline_rows = p.has("A") || p.has("b");
     if (inline_rows && p.has("file")) p.fail("file", "give either \"A\" and \"b\" or \"file\", not both");
     if (p.has("file")) {
-      std::filesystem::path path(p.string("file"));
+      std::filesystem::path path(p.get<std::string>("file"));
       if (path.is_relative() && !c.base_dir.empty()) path = std::filesystem::path(c.base_dir) / path;
       read_csv(path.string(), expect_d, A_, b_, d_);
       if (expect_d >= 1 && d_ != expect_d)
@@ -95,8 +94,8 @@ class Polytope final : public scfw::Domain {
     } else {
       if (!p.has("A")) p.fail("A", "required: the constraint matrix (row-major), or give \"file\"");
       if (!p.has("b")) p.fail("b", "required: the right-hand sides, or give \"file\"");
-      A_ = p.numbers("A");
-      b_ = p.numbers("b");
+      A_ = p.get<std::vector<double>>("A");
+      b_ = p.get<std::vector<double>>("b");
       if (b_.empty()) p.fail("b", "expected at least one right-hand side");
       if (A_.size() % b_.size() != 0 || A_.empty())
         p.fail("A", "has " + std::to_string(A_.size()) + " numbers, not a multiple of the " +
@@ -105,10 +104,6 @@ class Polytope final : public scfw::Domain {
       if (expect_d >= 1 && d_ != expect_d)
         p.fail("A", "has " + std::to_string(d_) + " columns (" + std::to_string(A_.size()) + " numbers / " +
                         std::to_string(b_.size()) + " rows) but the dimension is " + std::to_string(expect_d));
-      for (double v : A_)
-        if (!std::isfinite(v)) p.fail("A", "expected finite numbers");
-      for (double v : b_)
-        if (!std::isfinite(v)) p.fail("b", "expected finite numbers");
     }
     build_lp();
     bound_box(p);
@@ -138,7 +133,6 @@ class Polytope final : public scfw::Domain {
   }
 
   scfw::Vec initial_point() const override { return start_; }
-  double diameter() const override { return (hi_ - lo_).norm(); }
 
   bool contains(const scfw::Vec& x, double tol) const override {
     if (x.size() != d_ || !x.allFinite()) return false;
@@ -229,12 +223,12 @@ class Polytope final : public scfw::Domain {
 
 void register_components(scfw::Registrar& r) {
   using scfw::ParamSpec;
-  r.add<Polytope>(scfw::Kind::Domain, "polytope",
+  r.add<Polytope>("polytope",
                   "X = {x : A x <= b}, a bounded polytope (inline A, b or a CSV file); LMO by Clp",
                   {ParamSpec::number_list("A", "constraint matrix, row-major, m * d numbers"),
                    ParamSpec::number_list("b", "right-hand sides, m numbers"),
                    ParamSpec::string("file", "CSV file, one row a_1,...,a_d,b per line (relative to the problem file)"),
-                   ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)").range(1, scfw::inf)});
+                   ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)").at_least(1)});
 }
 
 }  // namespace

@@ -11,9 +11,7 @@ namespace {
 class Simplex final : public scfw::Domain {
  public:
   Simplex(const scfw::Params& p, const scfw::Context& c) {
-    scale_ = p.has("scale") ? p.number("scale") : 1.0;
-    if (!(scale_ > 0.0) || !std::isfinite(scale_))
-      p.fail("scale", "expected a number > 0, got " + scfw::format_number(scale_));
+    scale_ = p.get<double>("scale");
     d_ = scfw::domain_dimension(p, c);
   }
 
@@ -44,7 +42,6 @@ class Simplex final : public scfw::Domain {
   }
 
   scfw::Vec initial_point() const override { return scfw::Vec::Constant(d_, scale_ / d_); }
-  double diameter() const override { return scale_ * std::sqrt(2.0); }  // ||s e_1 - s e_2||_2
 
   bool contains(const scfw::Vec& x, double tol) const override {
     return x.size() == d_ && x.allFinite() && x.minCoeff() >= -tol &&
@@ -57,11 +54,11 @@ class Simplex final : public scfw::Domain {
 };
 
 void register_components(scfw::Registrar& r) {
-  r.add<Simplex>(scfw::Kind::Domain, "simplex",
+  r.add<Simplex>("simplex",
                  "X = {x : x >= 0, sum_j x_j = scale}, the scaled probability simplex",
                  {scfw::ParamSpec::number("scale", "the sum of the coordinates").positive().def(1.0),
                   scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
-                      .range(1, scfw::inf)});
+                      .at_least(1)});
 }
 
 }  // namespace

@@ -18,19 +18,16 @@ namespace {
 class SimplexInterval final : public scfw::Domain {
  public:
   SimplexInterval(const scfw::Params& p, const scfw::Context& c) {
-    lo_ = p.has("lower") ? p.number("lower") : -1.0;
-    hi_ = p.has("upper") ? p.number("upper") : 1.0;
-    if (!std::isfinite(lo_)) p.fail("lower", "expected a finite number, got " + scfw::format_number(lo_));
-    if (!std::isfinite(hi_)) p.fail("upper", "expected a finite number, got " + scfw::format_number(hi_));
+    lo_ = p.get<double>("lower");
+    hi_ = p.get<double>("upper");
     if (lo_ > hi_)
       p.fail("upper", "is below lower = " + scfw::format_number(lo_) + ": got " + scfw::format_number(hi_));
     if (p.has("dim")) {
-      const std::int64_t dim = p.integer("dim");
-      if (dim < 2) p.fail("dim", "expected an integer >= 2 (assets and the threshold), got " + std::to_string(dim));
+      const int dim = p.get<int>("dim");  // >= 2 (assets and the threshold), as declared
       if (c.dim >= 1 && dim != c.dim)
         p.fail("dim", "the domain has dimension " + std::to_string(dim) + " but the oracle has dimension " +
                           std::to_string(c.dim));
-      d_ = static_cast<int>(dim);
+      d_ = dim;
     } else {
       if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
       if (c.dim < 2) p.fail("dim", "the oracle has dimension " + std::to_string(c.dim) + "; simplex_interval needs d >= 2");
@@ -70,10 +67,6 @@ class SimplexInterval final : public scfw::Domain {
     return x;
   }
 
-  double diameter() const override {
-    const double simplex = d_ - 1 >= 2 ? 2.0 : 0.0;  // ||e_1 - e_2||^2
-    return std::sqrt(simplex + (hi_ - lo_) * (hi_ - lo_));
-  }
 
   bool contains(const scfw::Vec& x, double tol) const override {
     if (x.size() != d_ || !x.allFinite()) return false;
@@ -89,11 +82,11 @@ class SimplexInterval final : public scfw::Domain {
 void register_components(scfw::Registrar& r) {
   using scfw::ParamSpec;
   r.add<SimplexInterval>(
-      scfw::Kind::Domain, "simplex_interval",
+      "simplex_interval",
       "X = {(w, y0) : w >= 0, sum w = 1, lower <= y0 <= upper}, simplex x interval (Task 2's domain)",
       {ParamSpec::number("lower", "lower end of the last coordinate's interval").def(-1.0),
        ParamSpec::number("upper", "upper end of the last coordinate's interval").def(1.0),
-       ParamSpec::integer("dim", "dimension d = assets + 1 (optional: must equal the oracle's d)").range(2, scfw::inf)});
+       ParamSpec::integer("dim", "dimension d = assets + 1 (optional: must equal the oracle's d)").at_least(2)});
 }
 
 }  // namespace

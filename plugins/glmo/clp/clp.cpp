@@ -77,17 +77,16 @@ namespace glmo_lp = scfw::glmo_lp;
 class ClpGlmo final : public scfw::Glmo {
  public:
   ClpGlmo(const scfw::Params& p, const scfw::Context&) {
-    const std::string algorithm = p.has("algorithm") ? p.string("algorithm") : "dual";
-    if (algorithm == "dual")
-      dual_ = true;
-    else if (algorithm == "primal")
-      dual_ = false;
-    else
-      p.fail("algorithm", "expected one of \"dual\", \"primal\", got \"" + algorithm + "\"");
-    warm_start_ = p.has("warm_start") ? p.boolean("warm_start") : true;
-    tolerance_ = p.has("tolerance") ? p.number("tolerance") : 1e-7;
-    if (!(tolerance_ > 0.0) || !std::isfinite(tolerance_))
-      p.fail("tolerance", "expected a number > 0, got " + std::to_string(tolerance_));
+    dual_ = p.get<std::string>("algorithm") == "dual";  // or "primal", the other declared choice
+    warm_start_ = p.get<bool>("warm_start");
+    tolerance_ = p.get<double>("tolerance");
+  }
+
+  bool supports(const scfw::OuterFunction&, const scfw::Domain& domain, int, int, std::string* why) const override {
+    if (domain.has_model()) return true;
+    if (why)
+      *why = "clp: the domain has no LP model (it is known only through its LMO); the clp GLMO needs the domain's model";
+    return false;
   }
 
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override;
@@ -654,7 +653,7 @@ scfw::GlmoResult ClpGlmo::solve_with_cuts(const scfw::Vec& z, const scfw::Mat& V
 
 void register_components(scfw::Registrar& r) {
   r.add<ClpGlmo>(
-      scfw::Kind::Glmo, "clp",
+      "clp",
       "x = argmin_{x in X} F(z + V (x - y), x) as one LP, solved with Clp's simplex and "
       "re-solved warm from the previous basis (Alg. 1 line 7)",
       {scfw::ParamSpec::choice("algorithm", {"dual", "primal"},

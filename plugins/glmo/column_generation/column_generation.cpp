@@ -80,20 +80,27 @@ namespace glmo_lp = scfw::glmo_lp;
 class ColumnGeneration final : public scfw::Glmo {
  public:
   ColumnGeneration(const scfw::Params& p, const scfw::Context&) {
-    tol_ = p.has("tolerance") ? p.number("tolerance") : 1e-7;
-    if (!(tol_ > 0.0) || !std::isfinite(tol_)) p.fail("tolerance", "expected a number > 0");
-    max_rounds_ = p.has("max_rounds") ? static_cast<int>(p.integer("max_rounds")) : 500;
-    if (max_rounds_ < 1) p.fail("max_rounds", "expected an integer >= 1");
-    max_atoms_ = p.has("max_atoms") ? static_cast<int>(p.integer("max_atoms")) : 50;
-    if (max_atoms_ < 1) p.fail("max_atoms", "expected an integer >= 1");
-    warm_ = p.has("warm_start") ? p.boolean("warm_start") : true;
-    smoothing_ = p.has("smoothing") ? p.number("smoothing") : 0.5;
-    if (!(smoothing_ >= 0.0 && smoothing_ < 1.0)) p.fail("smoothing", "expected a number in [0, 1)");
-    master_ = p.has("master") ? p.string("master") : "auto";
-    max_pivots_ = p.has("max_pivots") ? static_cast<long>(p.integer("max_pivots")) : 0;
-    if (max_pivots_ < 0) p.fail("max_pivots", "expected an integer >= 0");
-    if (master_ != "auto" && master_ != "dense" && master_ != "clp")
-      p.fail("master", "expected \"auto\", \"dense\" or \"clp\", got \"" + master_ + "\"");
+    tol_ = p.get<double>("tolerance");
+    max_rounds_ = p.get<int>("max_rounds");
+    max_atoms_ = p.get<int>("max_atoms");
+    warm_ = p.get<bool>("warm_start");
+    smoothing_ = p.get<double>("smoothing");
+    master_ = p.get<std::string>("master");
+    max_pivots_ = p.get<long>("max_pivots");
+  }
+
+  // The restricted master is an LP: an outer function whose model has cones is declined.
+  bool supports(const scfw::OuterFunction& outer, const scfw::Domain&, int n, int d, std::string* why) const override {
+    scfw::Model m;
+    std::vector<scfw::Expr> u, xs;
+    for (int j = 0; j < d; ++j) xs.emplace_back(m.add_var(-scfw::inf, scfw::inf, "x[" + std::to_string(j) + "]"));
+    for (int i = 0; i < n; ++i) u.emplace_back(m.add_var(-scfw::inf, scfw::inf, "u[" + std::to_string(i) + "]"));
+    outer.model(m, u, xs);
+    if (m.cones().empty()) return true;
+    if (why)
+      *why = "column_generation: the outer function's model has second-order cones; the restricted master is "
+             "solved as a linear program";
+    return false;
   }
 
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override {
@@ -619,21 +626,22 @@ void ColumnGeneration::drop_unused_clp(const std::vector<double>& lambda) {
 void register_components(scfw::Registrar& r) {
   using scfw::ParamSpec;
   r.add<ColumnGeneration>(
-      scfw::Kind::Glmo, "column_generation",
+      "column_generation",
       "x = argmin_{x in X} F(z + V (x - y), x) by column generation: a master LP over LMO atoms (dense primal "
       "simplex or Clp), priced with its duals; certified lower bound (for domains known only through an LMO)",
       {ParamSpec::number("tolerance", "stop when value - lower_bound <= tolerance * max(1, |value|)").positive().def(1e-7),
-       ParamSpec::integer("max_rounds", "at most this many pricing rounds (LMO calls) per solve").range(1, scfw::inf).def(500),
+       ParamSpec::integer("max_rounds", "at most this many pricing rounds (LMO calls) per solve").at_least(1).def(500),
        ParamSpec::integer("max_atoms",
                           "atoms kept across solves; beyond it unused atoms are dropped, oldest first (within a solve: "
                           "when the master reaches 2 max_atoms atoms, its nonbasic ones, down to max_atoms)")
-           .range(1, scfw::inf)
+           .at_least(1)
            .def(50),
        ParamSpec::boolean("warm_start", "start each solve's master from the previous solve's optimal basis").def(true),
        ParamSpec::number("smoothing",
                          "each round also prices at the dual point smoothing * (duals of the best bound) + (1 - "
                          "smoothing) * (current duals) and adds that atom too (Wentges smoothing; 0: off)")
-           .range(0.0, 1.0)
+           .at_least(0)
+           .below(1)
            .def(0.5),
        ParamSpec::choice("master", {"auto", "dense", "clp"},
                          "the master LP's solver: \"dense\" (a dense primal simplex kept warm across rounds and solves), "
@@ -642,7 +650,7 @@ void register_components(scfw::Registrar& r) {
        ParamSpec::integer("max_pivots",
                           "pivots the dense master may take in one master solve before that GLMO solve is handed to "
                           "Clp (0: 50 (rows + columns) + 1000)")
-           .range(0, scfw::inf)
+           .at_least(0)
            .def(0)});
 }
 

@@ -93,15 +93,13 @@ enum class Loop { kOptimal, kInfeasible, kAmbiguous, kRestart, kIterLimit };
 class DenseSimplexGlmo final : public scfw::Glmo {
  public:
   DenseSimplexGlmo(const scfw::Params& p, const scfw::Context&) {
-    if (p.has("max_rows")) {
-      const std::int64_t r = p.integer("max_rows");
-      if (r < 1) p.fail("max_rows", "expected an integer >= 1, got " + std::to_string(r));
-      max_rows_ = static_cast<int>(std::min<std::int64_t>(r, 1 << 20));
-    }
-    if (p.has("max_columns")) max_columns_ = static_cast<int>(std::min<std::int64_t>(p.integer("max_columns"), 1 << 30));
-    cross_check_ = p.has("cross_check") ? p.boolean("cross_check") : false;
+    max_rows_ = p.get<int>("max_rows");  // declared in [1, 2^20]
+    max_columns_ = p.get<int>("max_columns");  // declared in [1, 2^30]
+    cross_check_ = p.get<bool>("cross_check");
   }
 
+  bool supports(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
+                std::string* why) const override;
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override;
   scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
                          scfw::Vec& x) override;
@@ -227,6 +225,37 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   std::unique_ptr<glmo_lp::XMap> xmap_;
   std::unique_ptr<glmo_lp::XByVariable> xvar_;
 };
+
+// The LP setup() would build, sized without building it: declined when the domain has no model,
+// the model has cones, or it is larger than max_rows x max_columns (the u variables are
+// substituted out, so the columns are the other variables). The reasons are setup()'s words.
+bool DenseSimplexGlmo::supports(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int,
+                                std::string* why) const {
+  auto decline = [why](std::string reason) {
+    if (why) *why = std::move(reason);
+    return false;
+  };
+  if (!domain.has_model())
+    return decline("dense_simplex: the domain has no LP model (it is known only through its LMO); the "
+                   "dense_simplex GLMO needs the domain's model");
+  scfw::Model m;
+  const std::vector<scfw::Expr> xs = domain.model(m);
+  std::vector<scfw::Expr> u;
+  for (int i = 0; i < n; ++i) u.emplace_back(m.add_var(-scfw::inf, scfw::inf, "u[" + std::to_string(i) + "]"));
+  outer.model(m, u, xs);
+  if (!m.cones().empty())
+    return decline("dense_simplex: the model has second-order cones, which this LP solver does not handle; "
+                   "use the clp GLMO");
+  const int rows = static_cast<int>(m.rows().size());
+  if (rows > max_rows_)
+    return decline("dense_simplex: the GLMO LP has " + std::to_string(rows) + " rows, more than max_rows = " +
+                   std::to_string(max_rows_));
+  const int columns = m.num_vars() - n;
+  if (columns > max_columns_)
+    return decline("dense_simplex: the GLMO LP has " + std::to_string(columns) + " columns, more than max_columns = " +
+                   std::to_string(max_columns_));
+  return true;
+}
 
 void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n,
                              int d) {
@@ -1088,7 +1117,7 @@ void DenseSimplexGlmo::check_with_clp(const scfw::Vec& z, const scfw::Mat& V, co
 
 void register_components(scfw::Registrar& r) {
   r.add<DenseSimplexGlmo>(
-      scfw::Kind::Glmo, "dense_simplex",
+      "dense_simplex",
       "x = argmin_{x in X} F(z + V (x - y), x) as one small dense LP (the u variables "
       "substituted out), solved exactly by a bounded dual simplex that keeps its basis from one "
       "solve to the next (Alg. 1 line 7)",

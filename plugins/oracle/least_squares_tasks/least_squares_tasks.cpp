@@ -50,15 +50,6 @@ struct TaskRows {
   void end_task() { task_begin.push_back(static_cast<std::int64_t>(b.size())); }
 };
 
-std::int64_t int_or(const Params& p, const std::string& name, std::int64_t def) {
-  return p.has(name) ? p.integer(name) : def;
-}
-double num_or(const Params& p, const std::string& name, double def) { return p.has(name) ? p.number(name) : def; }
-
-void require_at_least(const Params& p, const std::string& name, std::int64_t v, std::int64_t lo) {
-  if (v < lo) p.fail(name, "expected an integer >= " + std::to_string(lo) + ", got " + std::to_string(v));
-}
-
 // ---------------------------------------------------------------------------------------------
 // Synthetic data (the paper's Task 1 setting). With g = Rng(seed), in this order:
 //   1. ground truth x*: `sparsity` distinct coordinates chosen by a partial Fisher-Yates shuffle
@@ -74,18 +65,15 @@ void require_at_least(const Params& p, const std::string& name, std::int64_t v, 
 //      noise has finite moments only of order < 2.5.
 // The data seed is independent of the run seed: the same `synthetic` block gives the same data.
 TaskRows make_synthetic(const Params& s) {
-  const std::int64_t m = int_or(s, "tasks", 10), d = int_or(s, "dim", 100), rows = int_or(s, "rows_per_task", 500),
-                     sparsity = int_or(s, "sparsity", 10), seed = int_or(s, "seed", 1);
-  const double noise = num_or(s, "noise", 0.5);
-  require_at_least(s, "tasks", m, 1);
-  require_at_least(s, "dim", d, 1);
-  require_at_least(s, "rows_per_task", rows, 1);
-  require_at_least(s, "sparsity", sparsity, 0);
+  // Ranges and defaults as declared in register_components.
+  const std::int64_t m = s.get<int>("tasks"), d = s.get<int>("dim"), rows = s.get<std::int64_t>("rows_per_task"),
+                     sparsity = s.get<std::int64_t>("sparsity");
+  const auto seed = s.get<std::uint64_t>("seed");
+  const double noise = s.get<double>("noise");
   if (sparsity > d) s.fail("sparsity", "expected at most dim = " + std::to_string(d) + " non-zeros, got " + std::to_string(sparsity));
-  if (!(noise >= 0) || !std::isfinite(noise)) s.fail("noise", "expected a number >= 0");
   if (static_cast<double>(m) * rows * d > 2e9) s.fail("rows_per_task", "tasks * rows_per_task * dim is too large (over 2e9 stored values)");
 
-  Rng g(static_cast<std::uint64_t>(seed));
+  Rng g(seed);
   Vec xstar = Vec::Zero(d);
   std::vector<int> idx(static_cast<std::size_t>(d));
   std::iota(idx.begin(), idx.end(), 0);
@@ -139,10 +127,9 @@ int checked_dim(const std::string& what, int features, int max_index) {
 /// `file` + `tasks`: one file split into label-stratified tasks (libsvm::stratified_split).
 TaskRows from_file(const Params& p, const Context& ctx) {
   if (!p.has("tasks")) p.fail("tasks", "\"file\" needs \"tasks\", the number of subsets to split it into");
-  const std::int64_t m = p.integer("tasks");
-  require_at_least(p, "tasks", m, 1);
-  const int features = static_cast<int>(int_or(p, "features", 0));
-  const std::string path = resolve(p.string("file"), ctx);
+  const int m = p.get<int>("tasks");
+  const int features = p.find<int>("features").value_or(0);  // 0: the largest index in the data
+  const std::string path = resolve(p.get<std::string>("file"), ctx);
   const scfw::libsvm::Data data = scfw::libsvm::read(path, features);
   if (data.rows() == 0) throw InputError(path + ": no data rows");
   if (static_cast<std::size_t>(m) > data.rows()) {
@@ -153,7 +140,7 @@ TaskRows from_file(const Params& p, const Context& ctx) {
   t.d = checked_dim(path, features, data.max_index);
   t.cols.reserve(data.nnz());
   t.vals.reserve(data.nnz());
-  for (const auto& rows : scfw::libsvm::stratified_split(data.labels, static_cast<int>(m))) {
+  for (const auto& rows : scfw::libsvm::stratified_split(data.labels, m)) {
     for (std::size_t r : rows) {
       const std::int64_t b = data.row_ptr[r], e = data.row_ptr[r + 1];
       t.push_row(data.cols.data() + b, data.vals.data() + b, e - b, data.labels[r]);
@@ -166,7 +153,7 @@ TaskRows from_file(const Params& p, const Context& ctx) {
 /// `files`: comma-separated paths, one file per task.
 TaskRows from_files(const Params& p, const Context& ctx) {
   std::vector<std::string> paths;
-  const std::string& list = p.string("files");
+  const std::string list = p.get<std::string>("files");
   std::size_t start = 0;
   while (true) {
     std::size_t comma = list.find(',', start);
@@ -178,11 +165,11 @@ TaskRows from_files(const Params& p, const Context& ctx) {
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
-  if (p.has("tasks") && p.integer("tasks") != static_cast<std::int64_t>(paths.size())) {
+  if (const auto tasks = p.find<std::int64_t>("tasks"); tasks && *tasks != static_cast<std::int64_t>(paths.size())) {
     p.fail("tasks", "\"files\" lists " + std::to_string(paths.size()) + " files (one per task), but tasks = " +
-                        std::to_string(p.integer("tasks")));
+                        std::to_string(*tasks));
   }
-  const int features = static_cast<int>(int_or(p, "features", 0));
+  const int features = p.find<int>("features").value_or(0);  // 0: the largest index in the data
   std::vector<scfw::libsvm::Data> data;
   int max_index = 0;
   for (const auto& path : paths) {
@@ -212,12 +199,10 @@ struct RowSample final : scfw::Sample {
 class LeastSquaresTasks final : public scfw::Oracle {
  public:
   LeastSquaresTasks(const Params& p, const Context& ctx) {
-    const std::int64_t batch = int_or(p, "batch", 1);
-    require_at_least(p, "batch", batch, 0);
     // batch 0: every sample is the whole data set, an exact oracle (sigma_f = sigma_g = 0), the
     // setting of Corollary 1 (deterministic interpolation).
-    full_ = batch == 0;
-    batch_ = static_cast<int>(batch);
+    batch_ = p.get<int>("batch");
+    full_ = batch_ == 0;
 
     const bool synthetic = p.has("synthetic"), file = p.has("file"), files = p.has("files");
     if (synthetic + file + files == 0)
@@ -350,16 +335,16 @@ class LeastSquaresTasks final : public scfw::Oracle {
 void register_components(scfw::Registrar& r) {
   using scfw::ParamSpec;
   r.add<LeastSquaresTasks>(
-      scfw::Kind::Oracle, "least_squares_tasks",
+      "least_squares_tasks",
       "f_i(x) = 1/(2 N_i) sum_j (a_ij^T x - b_ij)^2 for tasks i = 1..m (Task 1); a sample draws `batch` rows per task",
       {
-          ParamSpec::integer("batch", "rows drawn per task for one sample, uniformly with replacement; 0 = the whole data set (exact oracle)").range(0, scfw::inf).def(1),
+          ParamSpec::integer("batch", "rows drawn per task for one sample, uniformly with replacement; 0 = the whole data set (exact oracle)").at_least(0).def(1),
           ParamSpec::object(
               "synthetic",
               {
-                  ParamSpec::integer("tasks", "number of tasks m (outputs n)").range(1, scfw::inf).def(10),
-                  ParamSpec::integer("dim", "dimension d of x").range(1, scfw::inf).def(100),
-                  ParamSpec::integer("rows_per_task", "rows N_i of each task").range(1, scfw::inf).def(500),
+                  ParamSpec::integer("tasks", "number of tasks m (outputs n)").at_least(1).def(10),
+                  ParamSpec::integer("dim", "dimension d of x").at_least(1).def(100),
+                  ParamSpec::integer("rows_per_task", "rows N_i of each task").at_least(1).def(500),
                   ParamSpec::integer("sparsity", "non-zeros of the ground truth x* (scaled to ||x*||_1 = 4)").nonnegative().def(10),
                   ParamSpec::number("noise", "noise scale: task i's Student-t noise is scaled by noise * (1 + i/(m-1))").nonnegative().def(0.5),
                   ParamSpec::integer("seed", "data seed, independent of the run seed").nonnegative().def(1),
@@ -367,8 +352,8 @@ void register_components(scfw::Registrar& r) {
               "Gaussian rows a ~ N(0, I), sparse x*, Student-t noise with 10 down to 2.5 degrees of freedom across tasks"),
           ParamSpec::string("file", "a LIBSVM file, split into `tasks` label-stratified subsets (relative to the problem file)"),
           ParamSpec::string("files", "comma-separated LIBSVM files, one per task (relative to the problem file)"),
-          ParamSpec::integer("tasks", "number of subsets `file` is split into").range(1, scfw::inf),
-          ParamSpec::integer("features", "number of features d (default: the largest index in the data)").range(1, scfw::inf),
+          ParamSpec::integer("tasks", "number of subsets `file` is split into").at_least(1),
+          ParamSpec::integer("features", "number of features d (default: the largest index in the data)").at_least(1),
       });
 }
 

@@ -49,11 +49,6 @@ using scfw::Params;
 using scfw::Rng;
 using scfw::Vec;
 
-std::int64_t int_or(const Params& p, const std::string& name, std::int64_t def) {
-  return p.has(name) ? p.integer(name) : def;
-}
-double num_or(const Params& p, const std::string& name, double def) { return p.has(name) ? p.number(name) : def; }
-
 struct Entries {
   int rows = 0, cols = 0;
   std::vector<std::int64_t> index;  // i * cols + j
@@ -66,15 +61,10 @@ struct Entries {
 // shuffle (std::uniform_int_distribution); each observed M_e = L_e + noise * (E1 - E2), E1, E2
 // ~ Exp(1) (std::exponential_distribution): Laplace noise of scale `noise`.
 Entries make_synthetic(const Params& s) {
-  const std::int64_t r = int_or(s, "rows", 30), c = int_or(s, "cols", 20), rank = int_or(s, "rank", 5),
-                     seed = int_or(s, "seed", 1);
-  const double density = num_or(s, "density", 0.3), noise = num_or(s, "noise", 0.3);
-  if (r < 1) s.fail("rows", "expected an integer >= 1");
-  if (c < 1) s.fail("cols", "expected an integer >= 1");
-  if (rank < 1) s.fail("rank", "expected an integer >= 1");
-  if (!(density > 0.0 && density <= 1.0)) s.fail("density", "expected a number in (0, 1]");
-  if (!(noise >= 0.0)) s.fail("noise", "expected a number >= 0");
-  Rng g(static_cast<std::uint64_t>(seed));
+  // Ranges and defaults as declared in register_components.
+  const std::int64_t r = s.get<int>("rows"), c = s.get<int>("cols"), rank = s.get<int>("rank");
+  const double density = s.get<double>("density"), noise = s.get<double>("noise");
+  Rng g(s.get<std::uint64_t>("seed"));
   std::normal_distribution<double> normal;
   Eigen::MatrixXd U(r, rank), W(c, rank);
   for (std::int64_t i = 0; i < r; ++i)
@@ -230,27 +220,25 @@ class MatrixCompletion final : public scfw::Oracle {
         if (p.has(k)) p.fail(k, "only used with \"file\"; the generator takes synthetic.rows / synthetic.cols");
       e_ = make_synthetic(p.object("synthetic"));
     } else {
-      std::filesystem::path path(p.string("file"));
+      std::filesystem::path path(p.get<std::string>("file"));
       if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
-      e_ = read_file(path.string(), p.has("one_based") ? p.boolean("one_based") : true, int_or(p, "rows", 0), int_or(p, "cols", 0));
+      // rows, cols 0: the largest index in the file.
+      e_ = read_file(path.string(), p.get<bool>("one_based"), p.find<int>("rows").value_or(0),
+                     p.find<int>("cols").value_or(0));
     }
-    const std::int64_t top_rows = int_or(p, "top_rows", 0), top_cols = int_or(p, "top_cols", 0);
-    if (top_rows < 0) p.fail("top_rows", "expected an integer >= 1");
-    if (top_cols < 0) p.fail("top_cols", "expected an integer >= 1");
-    restrict_to_top(e_, top_rows, top_cols);
+    // 0: keep every row (column).
+    restrict_to_top(e_, p.find<std::int64_t>("top_rows").value_or(0), p.find<std::int64_t>("top_cols").value_or(0));
     const std::int64_t m = static_cast<std::int64_t>(e_.value.size());
-    std::int64_t n = int_or(p, "groups", 20);
-    if (n < 0) p.fail("groups", "expected an integer >= 0 (0: one group per observed entry)");
-    if (n == 0) n = m;
+    std::int64_t n = p.get<std::int64_t>("groups");
+    if (n == 0) n = m;  // one group per observed entry
     if (n > m) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(m) + " observed entries");
-    batch_ = static_cast<int>(int_or(p, "batch", 1));
-    if (batch_ < 1) p.fail("batch", "expected an integer >= 1");
+    batch_ = p.get<int>("batch");
     // The partition: entries in a shuffled order (Rng(partition_seed)), dealt into n consecutive
     // blocks. groups = 0 keeps the file/generator order (group g = entry g).
     std::vector<std::int64_t> order(static_cast<size_t>(m));
     std::iota(order.begin(), order.end(), 0);
     if (n < m) {
-      Rng g(static_cast<std::uint64_t>(int_or(p, "partition_seed", 1)));
+      Rng g(p.get<std::uint64_t>("partition_seed"));
       std::shuffle(order.begin(), order.end(), g);
     }
     idx_.resize(static_cast<size_t>(m));
@@ -345,35 +333,35 @@ class MatrixCompletion final : public scfw::Oracle {
 void register_components(scfw::Registrar& r) {
   using scfw::ParamSpec;
   r.add<MatrixCompletion>(
-      scfw::Kind::Oracle, "matrix_completion",
+      "matrix_completion",
       "f_g(X) = mean_{e in G_g} (X_e - M_e) over n groups of observed entries (Task 3, x = X row-major); a sample "
       "draws `batch` entries per group",
       {ParamSpec::integer("groups", "number n of groups of observed entries (0: one per entry, the paper's exact objective)")
            .nonnegative()
            .def(20),
-       ParamSpec::integer("batch", "entries drawn per group for one sample, uniformly with replacement").range(1, scfw::inf).def(1),
+       ParamSpec::integer("batch", "entries drawn per group for one sample, uniformly with replacement").at_least(1).def(1),
        ParamSpec::integer("partition_seed", "seed of the random partition of the entries into groups").nonnegative().def(1),
        ParamSpec::object("synthetic",
-                         {ParamSpec::integer("rows", "rows of M").range(1, scfw::inf).def(30),
-                          ParamSpec::integer("cols", "columns of M").range(1, scfw::inf).def(20),
-                          ParamSpec::integer("rank", "rank of the low-rank part").range(1, scfw::inf).def(5),
-                          ParamSpec::number("density", "fraction of entries observed").range(0.0, 1.0).def(0.3),
+                         {ParamSpec::integer("rows", "rows of M").at_least(1).def(30),
+                          ParamSpec::integer("cols", "columns of M").at_least(1).def(20),
+                          ParamSpec::integer("rank", "rank of the low-rank part").at_least(1).def(5),
+                          ParamSpec::number("density", "fraction of entries observed").above(0).at_most(1).def(0.3),
                           ParamSpec::number("noise", "scale b of the Laplace noise").nonnegative().def(0.3),
                           ParamSpec::integer("seed", "data seed, independent of the run seed").nonnegative().def(1)},
                          "rank-r M = U W^T / sqrt(r) with Gaussian factors, a random observed subset, Laplace noise"),
        ParamSpec::string("file", "`row col value` lines, whitespace-separated, extra fields ignored (MovieLens u.data); relative to the problem file"),
-       ParamSpec::integer("rows", "rows of M (default: the largest row index)").range(1, scfw::inf),
-       ParamSpec::integer("cols", "columns of M (default: the largest column index)").range(1, scfw::inf),
+       ParamSpec::integer("rows", "rows of M (default: the largest row index)").at_least(1),
+       ParamSpec::integer("cols", "columns of M (default: the largest column index)").at_least(1),
        ParamSpec::boolean("one_based", "indices in the file start at 1 (MovieLens); false: at 0").def(true),
        ParamSpec::integer("top_rows",
                           "keep only the entries in the top_rows rows with the most observed entries (ties: smaller "
                           "index; default: all rows); kept rows renumbered densely in increasing original order")
-           .range(1, scfw::inf),
+           .at_least(1),
        ParamSpec::integer("top_cols",
                           "keep only the entries in the top_cols columns with the most observed entries (ties: "
                           "smaller index; default: all columns); kept columns renumbered densely in increasing "
                           "original order (the domain is then min(top_rows, rows) x min(top_cols, cols))")
-           .range(1, scfw::inf)});
+           .at_least(1)});
 }
 
 }  // namespace

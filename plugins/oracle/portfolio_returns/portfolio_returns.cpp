@@ -34,11 +34,6 @@ using scfw::Rng;
 using scfw::Vec;
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
-std::int64_t int_or(const Params& p, const std::string& name, std::int64_t def) {
-  return p.has(name) ? p.integer(name) : def;
-}
-double num_or(const Params& p, const std::string& name, double def) { return p.has(name) ? p.number(name) : def; }
-
 // ---------------------------------------------------------------------------------------------
 // Synthetic returns. With g = Rng(seed), in this order:
 //   1. loadings B (A x K, K = `factors`): each N(0, 1) (one std::normal_distribution);
@@ -50,13 +45,10 @@ double num_or(const Params& p, const std::string& name, double def) { return p.h
 // (0.006, 0.008), the tails are Student-t with 3 degrees of freedom (finite variance, infinite
 // fourth moment) and the assets are correlated through the factors.
 RowMat make_synthetic(const Params& s) {
-  const std::int64_t A = int_or(s, "assets", 50), T = int_or(s, "days", 2000), K = int_or(s, "factors", 3),
-                     seed = int_or(s, "seed", 1);
-  const double drift = num_or(s, "drift", 3e-4), fvol = num_or(s, "factor_vol", 0.006), ivol = num_or(s, "idio_vol", 0.008);
-  if (A < 1) s.fail("assets", "expected an integer >= 1");
-  if (T < 1) s.fail("days", "expected an integer >= 1");
-  if (K < 0) s.fail("factors", "expected an integer >= 0");
-  Rng g(static_cast<std::uint64_t>(seed));
+  // Ranges and defaults as declared in register_components.
+  const std::int64_t A = s.get<int>("assets"), T = s.get<int>("days"), K = s.get<int>("factors");
+  const double drift = s.get<double>("drift"), fvol = s.get<double>("factor_vol"), ivol = s.get<double>("idio_vol");
+  Rng g(s.get<std::uint64_t>("seed"));
   std::normal_distribution<double> normal;
   std::uniform_real_distribution<double> unif(0.0, 1.0);
   std::student_t_distribution<double> t3(3.0);
@@ -148,16 +140,14 @@ class PortfolioReturns final : public scfw::Oracle {
     if (synthetic) {
       R_ = make_synthetic(p.object("synthetic"));
     } else {
-      std::filesystem::path path(p.string("file"));
+      std::filesystem::path path(p.get<std::string>("file"));
       if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
-      R_ = read_file(path.string(), p.has("prices") ? p.boolean("prices") : true);
+      R_ = read_file(path.string(), p.get<bool>("prices"));
     }
     const std::int64_t T = R_.rows();
-    const std::int64_t n = int_or(p, "groups", 200);
-    if (n < 1) p.fail("groups", "expected an integer >= 1, got " + std::to_string(n));
+    const std::int64_t n = p.get<std::int64_t>("groups");
     if (n > T) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(T) + " days of returns");
-    batch_ = static_cast<int>(int_or(p, "batch", 1));
-    if (batch_ < 1) p.fail("batch", "expected an integer >= 1");
+    batch_ = p.get<int>("batch");
     begin_.resize(static_cast<size_t>(n) + 1);
     for (std::int64_t g = 0; g <= n; ++g) begin_[static_cast<size_t>(g)] = g * T / n;
     A_ = static_cast<int>(R_.cols());
@@ -245,14 +235,14 @@ class PortfolioReturns final : public scfw::Oracle {
 void register_components(scfw::Registrar& r) {
   using scfw::ParamSpec;
   r.add<PortfolioReturns>(
-      scfw::Kind::Oracle, "portfolio_returns",
+      "portfolio_returns",
       "f_g(w, y0) = -mean_{t in group g} r_t^T w, the expected loss of n groups of consecutive days (Task 2); a "
       "sample draws `batch` days per group",
-      {ParamSpec::integer("groups", "number n of scenario groups of consecutive days").range(1, scfw::inf).def(200),
-       ParamSpec::integer("batch", "days drawn per group for one sample, uniformly with replacement").range(1, scfw::inf).def(1),
+      {ParamSpec::integer("groups", "number n of scenario groups of consecutive days").at_least(1).def(200),
+       ParamSpec::integer("batch", "days drawn per group for one sample, uniformly with replacement").at_least(1).def(1),
        ParamSpec::object("synthetic",
-                         {ParamSpec::integer("assets", "number of assets A (d = A + 1)").range(1, scfw::inf).def(50),
-                          ParamSpec::integer("days", "days of returns T").range(1, scfw::inf).def(2000),
+                         {ParamSpec::integer("assets", "number of assets A (d = A + 1)").at_least(1).def(50),
+                          ParamSpec::integer("days", "days of returns T").at_least(1).def(2000),
                           ParamSpec::integer("factors", "common factors K").nonnegative().def(3),
                           ParamSpec::number("drift", "mean daily return scale (asset a: drift * U(0.5, 1.5))").def(3e-4),
                           ParamSpec::number("factor_vol", "daily volatility from the factors").nonnegative().def(0.006),

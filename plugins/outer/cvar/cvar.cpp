@@ -21,9 +21,7 @@ namespace {
 class CvarOuter final : public scfw::OuterFunction {
  public:
   CvarOuter(const scfw::Params& p, const scfw::Context& c) {
-    alpha_ = p.has("alpha") ? p.number("alpha") : 0.05;
-    if (!(alpha_ > 0.0 && alpha_ < 1.0))
-      p.fail("alpha", "expected a number in (0, 1), got " + scfw::format_number(alpha_));
+    alpha_ = p.get<double>("alpha");
     n_ = c.outputs;
   }
 
@@ -79,12 +77,13 @@ class CvarOuter final : public scfw::OuterFunction {
 
 void register_components(scfw::Registrar& r) {
   r.add<CvarOuter>(
-      scfw::Kind::Outer, "cvar",
+      "cvar",
       "F(u) = CVaR_alpha(u) = inf_tau tau + 1/(alpha n) sum_i max(0, u_i - tau), the mean of the "
       "worst alpha-fraction of the n losses (L_F = 1/(alpha sqrt(n)) in the l2 norm; monotone, "
       "positively homogeneous; an LP)",
       {scfw::ParamSpec::number("alpha", "level alpha: the fraction of worst losses averaged")
-           .open_range(0.0, 1.0)
+           .above(0)
+           .below(1)
            .def(0.05)});
 }
 

@@ -23,9 +23,7 @@ namespace {
 class CvarRu final : public scfw::OuterFunction {
  public:
   CvarRu(const scfw::Params& p, const scfw::Context& c) {
-    alpha_ = p.has("alpha") ? p.number("alpha") : 0.95;
-    if (!(alpha_ >= 0.0 && alpha_ < 1.0))
-      p.fail("alpha", "expected a number in [0, 1), got " + scfw::format_number(alpha_));
+    alpha_ = p.get<double>("alpha");
     if (c.dim >= 0 && c.dim < 1)
       p.fail("alpha", "cvar_ru reads the threshold y0 from the last coordinate of x, but d = " + std::to_string(c.dim));
     n_hint_ = c.outputs;
@@ -68,11 +66,12 @@ class CvarRu final : public scfw::OuterFunction {
 };
 
 void register_components(scfw::Registrar& r) {
-  r.add<CvarRu>(scfw::Kind::Outer, "cvar_ru",
+  r.add<CvarRu>("cvar_ru",
                 "F(u, x) = y0 + 1/((1-alpha) n) sum_i max(0, u_i - y0) with y0 = x_last: Rockafellar-Uryasev CVaR "
                 "(Task 2)",
                 {scfw::ParamSpec::number("alpha", "confidence level; the tail fraction is 1 - alpha (paper: 0.95)")
-                     .range(0.0, 1.0)
+                     .at_least(0)
+                     .below(1)
                      .def(0.95)});
 }
 

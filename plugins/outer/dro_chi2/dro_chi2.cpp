@@ -27,8 +27,7 @@ namespace {
 class DroChi2Outer final : public scfw::OuterFunction {
  public:
   DroChi2Outer(const scfw::Params& p, const scfw::Context& c) {
-    rho_ = p.has("rho") ? p.number("rho") : 1.0;
-    if (!(rho_ > 0.0) || !std::isfinite(rho_)) p.fail("rho", "expected a number > 0, got " + scfw::format_number(rho_));
+    rho_ = p.get<double>("rho");
     n_ = c.outputs;
   }
 
@@ -111,7 +110,7 @@ class DroChi2Outer final : public scfw::OuterFunction {
 
 void register_components(scfw::Registrar& r) {
   r.add<DroChi2Outer>(
-      scfw::Kind::Outer, "dro_chi2",
+      "dro_chi2",
       "F(u) = sup { q^T u : q in simplex, D(q, 1/n) <= rho } with D(q, p) = sum_i (q_i - p_i)^2 / "
       "p_i (chi^2-DRO; L_F = sqrt((1 + rho)/n) in the l2 norm; monotone, positively homogeneous; "
       "an SOCP by duality)",

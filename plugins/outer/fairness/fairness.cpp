@@ -21,14 +21,9 @@ namespace {
 class FairnessOuter final : public scfw::OuterFunction {
  public:
   FairnessOuter(const scfw::Params& p, const scfw::Context& ctx) {
-    lambda_ = p.has("lambda") ? p.number("lambda") : 1.0;
-    if (!(lambda_ >= 0.0) || !std::isfinite(lambda_))
-      p.fail("lambda", "expected a number >= 0, got " + scfw::format_number(lambda_));
-    kind_ = p.has("regularizer") ? p.string("regularizer") : "none";
-    if (kind_ != "l1" && kind_ != "l2" && kind_ != "linf" && kind_ != "none")
-      p.fail("regularizer", "expected one of \"l1\", \"l2\", \"linf\", \"none\", got \"" + kind_ + "\"");
-    mu_ = p.has("mu") ? p.number("mu") : 0.1;
-    if (!(mu_ >= 0.0) || !std::isfinite(mu_)) p.fail("mu", "expected a number >= 0, got " + scfw::format_number(mu_));
+    lambda_ = p.get<double>("lambda");
+    kind_ = p.get<std::string>("regularizer");
+    mu_ = p.get<double>("mu");
     if (ctx.outputs == 1)
       throw scfw::InputError("fairness: F needs n >= 2 outputs (u_0 and at least one group loss), got n = 1");
   }
@@ -76,7 +71,7 @@ class FairnessOuter final : public scfw::OuterFunction {
 
 void register_components(scfw::Registrar& r) {
   r.add<FairnessOuter>(
-      scfw::Kind::Outer, "fairness",
+      "fairness",
       "F(u, x) = u_0 + lambda max_{i>=1} |u_i - u_0| + mu Xi(x) (fairness-constrained ERM; L_F = "
       "sqrt((1 + lambda)^2 + lambda^2) in the l2 norm; not monotone for lambda > 0; "
       "subhomogeneous; LP, or one cone for Xi = l2)",

@@ -11,16 +11,11 @@ namespace {
 class LinearOuter final : public scfw::OuterFunction {
  public:
   LinearOuter(const scfw::Params& p, const scfw::Context& c) {
-    const std::int64_t k = p.has("component") ? p.integer("component") : 0;
-    // n is known once the oracle is built; before that only the sign can be checked.
-    const bool bad = k < 0 || (c.outputs >= 1 && k >= c.outputs);
-    if (bad) {
-      const std::string range =
-          c.outputs >= 1 ? "[0, " + std::to_string(c.outputs - 1) + "]" : ">= 0";
-      p.fail("component", "expected an integer " + (c.outputs >= 1 ? "in " + range : range) +
-                              ", got " + std::to_string(k));
-    }
-    k_ = static_cast<int>(k);
+    // The declaration checks k >= 0; the upper end is n - 1, known once the oracle is built.
+    const std::int64_t k = p.get<std::int64_t>("component");
+    if (c.outputs >= 1 && k >= c.outputs)
+      p.fail("component", "expected an integer in [0, " + std::to_string(c.outputs - 1) + "], got " + std::to_string(k));
+    k_ = p.get<int>("component");
   }
 
   double value(const scfw::Vec& u, const scfw::Vec&) const override {
@@ -55,10 +50,10 @@ class LinearOuter final : public scfw::OuterFunction {
 
 void register_components(scfw::Registrar& r) {
   r.add<LinearOuter>(
-      scfw::Kind::Outer, "linear",
+      "linear",
       "F(u) = u_k: one component of f, so the GLMO is the classical LMO (k = 0 is the paper's u^(1))",
       {scfw::ParamSpec::integer("component", "index k of the component of u to minimize (0-based)")
-           .range(0, scfw::inf)
+           .at_least(0)
            .def(0)});
 }
 

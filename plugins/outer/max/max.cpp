@@ -38,8 +38,7 @@ class MaxOuter final : public scfw::OuterFunction {
 };
 
 void register_components(scfw::Registrar& r) {
-  r.add<MaxOuter>(scfw::Kind::Outer, "max",
-                  "F(u) = max_i u_i: the worst of n expected losses (robust minimax, L_F = 1)", {});
+  r.add<MaxOuter>("max", "F(u) = max_i u_i: the worst of n expected losses (robust minimax, L_F = 1)", {});
 }
 
 }  // namespace

@@ -16,9 +16,7 @@ namespace {
 class NormOuter final : public scfw::OuterFunction {
  public:
   NormOuter(const scfw::Params& p, const scfw::Context& c) {
-    p_ = p.has("p") ? p.string("p") : "2";
-    if (p_ != "1" && p_ != "2" && p_ != "inf")
-      p.fail("p", "expected one of \"1\", \"2\", \"inf\", got \"" + p_ + "\"");
+    p_ = p.get<std::string>("p");
     n_ = c.outputs;
   }
 
@@ -73,7 +71,7 @@ class NormOuter final : public scfw::OuterFunction {
 
 void register_components(scfw::Registrar& r) {
   r.add<NormOuter>(
-      scfw::Kind::Outer, "norm",
+      "norm",
       "F(u) = ||u||_p, p in {1, 2, inf} (multi-task norm; L_F = 1 in the matching norm, i.e. "
       "sqrt(n) for p = 1 and 1 for p = 2, inf in the l2 norm; not monotone; LP for p = 1, inf, "
       "a second-order cone for p = 2)",

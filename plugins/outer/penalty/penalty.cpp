@@ -20,21 +20,15 @@ namespace {
 class PenaltyOuter final : public scfw::OuterFunction {
  public:
   PenaltyOuter(const scfw::Params& p, const scfw::Context& ctx) {
-    lambda_ = p.has("lambda") ? p.number("lambda") : 1.0;
-    if (!(lambda_ > 0.0) || !std::isfinite(lambda_))
-      p.fail("lambda", "expected a number > 0, got " + scfw::format_number(lambda_));
-    tau_ = p.has("tau") ? p.numbers("tau") : std::vector<double>{0.0};
+    lambda_ = p.get<double>("lambda");
+    tau_ = p.get<std::vector<double>>("tau");
     if (tau_.empty()) p.fail("tau", "expected 1 or n - 1 numbers, got none");
     if (ctx.outputs == 1)
       throw scfw::InputError("penalty: F needs n >= 2 outputs (the loss u_0 and at least one constraint), got n = 1");
     if (tau_.size() != 1 && ctx.outputs >= 2 && tau_.size() != static_cast<size_t>(ctx.outputs - 1))
       p.fail("tau", "expected 1 or " + std::to_string(ctx.outputs - 1) +
                         " numbers (one per constraint u_1 .. u_{n-1}), got " + std::to_string(tau_.size()));
-    for (size_t j = 0; j < tau_.size(); ++j)
-      if (!std::isfinite(tau_[j]))
-        p.fail("tau",
-               "expected finite numbers, got " + scfw::format_number(tau_[j]) + " at index " + std::to_string(j));
-    c_ = scfw::numbers_1_or_d(p, "c", ctx.dim, 0.0);
+    c_ = scfw::numbers_1_or_d(p, "c", ctx.dim);
     n_ = ctx.outputs;
   }
 
@@ -93,7 +87,7 @@ class PenaltyOuter final : public scfw::OuterFunction {
 
 void register_components(scfw::Registrar& r) {
   r.add<PenaltyOuter>(
-      scfw::Kind::Outer, "penalty",
+      "penalty",
       "F(u, x) = u_0 + <c, x> + lambda sum_{i>=1} max(0, u_i - tau_i) (exact penalty for "
       "constraints f_i(x) <= tau_i; L_F = sqrt(1 + lambda^2 (n - 1)) in the l2 norm; monotone; "
       "subhomogeneous iff c = 0 and tau <= 0; an LP)",

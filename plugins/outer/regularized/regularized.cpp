@@ -21,13 +21,9 @@ namespace {
 class RegularizedOuter final : public scfw::OuterFunction {
  public:
   RegularizedOuter(const scfw::Params& p, const scfw::Context& ctx) {
-    kind_ = p.has("regularizer") ? p.string("regularizer") : "l1";
-    if (kind_ != "l1" && kind_ != "l2" && kind_ != "linf" && kind_ != "none")
-      p.fail("regularizer", "expected one of \"l1\", \"l2\", \"linf\", \"none\", got \"" + kind_ + "\"");
-    lambda_ = p.has("lambda") ? p.number("lambda") : 0.1;
-    if (!(lambda_ >= 0.0) || !std::isfinite(lambda_))
-      p.fail("lambda", "expected a number >= 0, got " + scfw::format_number(lambda_));
-    c_ = scfw::numbers_1_or_d(p, "c", ctx.dim, 0.0);
+    kind_ = p.get<std::string>("regularizer");
+    lambda_ = p.get<double>("lambda");
+    c_ = scfw::numbers_1_or_d(p, "c", ctx.dim);
     dim_ = ctx.dim;
   }
 
@@ -95,7 +91,7 @@ class RegularizedOuter final : public scfw::OuterFunction {
 
 void register_components(scfw::Registrar& r) {
   r.add<RegularizedOuter>(
-      scfw::Kind::Outer, "regularized",
+      "regularized",
       "F(u, x) = u_0 + <c, x> + lambda Xi(x), Xi in {l1, l2, linf, none} (composite regularized "
       "risk; L_F = 1; monotone; subhomogeneous iff ||c||_* <= lambda; LP, or one cone for l2)",
       {scfw::ParamSpec::choice("regularizer", {"l1", "l2", "linf", "none"}, "the norm Xi").def("l1"),

@@ -27,16 +27,9 @@ long paper_k0(double r) {
 class Convex final : public scfw::Schedule {
  public:
   Convex(const scfw::Params& p, const scfw::Context&)
-      : r_(p.has("r") ? p.number("r") : 2.0), c0_(p.has("c0") ? p.number("c0") : 1.0) {
-    if (!(r_ > 1.0 && r_ <= 2.0)) p.fail("r", "expected a number in (1, 2], got " + scfw::format_number(r_, 3));
-    if (!(c0_ > 0.0) || !std::isfinite(c0_)) p.fail("c0", "expected a number > 0, got " + scfw::format_number(c0_, 3));
+      : r_(p.get<double>("r")), c0_(p.get<double>("c0")) {
     y_ = r_ / (2 * r_ - 1);
-    if (p.has("k0")) {
-      k0_ = static_cast<long>(p.integer("k0"));
-      if (k0_ < 1) p.fail("k0", "expected an integer >= 1, got " + std::to_string(k0_));
-    } else {
-      k0_ = paper_k0(r_);
-    }
+    k0_ = p.find<long>("k0").value_or(paper_k0(r_));  // no declared default: it depends on r
   }
 
   scfw::Steps at(long k, long) const override {
@@ -46,7 +39,7 @@ class Convex final : public scfw::Schedule {
     return s;
   }
 
-  std::string describe() const override {
+  std::string describe(long) const override {
     return "convex (r = " + scfw::format_number(r_, 3) + "): gamma_k = 2/(k+2), beta_k = rho_k = min{1, " +
            scfw::format_number(c0_, 3) + "/(k+" + std::to_string(k0_) + ")^(" + scfw::format_exponent(y_) +
            ")} (c0 = " + scfw::format_number(c0_, 3) + ", k0 = " + std::to_string(k0_) +
@@ -59,17 +52,15 @@ class Convex final : public scfw::Schedule {
 };
 
 scfw::ParamSpec r_spec() {
-  auto s = scfw::ParamSpec::number("r", "moment order r of the noise, in (1, 2]").range(1.0, 2.0).def(2.0);
-  s.min_open = true;  // r in (1, 2]
-  return s;
+  return scfw::ParamSpec::number("r", "moment order r of the noise, in (1, 2]").above(1).at_most(2).def(2.0);
 }
 
 void register_components(scfw::Registrar& r) {
-  r.add<Convex>(scfw::Kind::Schedule, "convex",
+  r.add<Convex>("convex",
                 "Theorem 2: gamma_k = 2/(k+2), beta_k = rho_k = min{1, c0/(k+k0)^(r/(2r-1))}",
                 {r_spec(), scfw::ParamSpec::number("c0", "momentum scale c0 (the proof takes 1)").positive().def(1.0),
                  scfw::ParamSpec::integer("k0", "momentum offset k0 (default: the proof's ceil((4q)^(1/(1-y))) + 2, 21 at r = 2)")
-                     .range(1, scfw::inf)});
+                     .at_least(1)});
 }
 
 }  // namespace

@@ -12,10 +12,7 @@ namespace {
 class Deterministic final : public scfw::Schedule {
  public:
   Deterministic(const scfw::Params& p, const scfw::Context&) {
-    const std::string step = p.has("step") ? p.string("step") : "convex";
-    if (step == "convex") convex_ = true;
-    else if (step == "nonconvex") convex_ = false;
-    else p.fail("step", "expected one of \"convex\", \"nonconvex\", got \"" + step + "\"");
+    convex_ = p.get<std::string>("step") == "convex";  // or "nonconvex", the other declared choice
   }
 
   scfw::Steps at(long k, long) const override {
@@ -26,7 +23,7 @@ class Deterministic final : public scfw::Schedule {
     return s;
   }
 
-  std::string describe() const override {
+  std::string describe(long) const override {
     return convex_ ? "deterministic (convex step): gamma_k = 2/(k+2), beta = rho = 1"
                    : "deterministic (nonconvex step): gamma_k = 1/sqrt(k+1), beta = rho = 1";
   }
@@ -36,7 +33,7 @@ class Deterministic final : public scfw::Schedule {
 };
 
 void register_components(scfw::Registrar& r) {
-  r.add<Deterministic>(scfw::Kind::Schedule, "deterministic",
+  r.add<Deterministic>("deterministic",
                        "Corollary 1: beta = rho = 1 and gamma_k = 2/(k+2) (convex) or 1/sqrt(k+1) (nonconvex)",
                        {scfw::ParamSpec::choice("step", {"convex", "nonconvex"},
                                                 "\"convex\": gamma_k = 2/(k+2); \"nonconvex\": gamma_k = 1/sqrt(k+1)")

@@ -16,9 +16,7 @@ namespace {
 class ClippedTracker final : public scfw::Tracker {
  public:
   ClippedTracker(const scfw::Params& p, const scfw::Context&) {
-    threshold_ = p.has("threshold") ? p.number("threshold") : 1.0;
-    if (!(threshold_ > 0.0) || !std::isfinite(threshold_))
-      p.fail("threshold", "expected a number > 0, got " + scfw::format_number(threshold_));
+    threshold_ = p.get<double>("threshold");
   }
 
   void bind(const scfw::Oracle& oracle) override {
@@ -58,7 +56,7 @@ class ClippedTracker final : public scfw::Tracker {
 
 void register_components(scfw::Registrar& r) {
   r.add<ClippedTracker>(
-      scfw::Kind::Tracker, "clipped",
+      "clipped",
       "Clipped SCFW baseline (Section 6): vanilla plug-in estimates with J~ clipped to Frobenius norm C: "
       "V_k = J~ min(1, C/||J~||_F)",
       {scfw::ParamSpec::number("threshold", "clipping threshold C on the Frobenius norm of J~ (tuned per task)")

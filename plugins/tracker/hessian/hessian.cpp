@@ -73,7 +73,6 @@ class HessianTracker final : public scfw::Tracker {
     z.noalias() += steps.rho * f_;
   }
 
-  int draws_per_update() const override { return 2; }
 
  private:
   const scfw::Oracle* oracle_ = nullptr;
@@ -84,7 +83,7 @@ class HessianTracker final : public scfw::Tracker {
 
 void register_components(scfw::Registrar& r) {
   r.add<HessianTracker>(
-      scfw::Kind::Tracker, "hessian",
+      "hessian",
       "Hessian-corrected momentum: V_k = (1 - beta)(V_{k-1} + H~(y_alpha; zeta)(y_k - y_{k-1})) + "
       "beta J~(y_k; xi_k), alpha ~ U(0,1), Taylor value tracker (App. Hessian, eq. hessian_grad); "
       "needs the oracle's Hessian action",

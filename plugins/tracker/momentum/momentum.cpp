@@ -19,14 +19,7 @@ using scfw::Vec;
 class Momentum final : public scfw::Tracker {
  public:
   Momentum(const scfw::Params& p, const scfw::Context&) {
-    const std::string value = p.has("value") ? p.string("value") : "taylor";
-    if (value == "taylor") {
-      taylor_ = true;
-    } else if (value == "polyak") {
-      taylor_ = false;
-    } else {
-      p.fail("value", "expected one of \"polyak\", \"taylor\", got \"" + value + "\"");
-    }
+    taylor_ = p.get<std::string>("value") == "taylor";  // or "polyak", the other declared choice
   }
 
   void bind(const scfw::Oracle& oracle) override {
@@ -74,7 +67,7 @@ class Momentum final : public scfw::Tracker {
 };
 
 void register_components(scfw::Registrar& r) {
-  r.add<Momentum>(scfw::Kind::Tracker, "momentum",
+  r.add<Momentum>("momentum",
                   "Alg. 1 trackers: V_k = (1-beta) V + beta J~; z_k Polyak (Variant I) or Taylor-corrected (Variant II)",
                   {scfw::ParamSpec::choice("value", {"polyak", "taylor"},
                                            "function tracker: \"polyak\" (Variant I) or \"taylor\" (Variant II)")

@@ -56,7 +56,6 @@ class StormTracker final : public scfw::Tracker {
     z.noalias() += steps.rho * f_;
   }
 
-  int draws_per_update() const override { return 1; }
 
  private:
   const scfw::Oracle* oracle_ = nullptr;
@@ -67,7 +66,7 @@ class StormTracker final : public scfw::Tracker {
 
 void register_components(scfw::Registrar& r) {
   r.add<StormTracker>(
-      scfw::Kind::Tracker, "storm",
+      "storm",
       "STORM: V_k = J~(y_k; xi_k) + (1 - beta)[V_{k-1} - J~(y_{k-1}; xi_k)], Taylor value tracker "
       "(App. STORM, eq. storm_grad); 2 Jacobians per iteration, rate K^{-1/3} under average smoothness",
       {});

@@ -38,7 +38,7 @@ class VanillaTracker final : public scfw::Tracker {
 };
 
 void register_components(scfw::Registrar& r) {
-  r.add<VanillaTracker>(scfw::Kind::Tracker, "vanilla",
+  r.add<VanillaTracker>("vanilla",
                         "Vanilla SCFW baseline (Section 6): z_k = f~(y_k; xi_k), V_k = J~(y_k; xi_k), "
                         "no momentum (ignores beta, rho)",
                         {});

@@ -10,7 +10,7 @@
 
 #include "scfw/model.hpp"
 #include "scfw/params.hpp"
-#include "scfw/plugin.hpp"
+#include "scfw/registrar.hpp"
 
 namespace scfw {
 
@@ -28,27 +28,24 @@ inline std::string format_number(double v, int digits = 12) {
 /// oracle is known (a factor of a product domain, a test) must be given "dim".
 inline int domain_dimension(const Params& p, const Context& c) {
   if (p.has("dim")) {
-    const std::int64_t dim = p.integer("dim");
-    if (dim < 1) p.fail("dim", "expected an integer >= 1, got " + std::to_string(dim));
+    const int dim = p.get<int>("dim");  // declared with at_least(1)
     if (c.dim >= 1 && dim != c.dim)
       p.fail("dim", "the domain has dimension " + std::to_string(dim) + " but the oracle has dimension " +
                         std::to_string(c.dim));
-    return static_cast<int>(dim);
+    return dim;
   }
   if (c.dim < 1) p.fail("dim", "the dimension is unknown: give \"dim\"");
   return c.dim;
 }
 
-/// A number-list parameter given either as one number (broadcast) or as d numbers, all finite;
-/// `def` when absent. d < 1 (unknown yet) skips the length check; the caller checks it later.
-inline std::vector<double> numbers_1_or_d(const Params& p, const std::string& name, int d, double def) {
-  std::vector<double> v = p.has(name) ? p.numbers(name) : std::vector<double>{def};
+/// A number-list parameter given either as one number (broadcast) or as d numbers (the host has
+/// checked that each is finite and in the declared range). d < 1 (unknown yet) skips the length
+/// check; the caller checks it later.
+inline std::vector<double> numbers_1_or_d(const Params& p, const std::string& name, int d) {
+  std::vector<double> v = p.get<std::vector<double>>(name);
   if (v.empty()) p.fail(name, "expected 1 or d numbers, got none");
   if (v.size() != 1 && d >= 1 && v.size() != static_cast<size_t>(d))
     p.fail(name, "expected 1 or " + std::to_string(d) + " numbers (the dimension), got " + std::to_string(v.size()));
-  for (size_t j = 0; j < v.size(); ++j)
-    if (!std::isfinite(v[j]))
-      p.fail(name, "expected finite numbers, got " + format_number(v[j]) + " at index " + std::to_string(j));
   return v;
 }
 

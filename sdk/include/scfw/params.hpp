@@ -3,11 +3,15 @@
 // before the plugin sees anything, and hands the plugin a typed, complete `Params`.
 #pragma once
 
+#include <concepts>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -27,6 +31,7 @@ using ParamValue = std::variant<std::monostate, bool, std::int64_t, double, std:
 
 /// One declared parameter. Built fluently:
 ///   ParamSpec::number("radius", "radius tau of the l1 ball").positive().def(1.0)
+///   ParamSpec::number("beta", "momentum weight").above(0).at_most(1).def(0.5)   // (0, 1]
 struct ParamSpec {
   std::string name;
   ParamType type = ParamType::Number;
@@ -58,9 +63,14 @@ struct ParamSpec {
   ParamSpec& range(double lo, double hi);
   /// Open range (lo, hi).
   ParamSpec& open_range(double lo, double hi);
-  /// (0, inf)
+  /// One bound at a time, chainable: .above(0).at_most(1) is (0, 1], .at_least(1) is [1, inf).
+  ParamSpec& above(double lo);     ///< > lo
+  ParamSpec& at_least(double lo);  ///< >= lo
+  ParamSpec& below(double hi);     ///< < hi
+  ParamSpec& at_most(double hi);   ///< <= hi
+  /// (0, inf), the same as above(0)
   ParamSpec& positive();
-  /// [0, inf)
+  /// [0, inf), the same as at_least(0)
   ParamSpec& nonnegative();
 
   /// "a number in (0, 1)", "an integer >= 1", "one of \"polyak\", \"taylor\"", ...
@@ -71,10 +81,30 @@ struct ParamSpec {
 
 /// The validated values of one JSON block (or nested object), with where they came from so that
 /// a plugin can raise an error that names the file and JSON pointer of the offending value.
+///
+/// Read a value with get<T>: T is the C++ type the plugin stores it in, and an integer that does
+/// not fit in T fails with the file and pointer of the value, never narrowing silently:
+///   const int batch = p.get<int>("batch");        // "problem.json: /oracle/batch: ..." if too large
+///   const double radius = p.get<double>("radius");
+///   const auto& name = p.get<std::string>("regularizer");
+/// Every declared parameter with a default is present; has() is for the parameters declared
+/// without a default, which are genuinely optional.
 class Params {
  public:
   Params() = default;
   Params(std::string source, std::string pointer) : source_(std::move(source)), pointer_(std::move(pointer)) {}
+
+  /// The value of `name` as T: bool, std::string, std::vector<double>, double, or an integer type
+  /// (int, long, std::size_t, ...; range-checked).
+  template <class T>
+  T get(const std::string& name) const;
+  /// get<T> for a parameter declared without a default, or nullopt when the file omits it:
+  ///   const int features = p.find<int>("features").value_or(0);   // 0: detect
+  template <class T>
+  std::optional<T> find(const std::string& name) const {
+    if (!has(name)) return std::nullopt;
+    return get<T>(name);
+  }
 
   bool has(const std::string& name) const;
   double number(const std::string& name) const;
@@ -96,10 +126,48 @@ class Params {
   [[noreturn]] void fail(const std::string& name, const std::string& message) const;
 
  private:
-  const ParamValue& get(const std::string& name) const;
+  const ParamValue& value_of(const std::string& name) const;
+  /// fail(name, "expected an integer <= 2147483647 (it is read as an int), got 4294967297").
+  [[noreturn]] void fail_range(const std::string& name, std::int64_t got, std::int64_t lo, std::uint64_t hi,
+                               const char* type) const;
   std::string source_;
   std::string pointer_;
   std::map<std::string, ParamValue> values_;
 };
+
+namespace detail {
+template <class T> inline constexpr const char* integer_type_name = "an integer type";
+template <> inline constexpr const char* integer_type_name<int> = "an int";
+template <> inline constexpr const char* integer_type_name<long> = "a long";
+template <> inline constexpr const char* integer_type_name<long long> = "a long long";
+template <> inline constexpr const char* integer_type_name<unsigned> = "an unsigned int";
+template <> inline constexpr const char* integer_type_name<unsigned long> = "an unsigned long";
+template <> inline constexpr const char* integer_type_name<short> = "a short";
+template <class> inline constexpr bool always_false = false;
+}  // namespace detail
+
+template <class T>
+T Params::get(const std::string& name) const {
+  if constexpr (std::is_same_v<T, bool>) {
+    return boolean(name);
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    return string(name);
+  } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+    return numbers(name);
+  } else if constexpr (std::is_same_v<T, double>) {
+    return number(name);
+  } else if constexpr (std::is_integral_v<T>) {
+    const std::int64_t v = integer(name);
+    if (!std::in_range<T>(v)) {
+      const auto lo = std::is_signed_v<T> ? static_cast<std::int64_t>(std::numeric_limits<T>::min()) : 0;
+      fail_range(name, v, lo, static_cast<std::uint64_t>(std::numeric_limits<T>::max()),
+                 detail::integer_type_name<T>);
+    }
+    return static_cast<T>(v);
+  } else {
+    static_assert(detail::always_false<T>,
+                  "Params::get<T>: T must be bool, std::string, std::vector<double>, double or an integer type");
+  }
+}
 
 }  // namespace scfw

@@ -3,7 +3,7 @@
 //
 //   Oracle         f~(x; xi), its Jacobian, optionally exact f and J and the Hessian action
 //   OuterFunction  F(u, x), its model for the GLMO, L_F and flags
-//   Domain         X: an LP model and/or an LMO, a feasible start, its diameter
+//   Domain         X: an LP model and/or an LMO, a feasible start
 //   Glmo           argmin_{x in X} F(z + V (x - y), x)            (Alg. 1 line 7)
 //   Tracker        (z_k, V_k) from samples                         (Alg. 1 lines 2, 4-6)
 //   Schedule       gamma_k, beta_k, rho_k                          (Thm 1, Thm 2, Cor 1)
@@ -95,8 +95,6 @@ class Domain : public Component {
   virtual void lmo(const Vec& g, Vec& x) const = 0;
   /// A feasible starting point y_0.
   virtual Vec initial_point() const = 0;
-  /// D_X = max_{x,y in X} ||x - y||_2.
-  virtual double diameter() const = 0;
   /// Whether x lies in X up to tol (used by tests and by the host's checks).
   virtual bool contains(const Vec& x, double tol) const = 0;
 };
@@ -115,6 +113,11 @@ struct GlmoResult {
 
 class Glmo : public Component {
  public:
+  /// Whether this solver can handle (outer, domain) at these sizes, answered before setup() from
+  /// what the two objects declare (has_model(), the model's size and cones). When false, `why`
+  /// (if not null) receives one line saying why; the host then picks another solver for a
+  /// problem file without a "glmo" block. The default is true.
+  virtual bool supports(const OuterFunction& outer, const Domain& domain, int n, int d, std::string* why) const;
   /// Builds whatever the solver needs once per run.
   virtual void setup(const OuterFunction& outer, const Domain& domain, int n, int d) = 0;
   /// x = argmin_{x in X} F(z + V (x - y), x). Throws scfw::Error on infeasible, unbounded or
@@ -137,7 +140,8 @@ class Schedule : public Component {
  public:
   /// The step sizes of iteration k = 0 .. K-1 of a run of K iterations.
   virtual Steps at(long k, long K) const = 0;
-  virtual std::string describe() const = 0;
+  /// One line: the rule and its values for a run of K iterations.
+  virtual std::string describe(long K) const = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -153,8 +157,6 @@ class Tracker : public Component {
   /// Alg. 1 lines 4-6 at iteration k >= 1: y = y_k, y_prev = y_{k-1}; updates z, V in place.
   virtual void update(long k, const Vec& y, const Vec& y_prev, const Steps& steps, Rng& rng,
                       Vec& z, Mat& V) = 0;
-  /// Oracle samples drawn per update (for the summary).
-  virtual int draws_per_update() const { return 1; }
 };
 
 }  // namespace scfw

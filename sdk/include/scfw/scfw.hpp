@@ -5,5 +5,6 @@
 #include "scfw/model.hpp"
 #include "scfw/params.hpp"
 #include "scfw/plugin.hpp"
+#include "scfw/registrar.hpp"
 #include "scfw/roles.hpp"
 #include "scfw/types.hpp"

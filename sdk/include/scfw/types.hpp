@@ -1,7 +1,7 @@
 // scfw SDK: basic numeric types shared by every role.
 #pragma once
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -21,6 +21,6 @@ inline constexpr double inf = std::numeric_limits<double>::infinity();
 
 /// The plain ABI number checked before any C++ object crosses a library boundary. Bump it
 /// whenever a class layout or virtual table in this SDK changes.
-inline constexpr std::uint32_t kAbiVersion = 1;
+inline constexpr std::uint32_t kAbiVersion = 2;
 
 }  // namespace scfw

@@ -26,6 +26,7 @@
 
 #include "scfw/core/checked.hpp"
 #include "scfw/core/options.hpp"
+#include "scfw/core/params_json.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/roles.hpp"
 
@@ -111,15 +112,6 @@ struct MethodBlock {
 /// Reads and parses a JSON file. Malformed JSON: InputError
 /// "<file>: line L, column C: <parser message>". A missing file: InputError "<file>: cannot open file".
 nlohmann::json read_json_file(const std::filesystem::path& file);
-
-/// Validates `value` against the declarations and returns the typed parameters (defaults filled
-/// in). `pointer` is the JSON pointer of the block (e.g. "/domain"); the "plugin" key is skipped.
-Params validate_params(const std::vector<ParamSpec>& specs, const nlohmann::json& value,
-                       const std::string& source, const std::string& pointer);
-/// The same, naming `owner` (the plugin) in "unknown parameter of OWNER" messages. The
-/// four-argument form uses the last segment of `pointer` as the owner.
-Params validate_params(const std::vector<ParamSpec>& specs, const nlohmann::json& value,
-                       const std::string& source, const std::string& pointer, const std::string& owner);
 
 /// The problem of a document: its "oracle", "outer" and "domain" blocks (other keys are not
 /// looked at) and "name" (default: the stem of `source`). Relative data paths resolve against

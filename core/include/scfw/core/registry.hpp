@@ -14,16 +14,26 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json_fwd.hpp>
+
 #include "scfw/error.hpp"
-#include "scfw/plugin.hpp"
+#include "scfw/registrar.hpp"
 
 namespace scfw {
 
+class Registry;
+
+/// A registered component. Its factory is the registry's alone (info.make is empty here): the
+/// one way to build the component is Registry::make, which validates the parameters first.
 struct RegisteredComponent {
   ComponentInfo info;
   std::string library_path;     ///< the file it came from
   std::string library_name;     ///< PluginDescriptor::library
   std::string library_version;  ///< PluginDescriptor::version
+
+ private:
+  friend class Registry;
+  Factory factory_;
 };
 
 struct LoadFailure {
@@ -58,17 +68,20 @@ class Registry {
   /// Up to `count` registered names of this kind closest to `name` (edit distance).
   std::vector<std::string> closest(Kind kind, const std::string& name, size_t count = 3) const;
 
-  /// The component (kind, name) built by its factory with parameters already validated, as its
-  /// role's interface T (Oracle, Domain, ...): for benches and tools that build components
-  /// directly. Throws Error when no such component is registered or its factory makes another
-  /// role. (Problem files go through the composer, which validates the JSON blocks first.)
+  /// The component `name` of T's role (T is Oracle, Domain, ...), built from a JSON block:
+  /// the block is validated against the component's declarations (defaults filled in, ranges
+  /// checked, unknown keys refused; a "plugin" key is ignored), then the factory runs. `source`
+  /// and `pointer` locate the block in messages: "<source>: <pointer>/radius: ...". This is the
+  /// only way to run a factory, for the composer, tools, tests and benches alike.
+  /// Errors: InputError for bad parameters (the plugin's own Params::fail passes unchanged) and
+  /// for any other exception of the factory ("<source>: <pointer>: NAME: what"); Error when no
+  /// such component is loaded or its factory makes an object of another role.
   template <class T>
-  std::unique_ptr<T> make(Kind kind, const std::string& name, const Params& p, const Context& c) const {
-    const RegisteredComponent* rc = find(kind, name);
-    if (!rc) throw Error("no " + std::string(to_string(kind)) + " plugin named \"" + name + "\" is loaded");
-    std::unique_ptr<Component> made = rc->info.make(p, c);
+  std::unique_ptr<T> make(const std::string& name, const nlohmann::json& block, const Context& context,
+                          const std::string& source = "", const std::string& pointer = "") const {
+    std::unique_ptr<Component> made = make_component(kind_of<T>(), name, block, context, source, pointer);
     T* typed = dynamic_cast<T*>(made.get());
-    if (!typed) throw Error(name + ": its factory made an object of another role");
+    if (!typed) wrong_role(name, kind_of<T>());
     made.release();
     return std::unique_ptr<T>(typed);
   }
@@ -78,6 +91,11 @@ class Registry {
   const std::vector<std::string>& libraries() const { return libraries_; }
 
  private:
+  std::unique_ptr<Component> make_component(Kind kind, const std::string& name, const nlohmann::json& block,
+                                            const Context& context, const std::string& source,
+                                            const std::string& pointer) const;
+  [[noreturn]] static void wrong_role(const std::string& name, Kind kind);
+
   std::vector<RegisteredComponent> components_;
   std::vector<LoadFailure> failures_;
   std::vector<std::string> libraries_;  // canonical paths of the libraries loaded
