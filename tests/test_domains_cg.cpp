@@ -590,10 +590,10 @@ TEST_CASE("compose: an explicit clp block with parameters over the nuclear ball 
     "domain": {"plugin": "nuclear_ball", "rows": 3, "cols": 2},
     "glmo":   {"plugin": "clp", "algorithm": "primal", "warm_start": false}
   })");
-  const Problem p = compose(registry(), doc, "problem.json", ".");
-  CHECK(p.plugins[3].second == "column_generation");
-  REQUIRE(p.notes.size() == 1);
-  CHECK(p.notes[0] ==
+  const Composition p = compose(registry(), doc, "problem.json", ".");
+  CHECK(p.plugins()[3].second == "column_generation");
+  REQUIRE(p.notes().size() == 1);
+  CHECK(p.notes()[0] ==
         "glmo: the domain has no LP model, so clp handed over to column_generation (a restricted master LP over "
         "the domain's LMO atoms)");
 }
