@@ -126,6 +126,7 @@ Summary Solver::run() {
 
   Summary s;
   s.glmo_solver = glmo.describe();
+  s.schedule = schedule.describe(K);
   s.notes = P.notes;
   s.notes.insert(s.notes.end(), method_.notes.begin(), method_.notes.end());
   s.best_gap = std::numeric_limits<double>::infinity();
@@ -329,6 +330,7 @@ std::string Summary::full() const {
   phase("GLMO   ", times.glmo);
   phase("update ", times.update);
   phase("gap    ", times.gap, false);
+  if (!schedule.empty()) os << "schedule        " << schedule << "\n";
   os << "GLMO            " << glmo_solver << "\n";
   os << "                " << fmt("%.2f", glmo_iterations / it) << " simplex iterations per solve (max "
      << glmo_max_iterations << ")\n";

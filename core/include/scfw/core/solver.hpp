@@ -127,6 +127,7 @@ struct Summary {
   long glmo_iterations = 0;      ///< simplex iterations of the algorithm's GLMO, summed
   long glmo_max_iterations = 0;  ///< the largest of one solve
   std::string glmo_solver;       ///< Glmo::describe()
+  std::string schedule;          ///< Schedule::describe(K): the step sizes of this run
   std::vector<std::string> notes;  ///< Problem::notes and Method::notes: choices the host made
   Vec y;                         ///< y_K
 
