@@ -1,4 +1,4 @@
-// Sparse data costs in proportion to its non-zeros (DESIGN.md, "Performance habits"), on the real
+// Sparse data costs in proportion to its non-zeros (docs/performance.md, "2. Sparse data (a9a)"), on the real
 // a9a data (LIBSVM, 32561 rows, 123 features) split into 10 label-stratified tasks.
 //
 //   build/bin/bench_sparse [--data FILE] [--tasks M] [--repeats R] [--seconds S]
@@ -47,7 +47,7 @@ double now_s() { return std::chrono::duration<double>(Clock::now().time_since_ep
 
 std::string default_data() {
   if (const char* env = std::getenv("SCFW_DATA_DIR")) return std::string(env) + "/a9a";
-  return "/work/shared/data/a9a";
+  return SCFW_DEFAULT_DATA_DIR "/a9a";  // ../shared/data beside the repository
 }
 
 /// Times `reps` calls of fn, returns seconds per call.

@@ -1,8 +1,8 @@
 // GLMO `clp`: x_{k+1} in argmin_{x in X} F(z_k + V_k (x - y_k), x)  (paper, Alg. 1 line 7),
 // solved as one LP with Clp's simplex.
 //
-// The LP has the same structure at every iteration; only z, V and y change (DESIGN.md, "The GLMO
-// and Clp"). So it is built once, in setup():
+// The LP has the same structure at every iteration; only z, V and y change (docs/design.md, "The GLMO
+// model"). So it is built once, in setup():
 //   * the domain's variables and rows, with x_j = c_j + sum_v a_jv var_v;
 //   * n free variables u and n rows  u_i - sum_v W_iv var_v = z_i - sum_j V_ij (y_j - c_j),
 //     W = V A, i.e. u = z + V (x - y) — the only rows that change;

@@ -1,6 +1,6 @@
 // GLMO `dense_simplex`: x_{k+1} in argmin_{x in X} F(z_k + V_k (x - y_k), x)  (paper, Alg. 1
 // line 7) as one small dense LP, solved exactly by a bounded dual simplex that keeps its basis from
-// one solve to the next (DESIGN.md, "The GLMO and Clp"; docs/performance.md, "GLMO").
+// one solve to the next (docs/design.md, "The GLMO model"; docs/performance.md, "GLMO").
 //
 // Formulation. The model is the one the `clp` GLMO builds (domain rows, outer epigraph rows, the
 // outer objective; both through the GLMO plugins' LP layer, plugins/glmo/lp/glmo_lp.hpp), except

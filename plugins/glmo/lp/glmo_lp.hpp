@@ -3,7 +3,7 @@
 // static library linked into those plugins only (plugins/glmo/lp/CMakeLists.txt).
 //
 // The GLMO step (paper, Alg. 1 line 7) is  min_{x in X} F(z + V (x - y), x).  Every GLMO here
-// writes it the same way (DESIGN.md, "The GLMO model"):
+// writes it the same way (docs/design.md, "The GLMO model"):
 //   * the domain's variables and rows, with x_j = c_j + sum_v a_jv var_v (the x-map, XMap);
 //   * n free variables u, u = z + V (x - y): either explicit rows (clp) or substituted out
 //     (dense_simplex, the dense master of column_generation: UElimination);
