@@ -36,7 +36,7 @@ do for [fmt in "png svg"] {
   set key top left box opaque font ',9'
 
   set title 'total (oracle + tracker + GLMO + update)'
-  plot series(10, 'auto') using 1:10 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'm = 10, automatic GLMO (dense\_simplex)', \
+  plot series(10, 'auto') using 1:10 with linespoints lw 2 pt 7 lc rgb '#1f77b4' title 'm = 10, automatic GLMO (dense\_simplex at d = 100, clp above)', \
        series(10, 'clp') using 1:10 with linespoints lw 2 pt 5 dt 2 lc rgb '#1f77b4' title 'm = 10, clp', \
        series(100, 'auto') using 1:10 with linespoints lw 2 pt 7 lc rgb '#d62728' title 'm = 100, automatic GLMO (clp: over 100 rows)', \
        series(100, 'clp') using 1:10 with linespoints lw 2 pt 5 dt 2 lc rgb '#d62728' title 'm = 100, clp'
