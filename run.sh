@@ -5,10 +5,14 @@
 #
 #   ./run.sh                                   examples/minimax_synthetic.json
 #   ./run.sh my_problem.json --iterations 500  any `scfw run` options pass through
+#   ./run.sh --quiet                           options alone: the default problem
 # Paths in the arguments (and a relative trace path) are taken from the current directory.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 (cd "$ROOT" && build_target=scfw_runtime && build_quiet=1 && source .ci/build.sh)
-problem=${1:-$ROOT/examples/minimax_synthetic.json}
-if [[ $# -gt 0 ]]; then shift; fi
+problem=$ROOT/examples/minimax_synthetic.json
+if [[ $# -gt 0 && $1 != -* ]]; then  # options alone (./run.sh --quiet) run the default problem
+  problem=$1
+  shift
+fi
 exec "$ROOT/build/bin/scfw" run "$problem" "$@"
