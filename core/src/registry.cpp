@@ -2,6 +2,7 @@
 #include "scfw/core/input.hpp"
 
 #include <algorithm>
+#include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <cstdlib>
 #include <memory>
@@ -38,6 +39,14 @@ fs::path executable_dir() {
   fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
   return exe.parent_path();
+}
+
+/// The folder of the libscfw_core.so this code runs in: <prefix>/lib, or <build>/lib.
+fs::path core_library_dir() {
+  std::error_code ec;
+  const fs::path lib = boost::dll::this_line_location(ec);
+  if (ec) return {};
+  return lib.parent_path();
 }
 
 }  // namespace
@@ -82,17 +91,25 @@ std::vector<fs::path> Registry::search_path(const std::vector<fs::path>& extra) 
       start = end + 1;
     }
   }
-  // <exe>/../lib/scfw/plugins is build/lib/scfw/plugins for build/bin/scfw and
-  // <prefix>/lib/scfw/plugins for an installed <prefix>/bin/scfw.
+  // The first that exists of: <exe>/../lib/scfw/plugins (build/lib/scfw/plugins for
+  // build/bin/scfw, <prefix>/lib/scfw/plugins for an installed <prefix>/bin/scfw); the plugins
+  // beside the libscfw_core.so in use, <libdir>/scfw/plugins (the same folders, for a host
+  // application that lives elsewhere and links an installed or a built libscfw_core, wherever
+  // the prefix was moved); the compiled-in install prefix.
   const fs::path exe_dir = executable_dir();
-  const fs::path beside = exe_dir.empty() ? fs::path() : exe_dir / ".." / "lib" / "scfw" / "plugins";
-  std::error_code ec;
-  if (!beside.empty() && fs::is_directory(beside, ec)) {
-    dirs.push_back(beside);
-  } else {
+  const fs::path core_dir = core_library_dir();
+  std::vector<fs::path> installed;
+  if (!exe_dir.empty()) installed.push_back(exe_dir / ".." / "lib" / "scfw" / "plugins");
+  if (!core_dir.empty()) installed.push_back(core_dir / "scfw" / "plugins");
 #ifdef SCFW_INSTALL_PLUGIN_DIR
-    dirs.emplace_back(SCFW_INSTALL_PLUGIN_DIR);
+  installed.emplace_back(SCFW_INSTALL_PLUGIN_DIR);
 #endif
+  for (const auto& d : installed) {
+    std::error_code ec;
+    if (fs::is_directory(d, ec)) {
+      dirs.push_back(d);
+      break;
+    }
   }
   std::vector<fs::path> out;
   std::set<fs::path> seen;

@@ -1,7 +1,9 @@
-# Installs the CMake package that lets a plugin author build against an installed scfw:
+# Installs the CMake package that lets a plugin author or a host application build against an
+# installed scfw:
 #
 #   find_package(scfw REQUIRED)
-#   scfw_add_plugin(my_outer my_outer.cpp)
+#   scfw_add_plugin(my_outer my_outer.cpp)                     # a plugin
+#   target_link_libraries(my_app PRIVATE scfw::core)           # a host (scfw/host.hpp)
 #
 # Installed layout: <prefix>/lib/cmake/scfw/{scfwConfig,scfwConfigVersion,scfwTargets,
 # scfwPluginHelpers}.cmake beside lib/libscfw_sdk.so, lib/libscfw_core.so, include/scfw/ and

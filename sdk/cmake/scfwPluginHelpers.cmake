@@ -24,6 +24,9 @@ function(scfw_add_plugin name)
       BUILD_RPATH "$ORIGIN/../.."
       INSTALL_RPATH "$ORIGIN/../..")
     install(TARGETS ${target} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/scfw/plugins)
+    if(TARGET scfw_runtime)
+      add_dependencies(scfw_runtime ${target})  # `cmake --build build --target scfw_runtime`
+    endif()
   elseif(SCFW_PLUGIN_OUTPUT_DIRECTORY)
     set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${SCFW_PLUGIN_OUTPUT_DIRECTORY})
   endif()

@@ -48,9 +48,11 @@ class Registry {
   Registry& operator=(const Registry&) = delete;
 
   /// The standard search path, in order: each extra directory (e.g. from --plugin-path), each
-  /// directory of $SCFW_PLUGIN_PATH (':'-separated), <exe>/../lib/scfw/plugins (the build tree
-  /// and an install prefix alike) and the compiled-in <prefix>/lib/scfw/plugins. Missing
-  /// directories are skipped; duplicates removed.
+  /// directory of $SCFW_PLUGIN_PATH (':'-separated), then the first folder that exists of
+  /// <exe>/../lib/scfw/plugins (the build tree and an install prefix alike), the plugins beside
+  /// the libscfw_core.so in use (<libdir>/scfw/plugins: for a host application elsewhere) and
+  /// the compiled-in <prefix>/lib/scfw/plugins. Missing directories are skipped; duplicates
+  /// removed.
   static std::vector<std::filesystem::path> search_path(
       const std::vector<std::filesystem::path>& extra = {});
 
