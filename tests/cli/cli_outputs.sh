@@ -92,6 +92,26 @@ expect_rc 0 "\"start\" and \"output\" in the file"
 diff <(cut -d, -f1-4,6- a.csv) <(cut -d, -f1-4,6- d.csv) >/dev/null || fail "\"start\" in the file differs from --start"
 [[ -f from_file.json && -f from_file_summary.json ]] || fail "\"output\" in the file: no files written"
 
+# LIBSVM data: x is named by the 1-based feature indices, f by the tasks; the objective of the
+# max outer function is the largest f.
+printf '1 1:0.5 3:1\n-1 2:1 3:-0.5\n1 1:1 2:0.25\n-1 3:2\n1 1:-1 2:1 3:0.5\n-1 2:-1\n' >tiny.svm
+cat >ls.json <<'JSON'
+{ "iterations": 10, "report": { "every": 5 },
+  "oracle": { "plugin": "least_squares_tasks", "file": "tiny.svm", "tasks": 2 },
+  "outer": { "plugin": "max" }, "domain": { "plugin": "l1_ball", "radius": 1 },
+  "output": { "solution": "ls_sol.csv" } }
+JSON
+run "$SCFW" run ls.json --quiet
+expect_rc 0 "LIBSVM solution"
+[[ "$(grep -v '^#' ls_sol.csv | cut -d, -f1,2 | paste -sd' ')" == "kind,name x,feature 1 x,feature 2 x,feature 3 f,task 1 f,task 2" ]] ||
+  fail "LIBSVM solution: $(cat ls_sol.csv)"
+[[ "$(sed -n 's/^# objective F(f(x), x) = //p' ls_sol.csv)" == "$(grep '^f,' ls_sol.csv | cut -d, -f3 | sort -g | tail -n1)" ]] ||
+  fail "LIBSVM solution: the objective is not the largest f: $(cat ls_sol.csv)"
+python3 -c "import json; d = json.load(open('ls.json')); d['output'] = {'solutoin': 'x.csv'}; json.dump(d, open('typo.json', 'w'))"
+run "$SCFW" run typo.json
+expect_rc 2 "a typo in \"output\""
+expect_stderr 'error: typo.json: /output/solutoin: unknown parameter of output; did you mean "solution"?' "a typo in \"output\""
+
 # A matrix domain: the JSON solution has the shape and the rows x cols grid.
 cat >mc.json <<'JSON'
 { "seed": 1, "iterations": 5,
