@@ -219,6 +219,40 @@ TEST_CASE("a gap tolerance needs gap reports during the run") {
                        InputError);
 }
 
+namespace {
+
+// f(x) = x with no exact evaluation: a gap is never computed for it.
+class NoExactOracle final : public Oracle {
+ public:
+  int dim() const override { return 2; }
+  int outputs() const override { return 2; }
+  std::unique_ptr<Sample> make_sample() const override { return std::make_unique<NoSample>(); }
+  void draw(Rng&, Sample&) const override {}
+  void evaluate(const Sample&, const Vec& x, Vec* f, Mat* J) const override {
+    if (f) *f = x;
+    if (J) *J = Mat::Identity(2, 2);
+  }
+
+ private:
+  struct NoSample final : Sample {};
+};
+
+}  // namespace
+
+TEST_CASE("a gap tolerance with an oracle that has no exact evaluation is refused") {
+  Problem p;
+  p.oracle = std::make_unique<NoExactOracle>();
+  Method m;
+  SolverOptions o;
+  o.iterations = 10;
+  o.report_every = 2;
+  o.gap_tolerance = 1e-3;
+  CHECK_THROWS_WITH_AS(Solver(p, m, o), "gap tolerance: the oracle has no exact evaluation, so no gap is ever computed",
+                       InputError);
+  o.gap_tolerance = 0;
+  CHECK_NOTHROW(Solver(p, m, o));
+}
+
 TEST_CASE("trace: a run that ends early gets its final point, with the gap when it was computed") {
   const json doc = task1(40, 1, "polyak", {{"plugin", "nonconvex"}}, 3, 12, 20);
   for (const bool final_report : {true, false}) {
