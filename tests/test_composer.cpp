@@ -268,7 +268,7 @@ TEST_CASE("compose: the top level") {
   doc["colour"] = "red";
   CHECK(compose_error(doc) ==
         "problem.json: /colour: unknown key; expected one of \"domain\", \"glmo\", \"iterations\", \"name\", "
-        "\"oracle\", \"outer\", \"report\", \"schedule\", \"seed\", \"stop\", \"tracker\"");
+        "\"oracle\", \"outer\", \"output\", \"report\", \"schedule\", \"seed\", \"start\", \"stop\", \"tracker\"");
 
   doc = base();
   doc["Outer"] = doc["outer"];

@@ -7,7 +7,8 @@
 //   scfw describe NAME   a plugin's parameters
 //   scfw compare FILE    methods x seeds x budgets on one problem: traces, summary, plots
 //
-// Exit codes: 0 ok, 1 the run failed, 2 bad input or bad usage, 130 interrupted (Ctrl-C).
+// Exit codes: 0 ok, 1 the run failed (or an output could not be written), 2 bad input or bad
+// usage, 128 + the signal when interrupted: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP.
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,7 +36,9 @@
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/report.hpp"
+#include "scfw/core/solution.hpp"
 #include "scfw/core/solver.hpp"
+#include "scfw/core/summary_json.hpp"
 #include "scfw/error.hpp"
 
 #ifndef SCFW_VERSION
@@ -51,7 +54,8 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitBadInput = 2;
-constexpr int kExitInterrupted = 130;  // the shell's convention for SIGINT
+// Interrupted by a signal: 128 + its number, the shell's convention (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
+constexpr int kExitSignalBase = 128;
 
 constexpr const char* kTopUsage =
     "usage: scfw <command> [<args>]\n"
@@ -69,7 +73,8 @@ constexpr const char* kTopUsage =
     "\n"
     "Plugins are searched in: each --plugin-path DIR, each directory of $SCFW_PLUGIN_PATH\n"
     "(':'-separated), then <scfw>/../lib/scfw/plugins.\n"
-    "Exit codes: 0 ok, 1 the run failed, 2 bad input or bad usage, 130 interrupted.\n";
+    "Exit codes: 0 ok, 1 the run failed or an output could not be written, 2 bad input or bad\n"
+    "usage, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (docs/outputs.md).\n";
 
 /// Bad command-line usage: the command's usage goes to stderr, exit 2.
 struct UsageError : std::runtime_error {
@@ -95,8 +100,10 @@ struct Command {
 const Command kRun{"run", "FILE [options]",
                    "Loads the plugins, composes the problem in FILE and solves it with the Hybrid Momentum\n"
                    "Stochastic Frank-Wolfe method; prints the summary to stdout. A progress line is drawn\n"
-                   "on stderr when it is a terminal. Ctrl-C stops the run after the current iteration\n"
-                   "(status interrupted, exit 130); trace rows written so far stay readable.\n"};
+                   "on stderr when it is a terminal (--progress: plain lines instead, e.g. in logs). Ctrl-C,\n"
+                   "SIGTERM or SIGHUP stop the run after the current iteration (status interrupted, exit 130,\n"
+                   "143 or 129); the trace gets the final point, the solution and summary files are written.\n"
+                   "Outputs (--solution, --summary-json, --start): docs/outputs.md.\n"};
 const Command kValidate{"validate", "FILE [options]",
                         "Composes the problem in FILE (loads the plugins, checks every block against the\n"
                         "plugin's declared parameters, builds the plugin objects) without solving it.\n"};
@@ -321,33 +328,48 @@ void add_param_rows(std::vector<std::vector<std::string>>& rows, const std::vect
 }
 
 // ---------------------------------------------------------------------------------------------
-// SIGINT: a flag that a solver callback reads to stop the run.
+// SIGINT, SIGTERM, SIGHUP: a flag (the signal's number) that a solver callback reads to stop the run.
 
 volatile std::sig_atomic_t g_interrupted = 0;
 
-extern "C" void on_sigint(int) { g_interrupted = 1; }
+extern "C" void on_stop_signal(int signo) { g_interrupted = signo; }
 
-/// Installs the handler for the lifetime of the object. SA_RESETHAND: a second Ctrl-C kills the
+/// Installs the handler for the lifetime of the object. SA_RESETHAND: a second signal kills the
 /// process the usual way, for a run stuck inside one long plugin call.
 class SigintGuard {
  public:
   SigintGuard() {
     struct sigaction sa{};
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESETHAND;
-    installed_ = sigaction(SIGINT, &sa, &previous_) == 0;
+    for (int i = 0; i < kSignals; ++i) installed_[i] = sigaction(kSignal[i], &sa, &previous_[i]) == 0;
   }
   ~SigintGuard() {
-    if (installed_) sigaction(SIGINT, &previous_, nullptr);
+    for (int i = 0; i < kSignals; ++i)
+      if (installed_[i]) sigaction(kSignal[i], &previous_[i], nullptr);
   }
   SigintGuard(const SigintGuard&) = delete;
   SigintGuard& operator=(const SigintGuard&) = delete;
 
  private:
-  struct sigaction previous_{};
-  bool installed_ = false;
+  static constexpr int kSignals = 3;
+  static constexpr int kSignal[kSignals] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction previous_[kSignals]{};
+  bool installed_[kSignals] = {};
 };
+
+/// The exit code of a run stopped by signal `signo`.
+int interrupted_exit(int signo) { return kExitSignalBase + signo; }
+
+const char* signal_name(int signo) {
+  switch (signo) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+  }
+  return "a signal";
+}
 
 // ---------------------------------------------------------------------------------------------
 // Subcommands
@@ -379,6 +401,15 @@ int cmd_run(const std::vector<std::string>& args) {
       "stop at the first reported gap <= EPS (overrides \"stop\": {\"gap_tolerance\"})")(
       "time-limit", po::value<std::string>()->value_name("SECONDS"),
       "stop after SECONDS of solving (overrides \"stop\": {\"time_limit\"})")(
+      "solution", po::value<std::string>()->value_name("FILE"),
+      "write y_K with its names and f(y_K) to FILE: JSON for *.json, else CSV (overrides \"output\": {\"solution\"})")(
+      "best-iterate", "also write the iterate of the best reported gap into the solution file")(
+      "summary-json", po::value<std::string>()->value_name("FILE"),
+      "write the summary as JSON to FILE, '-' for stdout (overrides \"output\": {\"summary_json\"})")(
+      "start", po::value<std::string>()->value_name("FILE"),
+      "warm start: y_0 from the x of a solution file (overrides \"start\")")(
+      "progress", po::value<std::string>()->value_name("SECONDS"),
+      "plain progress lines on stderr at most every SECONDS (for logs; overrides \"output\": {\"progress\"})")(
       "quiet,q", "no progress line; print the one-line summary instead of the full one");
   visible.add(plugin_path_option());
   const po::variables_map vm = parse(args, visible, "file");
@@ -409,23 +440,45 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("gap-tolerance")) overrides.gap_tolerance = nonnegative_number(vm, "gap-tolerance");
   if (vm.count("time-limit")) overrides.time_limit = nonnegative_number(vm, "time-limit");
   const bool quiet = vm.count("quiet") > 0;
+  scfw::OutputOverrides output_overrides;
+  if (vm.count("solution")) output_overrides.solution = vm["solution"].as<std::string>();
+  if (vm.count("summary-json")) output_overrides.summary_json = vm["summary-json"].as<std::string>();
+  if (vm.count("start")) output_overrides.start = vm["start"].as<std::string>();
+  if (vm.count("best-iterate")) output_overrides.best_iterate = true;
+  if (vm.count("progress")) {
+    output_overrides.progress = nonnegative_number(vm, "progress");
+    if (*output_overrides.progress <= 0) throw UsageError("--progress: expected a number of seconds > 0, got '" +
+                                                          vm["progress"].as<std::string>() + "'");
+  }
 
   scfw::Registry registry;
   load_plugins(registry, plugin_paths(vm));
-  scfw::Composition composed = scfw::load_problem(registry, file, overrides);
+  const json doc = scfw::read_json_file(file);
+  const fs::path base_dir = fs::path(file).parent_path();
+  const scfw::OutputOptions outputs = scfw::read_output_options(doc, file, base_dir, output_overrides);
+  scfw::Composition composed = scfw::compose(registry, doc, file, base_dir, overrides);
   const scfw::SolverOptions& options = composed.options;
   scfw::Solver solver(composed, options);
+  if (!outputs.start.empty())
+    solver.set_start(scfw::check_start(composed.problem, scfw::read_solution_x(outputs.start), outputs.start));
 
   // The trace: header when the run begins, one flushed row per gap report.
   std::unique_ptr<std::ofstream> trace_file;
   std::unique_ptr<scfw::TraceCsv> trace;
   if (!options.trace.empty()) {
     trace_file = scfw::open_trace_file(options.trace);
-    trace = std::make_unique<scfw::TraceCsv>(*trace_file);
+    trace = std::make_unique<scfw::TraceCsv>(*trace_file, options.trace);
     solver.add_callback(*trace);
   }
+  scfw::BestIterate best;
+  if (outputs.best_iterate) solver.add_callback(best);
+  std::unique_ptr<scfw::ProgressLog> progress_log;
+  if (outputs.progress > 0) {
+    progress_log = std::make_unique<scfw::ProgressLog>(std::cerr, outputs.progress);
+    solver.add_callback(*progress_log);
+  }
   std::unique_ptr<scfw::ProgressLine> progress;
-  if (!quiet && isatty(STDERR_FILENO)) {
+  if (!quiet && !progress_log && isatty(STDERR_FILENO)) {
     progress = std::make_unique<scfw::ProgressLine>(std::cerr, 0.1);
     solver.add_callback(*progress);
   }
@@ -445,7 +498,10 @@ int cmd_run(const std::vector<std::string>& args) {
     }
   }
   if (progress) progress->finish();
-  if (quiet) std::cout << summary.brief() << '\n';
+  const bool json_to_stdout = outputs.summary_json == "-";  // stdout is the JSON then
+  if (json_to_stdout) {
+    // the JSON summary, written below, is all that goes to stdout
+  } else if (quiet) std::cout << summary.brief() << '\n';
   else {
     // What ran, then how it went.
     const scfw::Problem& problem = composed.problem;
@@ -457,8 +513,27 @@ int cmd_run(const std::vector<std::string>& args) {
     std::cout << full << (full.ends_with('\n') ? "" : "\n");
   }
   std::cout.flush();
+  // The outputs: a write that fails ends the run with exit 1 and the file's name.
+  if (trace) {
+    trace_file->close();
+    if (!trace->failed() && trace_file->fail())
+      throw scfw::Error(options.trace + ": cannot write the trace file");
+    if (trace->failed()) throw scfw::Error(trace->error());
+  }
+  if (summary.status != scfw::Status::Failed) {
+    if (!outputs.solution.empty())
+      scfw::write_solution(outputs.solution,
+                           scfw::make_solution(composed.problem, summary, outputs.best_iterate ? &best : nullptr));
+    if (!outputs.summary_json.empty())
+      scfw::write_json_file(outputs.summary_json,
+                            scfw::to_json(summary, scfw::describe_run(registry, composed.problem, composed.method,
+                                                                      options, SCFW_VERSION)));
+  }
   if (summary.status == scfw::Status::Failed) return kExitFailure;
-  if (summary.status == scfw::Status::Interrupted && g_interrupted) return kExitInterrupted;
+  if (summary.status == scfw::Status::Interrupted && g_interrupted) {
+    std::cerr << "scfw: interrupted by " << signal_name(g_interrupted) << '\n';
+    return interrupted_exit(g_interrupted);
+  }
   return kExitOk;
 }
 
@@ -645,6 +720,14 @@ int cmd_compare(const std::vector<std::string>& args) {
                    100.0 * static_cast<double>(done) / static_cast<double>(total), el, left);
       std::fflush(stderr);
     };
+  } else if (!quiet) {
+    // Off a terminal (a batch job, a CI log): one plain line per finished run.
+    options.on_progress = [start](size_t done, size_t total) {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double left = done ? el * static_cast<double>(total - done) / static_cast<double>(done) : 0;
+      std::fprintf(stderr, "compare: %zu/%zu runs done, %.1fs elapsed, ETA %.0fs\n", done, total, el, left);
+      std::fflush(stderr);
+    };
   }
   g_interrupted = 0;
   options.stop_requested = [] { return g_interrupted != 0; };
@@ -676,7 +759,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   if (!result.plot_warning.empty() && options.plots) std::cerr << "scfw: warning: " << result.plot_warning << '\n';
   if (!quiet) std::cout << "wrote " << (options.out / "summary.csv").string() << " and the plots in " << options.out.string() << '\n';
   std::cout.flush();
-  if (result.interrupted && g_interrupted) return kExitInterrupted;
+  if (result.interrupted && g_interrupted) return interrupted_exit(g_interrupted);
   if (result.failed > 0) return kExitFailure;
   return kExitOk;
 }

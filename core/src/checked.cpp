@@ -202,7 +202,28 @@ class CheckedOracle final : public Oracle {
     check_out_mat(plugin_, "hessian_action", "out", out, n_, d_);
   }
 
+  std::vector<std::string> variable_names() const override {
+    std::vector<std::string> names;
+    SCFW_GUARD(plugin_, names = inner_->variable_names());
+    check_names("variable_names", names, "d", d_);
+    return names;
+  }
+
+  std::vector<std::string> output_names() const override {
+    std::vector<std::string> names;
+    SCFW_GUARD(plugin_, names = inner_->output_names());
+    check_names("output_names", names, "n", n_);
+    return names;
+  }
+
  private:
+  // No names, or one per coordinate.
+  void check_names(const char* call, const std::vector<std::string>& names, const char* what, int size) const {
+    if (!names.empty() && static_cast<long>(names.size()) != size)
+      fail(plugin_, std::string(call) + ": returned " + std::to_string(names.size()) + " names, expected none or " +
+                        what + " = " + std::to_string(size));
+  }
+
   std::unique_ptr<Oracle> inner_;
   std::string plugin_;
   std::shared_ptr<CallCounters> counters_;
@@ -302,6 +323,14 @@ class CheckedDomain final : public Domain {
     bool r = false;
     SCFW_GUARD(plugin_, r = inner_->contains(x, tol));
     return r;
+  }
+
+  std::vector<int> shape() const override {
+    std::vector<int> s;
+    SCFW_GUARD(plugin_, s = inner_->shape());
+    if (!s.empty() && (s.size() != 2 || s[0] < 1 || s[1] < 1 || static_cast<long>(s[0]) * s[1] != d_))
+      fail(plugin_, "shape: expected none or [rows, cols] with rows * cols = d = " + std::to_string(d_));
+    return s;
   }
 
  private:

@@ -61,7 +61,7 @@ constexpr Role kSchedule{Kind::Schedule, "schedule", "nonconvex"};
 
 const std::vector<std::string> kTopLevelKeys = {"name",   "seed",    "iterations", "report",  "stop",
                                                 "oracle", "outer",   "domain",     "glmo",    "tracker",
-                                                "schedule"};
+                                                "schedule", "output", "start"};  // "output", "start": solution.hpp
 
 /// One role's block, resolved to its registered component and validated parameters.
 struct Resolved {
@@ -492,6 +492,16 @@ SolverOptions read_options(const json& doc, const std::string& source, const Ove
       bad_override("--time-limit", "a number of seconds >= 0", number_text(*overrides.time_limit));
     options.time_limit = *overrides.time_limit;
   }
+  // A gap tolerance is checked at gap reports: with none before the last iteration it could
+  // never stop the run.
+  if (options.gap_tolerance > 0 && (options.report_every == 0 || options.report_every >= options.iterations)) {
+    const std::string what = "a gap tolerance needs gap reports during the run, but \"report\": {\"every\"} is " +
+                             std::to_string(options.report_every) + " with " + std::to_string(options.iterations) +
+                             " iterations, so the gap is computed only after the last one; set \"report\": "
+                             "{\"every\": N} with N < " + std::to_string(options.iterations);
+    if (overrides.gap_tolerance) throw InputError("--gap-tolerance: " + what);
+    input_error(src, "/stop/gap_tolerance", what);
+  }
   std::string why;
   if (!options.IsValid(&why)) throw InputError(src + ": " + why);
   return options;
@@ -523,6 +533,12 @@ Composition compose(const Registry& registry, const json& doc, const std::string
 
   Composition c;
   c.problem = build_problem(problem_blocks, source, name, base_dir);
+  if (options.gap_tolerance > 0 && !c.problem.oracle->has_exact()) {
+    const std::string what = "the oracle " + problem_blocks.oracle.component->info.name +
+                             " has no exact evaluation, so no gap is ever computed and a gap tolerance cannot stop the run";
+    if (overrides.gap_tolerance) throw InputError("--gap-tolerance: " + what);
+    input_error(src, "/stop/gap_tolerance", what);
+  }
   c.method = build_method(registry, c.problem, method_blocks, src);
   c.options = std::move(options);
   return c;

@@ -1,6 +1,8 @@
 #include "scfw/core/report.hpp"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <ostream>
 #include <string>
@@ -40,14 +42,26 @@ std::string fmt_seconds(double seconds) {
 
 }  // namespace
 
-void TraceCsv::on_begin(const RunInfo&) {
+void TraceCsv::on_begin(const RunInfo& info) {
+  K_ = info.iterations;
   out_ << kTraceHeader << '\n';
   out_.flush();
+  check();
+}
+
+void TraceCsv::check() {
+  if (!error_.empty() || out_) return;
+  const int e = errno;
+  error_ = path_ + ": cannot write the trace file" + (e ? std::string(" (") + std::strerror(e) + ")" : std::string());
 }
 
 CallbackResult TraceCsv::on_iteration(const IterationState& s) {
+  last_ = s;
+  last_.y = nullptr;
+  if (!error_.empty()) return CallbackResult::Abort;
   if (!s.has_gap) return CallbackResult::Continue;
   std::ostream& out = out_;
+  errno = 0;
   out << s.iteration << ',';
   put(out, s.objective);
   out << ',';
@@ -67,6 +81,67 @@ CallbackResult TraceCsv::on_iteration(const IterationState& s) {
   out << ',' << s.glmo_iterations << '\n';
   // Rows already written survive a failure or an interrupt later in the run.
   out.flush();
+  last_row_ = s.iteration;
+  check();
+  return error_.empty() ? CallbackResult::Continue : CallbackResult::Abort;
+}
+
+void TraceCsv::on_end(const Summary& s) {
+  // The final point of a run that ended early, unless its row is there already.
+  if (!error_.empty() || s.status == Status::Failed || s.iterations >= K_ || s.iterations < 1 ||
+      s.iterations == last_row_ || last_.iteration != s.iterations)
+    return;
+  std::ostream& out = out_;
+  errno = 0;
+  out << s.iterations << ',';
+  if (s.has_gap && s.gap_iteration == s.iterations) {
+    put(out, s.final_objective);
+    out << ',';
+    put(out, s.final_gap);
+  } else {
+    out << ',';
+  }
+  out << ',';
+  if (s.has_gap && std::isfinite(s.best_gap)) put(out, s.best_gap);
+  out << ',';
+  put(out, last_.seconds);
+  out << ',';
+  put(out, last_.steps.gamma);
+  out << ',';
+  put(out, last_.steps.beta);
+  out << ',';
+  put(out, last_.steps.rho);
+  out << ',';
+  put(out, last_.glmo_value);
+  out << ',' << last_.glmo_iterations << '\n';
+  out.flush();
+  last_row_ = s.iterations;
+  check();
+}
+
+CallbackResult ProgressLog::on_iteration(const IterationState& s) {
+  if (s.has_gap) {
+    has_gap_ = true;
+    gap_ = s.gap;
+    objective_ = s.objective;
+  }
+  if (s.seconds - last_ < interval_) return CallbackResult::Continue;
+  last_ = s.seconds;
+  char buf[256];
+  const double pct = s.iterations > 0 ? 100.0 * static_cast<double>(s.iteration) / static_cast<double>(s.iterations) : 0;
+  std::string line;
+  std::snprintf(buf, sizeof buf, "progress: iteration %ld/%ld (%.0f%%)", s.iteration, s.iterations, pct);
+  line += buf;
+  if (has_gap_) {
+    std::snprintf(buf, sizeof buf, ", objective %.6g, gap %.3e", objective_, gap_);
+    line += buf;
+  }
+  line += ", elapsed " + format_duration(s.seconds);
+  if (s.iteration > 0 && s.iteration < s.iterations)
+    line += ", ETA " + format_duration(s.seconds * static_cast<double>(s.iterations - s.iteration) /
+                                       static_cast<double>(s.iteration));
+  out_ << line << '\n';
+  out_.flush();
   return CallbackResult::Continue;
 }
 

@@ -87,6 +87,14 @@ Solver::Solver(Problem& problem, Method& method, SolverOptions options)
     : problem_(problem), method_(method), options_(std::move(options)) {
   std::string why;
   if (!options_.IsValid(&why)) throw InputError(why);
+  // A gap tolerance without gap reports before the last iteration could never stop the run (the
+  // composer says the same with the file's pointer).
+  if (options_.gap_tolerance > 0 && problem_.oracle && !problem_.oracle->has_exact())
+    throw InputError("gap tolerance: the oracle has no exact evaluation, so no gap is ever computed");
+  if (options_.gap_tolerance > 0 && (options_.report_every == 0 || options_.report_every >= options_.iterations))
+    throw InputError("gap tolerance: needs gap reports during the run (report every N < " +
+                     std::to_string(options_.iterations) + " iterations), but report every is " +
+                     std::to_string(options_.report_every));
 }
 
 Summary Solver::run() {
@@ -113,7 +121,7 @@ Summary Solver::run() {
 
   // Every buffer of the loop is sized here; the loop itself allocates nothing.
   Rng rng(options_.seed);
-  Vec y = domain.initial_point();
+  Vec y = start_.size() > 0 ? start_ : domain.initial_point();
   if (y.size() != d) throw Error("domain initial point has size " + std::to_string(y.size()) +
                                  " but the problem has dimension " + std::to_string(d));
   Vec y_prev = y;
@@ -249,6 +257,7 @@ Summary Solver::run() {
       s.has_gap = true;
       s.final_gap = g.gap;
       s.final_objective = g.objective;
+      s.gap_iteration = done;
       s.best_gap = state.best_gap;
       s.gap_slack = std::max(s.gap_slack, g.slack);
     }
@@ -287,6 +296,7 @@ Summary Solver::run() {
     s.has_gap = true;
     s.final_gap = g.gap;
     s.final_objective = g.objective;
+    s.gap_iteration = done;
     if (g.gap < s.best_gap) s.best_gap = g.gap;
     s.gap_slack = std::max(s.gap_slack, g.slack);
   }

@@ -83,6 +83,7 @@ class NuclearBall final : public scfw::Domain {
   }
 
   int dim() const override { return rows_ * cols_; }
+  std::vector<int> shape() const override { return {rows_, cols_}; }
   bool has_model() const override { return false; }
 
   void lmo(const scfw::Vec& g, scfw::Vec& x) const override {

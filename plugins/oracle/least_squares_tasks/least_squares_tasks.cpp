@@ -220,10 +220,23 @@ class LeastSquaresTasks final : public scfw::Oracle {
     } else {
       data_ = from_files(p, ctx);
     }
+    from_libsvm_ = !synthetic;
   }
 
   int dim() const override { return data_.d; }
   int outputs() const override { return data_.tasks(); }
+  /// LIBSVM data: "feature 1", ... (the file's 1-based feature indices). Synthetic data: none.
+  std::vector<std::string> variable_names() const override {
+    std::vector<std::string> names;
+    if (from_libsvm_)
+      for (int j = 1; j <= data_.d; ++j) names.push_back("feature " + std::to_string(j));
+    return names;
+  }
+  std::vector<std::string> output_names() const override {
+    std::vector<std::string> names;
+    for (int i = 1; i <= data_.tasks(); ++i) names.push_back("task " + std::to_string(i));
+    return names;
+  }
 
   std::unique_ptr<scfw::Sample> make_sample() const override {
     auto s = std::make_unique<RowSample>();
@@ -330,6 +343,7 @@ class LeastSquaresTasks final : public scfw::Oracle {
   TaskRows data_;
   int batch_ = 1;
   bool full_ = false;
+  bool from_libsvm_ = false;  // "file" or "files": coordinates are LIBSVM feature indices
 };
 
 void register_components(scfw::Registrar& r) {

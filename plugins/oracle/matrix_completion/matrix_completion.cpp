@@ -255,6 +255,19 @@ class MatrixCompletion final : public scfw::Oracle {
 
   int dim() const override { return d_; }
   int outputs() const override { return n_; }
+  /// X_ij as "r<i>c<j>" (1-based; x is X row-major, as nuclear_ball stores it).
+  std::vector<std::string> variable_names() const override {
+    std::vector<std::string> names;
+    names.reserve(static_cast<size_t>(d_));
+    for (int i = 1; i <= e_.rows; ++i)
+      for (int j = 1; j <= e_.cols; ++j) names.push_back("r" + std::to_string(i) + "c" + std::to_string(j));
+    return names;
+  }
+  std::vector<std::string> output_names() const override {
+    std::vector<std::string> names;
+    for (int g = 1; g <= n_; ++g) names.push_back("group " + std::to_string(g));
+    return names;
+  }
 
   std::unique_ptr<scfw::Sample> make_sample() const override {
     auto s = std::make_unique<EntrySample>();

@@ -83,7 +83,7 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
-RowMat read_file(const std::string& path, bool prices) {
+RowMat read_file(const std::string& path, bool prices, std::vector<std::string>& assets) {
   std::ifstream in(path);
   if (!in) throw scfw::InputError(path + ": cannot open the file");
   std::string line;
@@ -91,6 +91,8 @@ RowMat read_file(const std::string& path, bool prices) {
   const std::vector<std::string> header = split_csv(trim(line));
   if (header.size() < 2) throw scfw::InputError(path + ":1: the header has no asset column (expected date,<asset>,...)");
   const size_t A = header.size() - 1;
+  assets.clear();
+  for (size_t a = 1; a < header.size(); ++a) assets.push_back(trim(header[a]));
   std::vector<double> values;
   int number = 1;
   while (std::getline(in, line)) {
@@ -142,7 +144,7 @@ class PortfolioReturns final : public scfw::Oracle {
     } else {
       std::filesystem::path path(p.get<std::string>("file"));
       if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
-      R_ = read_file(path.string(), p.get<bool>("prices"));
+      R_ = read_file(path.string(), p.get<bool>("prices"), assets_);
     }
     const std::int64_t T = R_.rows();
     const std::int64_t n = p.get<std::int64_t>("groups");
@@ -159,6 +161,20 @@ class PortfolioReturns final : public scfw::Oracle {
 
   int dim() const override { return A_ + 1; }
   int outputs() const override { return n_; }
+  /// The assets as named in the file's header (synthetic data: "asset 1", ...), then y0, the
+  /// value-at-risk level of cvar_ru.
+  std::vector<std::string> variable_names() const override {
+    std::vector<std::string> names = assets_;
+    if (names.empty())
+      for (int a = 1; a <= A_; ++a) names.push_back("asset " + std::to_string(a));
+    names.push_back("VaR");
+    return names;
+  }
+  std::vector<std::string> output_names() const override {
+    std::vector<std::string> names;
+    for (int g = 1; g <= n_; ++g) names.push_back("group " + std::to_string(g));
+    return names;
+  }
   /// Days of returns T (for tests and summaries).
   std::int64_t days() const { return R_.rows(); }
 
@@ -229,6 +245,7 @@ class PortfolioReturns final : public scfw::Oracle {
   RowMat R_;        // T x A returns
   RowMat means_;    // n x A group means
   std::vector<std::int64_t> begin_;
+  std::vector<std::string> assets_;  // the file's header (empty for synthetic data)
   int A_ = 0, n_ = 0, batch_ = 1;
 };
 

@@ -57,6 +57,12 @@ class Oracle : public Component {
   /// Capability "hessian_action": out = sum_j v_j d/dx_j J~(x; xi) (n x d).
   virtual bool has_hessian_action() const { return false; }
   virtual void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const;
+
+  /// Optional: the names of x's d coordinates (asset names, feature indices), written into
+  /// solution files. Empty (the default): the coordinates have no names.
+  virtual std::vector<std::string> variable_names() const { return {}; }
+  /// Optional: the names of f's n outputs ("task 1", "group 1", ...). Empty: no names.
+  virtual std::vector<std::string> output_names() const { return {}; }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -97,6 +103,9 @@ class Domain : public Component {
   virtual Vec initial_point() const = 0;
   /// Whether x lies in X up to tol (used by tests and by the host's checks).
   virtual bool contains(const Vec& x, double tol) const = 0;
+  /// Optional: x is a rows x cols matrix stored row-major (x[i * cols + j] = X_ij), e.g. a
+  /// nuclear-norm ball; solution files then show it as a grid. Empty (the default): a vector.
+  virtual std::vector<int> shape() const { return {}; }
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -11,7 +11,12 @@
 #include "internal.hpp"
 #include "scfw/compare/compare.hpp"
 #include "scfw/core/report.hpp"
+#include "scfw/core/summary_json.hpp"
 #include "scfw/error.hpp"
+
+#ifndef SCFW_VERSION
+#define SCFW_VERSION "0"
+#endif
 
 namespace fs = std::filesystem;
 
@@ -117,7 +122,7 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
         }
         Solver solver(*problem, fresh ? fresh->method : *method, so);
         auto file = open_trace_file(out / r.trace);
-        TraceCsv trace(*file);
+        TraceCsv trace(*file, (out / r.trace).string());
         solver.add_callback(trace);
         std::optional<StopRequest> stop;
         if (options.stop_requested) {
@@ -125,6 +130,10 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
           solver.add_callback(*stop);
         }
         const Summary s = solver.run();
+        // The run's JSON summary (docs/outputs.md): summaries/<run>.json beside traces/<run>.csv.
+        const fs::path summary_file = out / "summaries" / fs::path(r.trace).filename().replace_extension(".json");
+        write_json_file(summary_file, to_json(s, describe_run(registry, *problem, fresh ? fresh->method : *method, so,
+                                                              SCFW_VERSION)));
         r.ok = s.status == Status::IterationLimit && s.has_gap;
         if (!r.ok) r.error = s.message.empty() ? std::string(to_string(s.status)) : s.message;
         r.final_gap = s.final_gap, r.best_gap = s.best_gap, r.final_objective = s.final_objective;

@@ -27,16 +27,33 @@ inline constexpr const char* kTraceHeader =
 
 /// Writes the header (kTraceHeader) when the run begins, then one CSV row per iteration that
 /// carries an exact gap (IterationState::has_gap). Every row is flushed as it is written, so the
-/// rows written so far stay readable when the run fails or is interrupted. `out` must outlive the
-/// run. Never stops the run.
+/// rows written so far stay readable when the run fails or is interrupted. A run that ends early
+/// (interrupted, time limit, a callback's stop) gets a last row for its final point y_k when no
+/// report was made there: with its objective and gap when the final report computed them, else
+/// with those two fields empty. `out` must outlive the run.
+///
+/// The stream is checked after every write: when one fails (disk full, /dev/full) the next
+/// iteration is aborted (status Failed) with reason error() = "<path>: cannot write the trace
+/// file (<reason>)"; failed() stays true and the host exits with 1.
 class TraceCsv final : public Callback {
  public:
-  explicit TraceCsv(std::ostream& out) : out_(out) {}
+  explicit TraceCsv(std::ostream& out, std::string path = "trace") : out_(out), path_(std::move(path)) {}
   void on_begin(const RunInfo&) override;
   CallbackResult on_iteration(const IterationState& s) override;
+  void on_end(const Summary& s) override;
+  std::string reason() const override { return error_; }
+  bool failed() const { return !error_.empty(); }
+  const std::string& error() const { return error_; }
 
  private:
+  void check();
+
   std::ostream& out_;
+  std::string path_;
+  std::string error_;
+  long K_ = 0;
+  long last_row_ = -1;
+  IterationState last_;  // the last iteration seen (its y pointer is not kept valid)
 };
 
 /// Stops the run (status GapTolerance) at the first reported gap <= tolerance (0: never).
@@ -86,6 +103,23 @@ class StopRequest final : public Callback {
 /// Creates the parent folders of `path` and opens it for writing (truncating).
 /// Throws InputError("<path>: cannot write trace file") when either fails.
 std::unique_ptr<std::ofstream> open_trace_file(const std::filesystem::path& path);
+
+/// Plain progress lines for logs (stderr off a terminal, `scfw run --progress SECONDS`): at most
+/// one every `interval_seconds` of run time, each a whole line
+///   progress: iteration 1200/5000 (24%), objective 0.1234, gap 1.2e-03, elapsed 12s, ETA 38s
+/// (objective and gap from the latest report, absent before the first). Never stops the run.
+class ProgressLog final : public Callback {
+ public:
+  ProgressLog(std::ostream& out, double interval_seconds) : out_(out), interval_(interval_seconds) {}
+  CallbackResult on_iteration(const IterationState& s) override;
+
+ private:
+  std::ostream& out_;
+  double interval_;
+  double last_ = 0;
+  bool has_gap_ = false;
+  double gap_ = 0, objective_ = 0;
+};
 
 /// A single status line redrawn in place with '\r': iteration/K, percentage, the latest exact
 /// gap, iterations per second and the estimated time left. Redrawn at most every

@@ -118,6 +118,7 @@ struct Summary {
   long iterations = 0;
   double final_objective = 0, final_gap = 0, best_gap = 0;
   bool has_gap = false;
+  long gap_iteration = 0;  ///< the iteration final_gap was computed at (== iterations: at y_K)
   /// Largest (value - lower_bound) of the gap reports' GLMO solves: 0 for an exact GLMO; else
   /// each reported gap is an upper bound, at most this much above the exact one.
   double gap_slack = 0;
@@ -153,6 +154,9 @@ class Solver {
   void add_callback(std::function<bool(const IterationState&)> f) {
     add_callback(std::make_unique<FunctionCallback>(std::move(f)));
   }
+  /// A warm start: y_0 = y0 instead of Domain::initial_point() (check it with check_start,
+  /// solution.hpp). An empty vector restores the domain's point.
+  void set_start(Vec y0) { start_ = std::move(y0); }
   /// Runs Algorithm 1. A plugin failure is rethrown as scfw::Error with the iteration number;
   /// callbacks have already seen every completed iteration and on_end a Failed summary.
   Summary run();
@@ -163,6 +167,7 @@ class Solver {
   SolverOptions options_;
   std::vector<Callback*> callbacks_;
   std::vector<std::unique_ptr<Callback>> owned_;
+  Vec start_;
 };
 
 /// The generalized Frank-Wolfe gap of eq. (2) at y: phi(y) - min_x F(f(y) + J(y)(x - y), x),

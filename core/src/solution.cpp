@@ -1,0 +1,356 @@
+#include "scfw/core/solution.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <system_error>
+
+#include "scfw/core/input.hpp"
+#include "scfw/core/params_json.hpp"
+#include "scfw/error.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace scfw {
+
+namespace {
+
+// 17 significant digits: a double printed this way reads back as the same double.
+std::string exact_number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+// A CSV cell: quoted when it holds a comma, a quote or a line break.
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Splits one CSV line into cells (RFC 4180 quoting, no line breaks inside cells).
+std::vector<std::string> csv_cells(const std::string& line) {
+  std::vector<std::string> cells(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cells.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cells.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      cells.emplace_back();
+    } else {
+      cells.back() += c;
+    }
+  }
+  return cells;
+}
+
+std::string name_or_empty(const Labelled& l, Eigen::Index i) {
+  return l.names.empty() ? std::string() : l.names[static_cast<size_t>(i)];
+}
+
+json labelled_json(const Labelled& l) {
+  json o = json::object();
+  if (!l.names.empty()) o["names"] = l.names;
+  json values = json::array();
+  for (Eigen::Index i = 0; i < l.values.size(); ++i)
+    values.push_back(std::isfinite(l.values[i]) ? json(l.values[i]) : json(nullptr));
+  o["values"] = std::move(values);
+  return o;
+}
+
+json grid_json(const Vec& x, const std::vector<int>& shape) {
+  json rows = json::array();
+  for (int i = 0; i < shape[0]; ++i) {
+    json row = json::array();
+    for (int j = 0; j < shape[1]; ++j) row.push_back(x[static_cast<Eigen::Index>(i) * shape[1] + j]);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::string write_error_reason() {
+  const int e = errno;
+  return e ? std::string(" (") + std::strerror(e) + ")" : std::string();
+}
+
+void write_csv(std::ostream& out, const Solution& s) {
+  out << "# scfw solution of " << s.problem << ": " << s.status << "\n";
+  if (s.shape.size() == 2)
+    out << "# x is a " << s.shape[0] << " x " << s.shape[1] << " matrix stored row-major: x[i * " << s.shape[1]
+        << " + j] = X_ij\n";
+  if (!s.has_f) out << "# no f rows: the oracle has no exact evaluation\n";
+  else if (s.has_objective) out << "# objective F(f(x), x) = " << exact_number(s.objective) << "\n";
+  if (s.has_best)
+    out << "# best_x: the iterate of the best reported gap, " << exact_number(s.best_gap) << " at iteration "
+        << s.best_iteration << "\n";
+  out << "kind,name,value\n";
+  auto rows = [&](const char* kind, const Labelled& l) {
+    for (Eigen::Index i = 0; i < l.values.size(); ++i)
+      out << kind << ',' << csv_cell(name_or_empty(l, i)) << ',' << exact_number(l.values[i]) << '\n';
+  };
+  rows("x", s.x);
+  if (s.has_f) rows("f", s.f);
+  if (s.has_best) rows("best_x", s.best);
+}
+
+json solution_json(const Solution& s) {
+  json o;
+  o["problem"] = s.problem;
+  o["status"] = s.status;
+  o["iterations"] = s.iterations;
+  o["x"] = labelled_json(s.x);
+  if (s.shape.size() == 2) {
+    o["shape"] = s.shape;
+    o["matrix"] = grid_json(s.x.values, s.shape);
+  }
+  o["f"] = s.has_f ? labelled_json(s.f) : json(nullptr);
+  o["objective"] = s.has_objective ? json(s.objective) : json(nullptr);
+  if (s.has_best) {
+    json b;
+    b["iteration"] = s.best_iteration;
+    b["gap"] = s.best_gap;
+    b["x"] = labelled_json(s.best);
+    o["best"] = std::move(b);
+  }
+  return o;
+}
+
+bool ends_with_json(const fs::path& p) {
+  std::string ext = p.extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".json";
+}
+
+}  // namespace
+
+OutputOptions read_output_options(const json& doc, const std::string& source, const fs::path& base_dir,
+                                  const OutputOverrides& overrides) {
+  const std::string src = source.empty() ? std::string("<input>") : source;
+  OutputOptions o;
+  if (auto it = doc.find("output"); it != doc.end()) {
+    static const std::vector<ParamSpec> specs = {
+        ParamSpec::string("solution", "solution file: JSON for *.json, else CSV (\"\": none)").def(""),
+        ParamSpec::string("summary_json", "JSON summary file (\"-\": stdout, \"\": none)").def(""),
+        ParamSpec::boolean("best_iterate", "also write the iterate of the best reported gap").def(false),
+        ParamSpec::number("progress", "plain progress lines on stderr every this many seconds (0: off)")
+            .nonnegative()
+            .def(0.0),
+    };
+    const Params p = validate_object(specs, *it, src, "/output", "output");
+    o.solution = p.string("solution");
+    o.summary_json = p.string("summary_json");
+    o.best_iterate = p.boolean("best_iterate");
+    o.progress = p.number("progress");
+  }
+  if (auto it = doc.find("start"); it != doc.end()) {
+    if (!it->is_string() || it->get<std::string>().empty())
+      input::expected(src, "/start", "a solution file name", *it);
+    fs::path p(it->get<std::string>());
+    if (p.is_relative() && !base_dir.empty()) p = base_dir / p;
+    o.start = p.string();
+  }
+  if (overrides.solution) o.solution = *overrides.solution;
+  if (overrides.summary_json) o.summary_json = *overrides.summary_json;
+  if (overrides.start) o.start = *overrides.start;
+  if (overrides.best_iterate) o.best_iterate = *overrides.best_iterate;
+  if (overrides.progress) o.progress = *overrides.progress;
+  return o;
+}
+
+CallbackResult BestIterate::on_iteration(const IterationState& s) {
+  if (s.has_gap && s.y && (!has_ || s.gap < gap_)) {
+    has_ = true;
+    gap_ = s.gap;
+    iteration_ = s.iteration;
+    y_ = *s.y;
+  }
+  return CallbackResult::Continue;
+}
+
+void BestIterate::on_end(const Summary& s) {
+  // The report at the last iterate of a run stopped early is made after the callbacks ran.
+  if (s.has_gap && (!has_ || s.best_gap < gap_)) {
+    has_ = true;
+    gap_ = s.best_gap;
+    iteration_ = s.iterations;
+    y_ = s.y;
+  }
+}
+
+Solution make_solution(const Problem& problem, const Summary& summary, const BestIterate* best) {
+  Solution s;
+  s.problem = problem.name;
+  s.status = summary.message;
+  s.iterations = summary.iterations;
+  s.x.values = summary.y;
+  s.x.names = problem.oracle->variable_names();
+  s.shape = problem.domain->shape();
+  if (problem.oracle->has_exact()) {
+    s.has_f = true;
+    s.f.values = Vec::Zero(problem.outputs());
+    problem.oracle->exact(summary.y, &s.f.values, nullptr);
+    s.f.names = problem.oracle->output_names();
+    s.has_objective = true;
+    s.objective = problem.outer->value(s.f.values, summary.y);
+  }
+  if (best && best->has()) {
+    s.has_best = true;
+    s.best_iteration = best->iteration();
+    s.best_gap = best->gap();
+    s.best.values = best->y();
+    s.best.names = s.x.names;
+  }
+  return s;
+}
+
+void write_solution(const fs::path& path, const Solution& solution) {
+  const std::string fail = path.string() + ": cannot write the solution file";
+  std::error_code ec;
+  if (!path.parent_path().empty()) {
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) throw Error(fail + " (" + ec.message() + ")");
+  }
+  errno = 0;
+  std::ofstream out(path, std::ios::out | std::ios::trunc);
+  if (!out) throw Error(fail + write_error_reason());
+  if (ends_with_json(path))
+    out << solution_json(solution).dump(1) << '\n';
+  else
+    write_csv(out, solution);
+  out.flush();
+  if (!out) throw Error(fail + write_error_reason());
+  out.close();
+  if (out.fail()) throw Error(fail + write_error_reason());
+}
+
+Labelled read_solution_x(const fs::path& path) {
+  const std::string src = path.string();
+  Labelled x;
+  if (ends_with_json(path)) {
+    const json doc = read_json_file(path);
+    if (!doc.is_object() || !doc.contains("x")) input::input_error(src, "/x", "missing; a solution file has \"x\": {\"values\": [...]}");
+    const json& xs = doc["x"];
+    if (!xs.is_object() || !xs.contains("values") || !xs["values"].is_array())
+      input::input_error(src, "/x/values", "expected an array of numbers");
+    const json& values = xs["values"];
+    x.values = Vec::Zero(static_cast<Eigen::Index>(values.size()));
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!values[i].is_number())
+        input::expected(src, "/x/values/" + std::to_string(i), "a finite number", values[i]);
+      x.values[static_cast<Eigen::Index>(i)] = values[i].get<double>();
+    }
+    if (auto it = xs.find("names"); it != xs.end()) {
+      if (!it->is_array() || it->size() != values.size())
+        input::input_error(src, "/x/names", "expected an array of " + std::to_string(values.size()) + " names, one per value");
+      for (size_t i = 0; i < it->size(); ++i) {
+        if (!(*it)[i].is_string()) input::expected(src, "/x/names/" + std::to_string(i), "a string", (*it)[i]);
+        x.names.push_back((*it)[i].get<std::string>());
+      }
+    }
+    return x;
+  }
+  std::ifstream in(path);
+  if (!in) throw InputError(src + ": cannot open file");
+  std::string line;
+  long number = 0;
+  bool header = false, named = false;
+  std::vector<double> values;
+  while (std::getline(in, line)) {
+    ++number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty() || line[0] == '#') continue;
+    const std::string where = src + ":" + std::to_string(number) + ": ";
+    const std::vector<std::string> cells = csv_cells(line);
+    if (!header) {
+      if (line != "kind,name,value")
+        throw InputError(where + "expected the header kind,name,value, got \"" + line + "\"");
+      header = true;
+      continue;
+    }
+    if (cells.size() != 3) throw InputError(where + "expected 3 cells kind,name,value, got " + std::to_string(cells.size()));
+    if (cells[0] != "x") continue;  // f and best_x rows are not part of a start
+    const char* begin = cells[2].c_str();
+    char* end = nullptr;
+    const double v = std::strtod(begin, &end);
+    if (cells[2].empty() || *end != '\0') throw InputError(where + "not a number: \"" + cells[2] + "\"");
+    if (values.empty()) named = !cells[1].empty();
+    else if (named != !cells[1].empty()) throw InputError(where + "either every x row has a name or none has");
+    values.push_back(v);
+    if (named) x.names.push_back(cells[1]);
+  }
+  if (!header) throw InputError(src + ": no header kind,name,value (not a solution file)");
+  if (values.empty()) throw InputError(src + ": no x rows");
+  x.values = Eigen::Map<const Vec>(values.data(), static_cast<Eigen::Index>(values.size()));
+  return x;
+}
+
+double distance_upper_bound(const Domain& domain, const Vec& point, int steps) {
+  // min 0.5 ||x - point||^2 over X by Frank-Wolfe: each iterate is in X, so ||x - point|| bounds
+  // the distance from above.
+  Vec x = domain.initial_point();
+  Vec g(x.size()), v(x.size());
+  for (int k = 0; k < steps; ++k) {
+    g = x - point;
+    domain.lmo(g, v);
+    const Vec dir = v - x;
+    const double dd = dir.squaredNorm();
+    if (!(dd > 0)) break;
+    const double gamma = std::clamp(-g.dot(dir) / dd, 0.0, 1.0);
+    if (gamma == 0) break;
+    x += gamma * dir;
+  }
+  return (x - point).norm();
+}
+
+Vec check_start(const Problem& problem, const Labelled& start, const std::string& source) {
+  const int d = problem.dim();
+  if (start.values.size() != d)
+    throw InputError(source + ": the start has " + std::to_string(start.values.size()) +
+                     " coordinates, the problem has d = " + std::to_string(d));
+  const std::vector<std::string> names = problem.oracle->variable_names();
+  if (!names.empty() && !start.names.empty())
+    for (size_t i = 0; i < names.size(); ++i)
+      if (names[i] != start.names[i])
+        throw InputError(source + ": coordinate " + std::to_string(i + 1) + " is \"" + start.names[i] +
+                         "\" in the start but \"" + names[i] + "\" in the problem");
+  for (Eigen::Index i = 0; i < start.values.size(); ++i)
+    if (!std::isfinite(start.values[i]))
+      throw InputError(source + ": coordinate " + std::to_string(i + 1) +
+                       (start.names.empty() ? std::string() : " (" + start.names[static_cast<size_t>(i)] + ")") +
+                       " is not a finite number");
+  if (!problem.domain->contains(start.values, 1e-8)) {
+    std::string domain_name = "the domain";
+    for (const auto& [role, name] : problem.plugins)
+      if (role == "domain") domain_name = name;
+    const int steps = 500;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", distance_upper_bound(*problem.domain, start.values, steps));
+    throw InputError(source + ": the start is outside the domain (" + domain_name + "): at most " + buf +
+                     " away from it (an upper bound from " + std::to_string(steps) +
+                     " Frank-Wolfe projection steps)");
+  }
+  return start.values;
+}
+
+}  // namespace scfw
