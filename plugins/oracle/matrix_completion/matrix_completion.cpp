@@ -260,7 +260,13 @@ class MatrixCompletion final : public scfw::Oracle {
     std::vector<std::string> names;
     names.reserve(static_cast<size_t>(d_));
     for (int i = 1; i <= e_.rows; ++i)
-      for (int j = 1; j <= e_.cols; ++j) names.push_back("r" + std::to_string(i) + "c" + std::to_string(j));
+      for (int j = 1; j <= e_.cols; ++j) {
+        std::string name = "r";  // built by appends: g++ 12 warns (-Wrestrict) on "r" + to_string(i)
+        name += std::to_string(i);
+        name += 'c';
+        name += std::to_string(j);
+        names.push_back(std::move(name));
+      }
     return names;
   }
   std::vector<std::string> output_names() const override {
