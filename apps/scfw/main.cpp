@@ -31,6 +31,7 @@
 #include <variant>
 #include <vector>
 
+#include "run_checkpoint.hpp"
 #include "scfw/compare/compare.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
@@ -381,6 +382,7 @@ int cmd_run(const std::vector<std::string>& args) {
       "stop after SECONDS of solving (overrides \"stop\": {\"time_limit\"})")(
       "quiet,q", "no progress line; print the one-line summary instead of the full one");
   visible.add(plugin_path_option());
+  visible.add(scfw_app::checkpoint_options());
   const po::variables_map vm = parse(args, visible, "file");
   if (vm.count("help")) {
     print_help(kRun, visible);
@@ -415,11 +417,19 @@ int cmd_run(const std::vector<std::string>& args) {
   scfw::Composition composed = scfw::load_problem(registry, file, overrides);
   const scfw::SolverOptions& options = composed.options;
   scfw::Solver solver(composed, options);
+  std::unique_ptr<scfw_app::RunCheckpoint> checkpoint;
+  try {
+    checkpoint = std::make_unique<scfw_app::RunCheckpoint>(vm, registry, file, composed, SCFW_VERSION);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 
   // The trace: header when the run begins, one flushed row per gap report.
   std::unique_ptr<std::ofstream> trace_file;
   std::unique_ptr<scfw::TraceCsv> trace;
-  if (!options.trace.empty()) {
+  if (!options.trace.empty() && checkpoint->resumed()) {
+    solver.add_callback(checkpoint->continue_trace(options.trace));
+  } else if (!options.trace.empty()) {
     trace_file = scfw::open_trace_file(options.trace);
     trace = std::make_unique<scfw::TraceCsv>(*trace_file);
     solver.add_callback(*trace);
@@ -433,6 +443,7 @@ int cmd_run(const std::vector<std::string>& args) {
   g_interrupted = 0;
   scfw::StopRequest interrupt([] { return g_interrupted != 0; });
   solver.add_callback(interrupt);
+  checkpoint->attach(solver);
 
   scfw::Summary summary;
   {
@@ -454,7 +465,7 @@ int cmd_run(const std::vector<std::string>& args) {
     for (const auto& [role, plugin] : composed.plugins()) std::cout << ' ' << role << ' ' << plugin << ';';
     std::cout << " d = " << problem.dim() << ", n = " << problem.outputs() << "\n";
     const std::string full = summary.full();
-    std::cout << full << (full.ends_with('\n') ? "" : "\n");
+    std::cout << full << (full.ends_with('\n') ? "" : "\n") << checkpoint->summary();
   }
   std::cout.flush();
   if (summary.status == scfw::Status::Failed) return kExitFailure;

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "scfw/error.hpp"
+#include "scfw/state.hpp"
 
 namespace scfw {
 
@@ -304,6 +305,14 @@ class CheckedDomain final : public Domain {
     return r;
   }
 
+  StateSupport state_support() const override {
+    StateSupport r = StateSupport::None;
+    SCFW_GUARD(plugin_, r = inner_->state_support());
+    return r;
+  }
+  void save_state(StateWriter& w) const override { SCFW_GUARD(plugin_, inner_->save_state(w)); }
+  void load_state(StateReader& r) override { SCFW_GUARD(plugin_, inner_->load_state(r)); }
+
  private:
   std::unique_ptr<Domain> inner_;
   std::string plugin_;
@@ -360,6 +369,14 @@ class CheckedGlmo final : public Glmo {
     return s;
   }
 
+  StateSupport state_support() const override {
+    StateSupport r = StateSupport::None;
+    SCFW_GUARD(plugin_, r = inner_->state_support());
+    return r;
+  }
+  void save_state(StateWriter& w) const override { SCFW_GUARD(plugin_, inner_->save_state(w)); }
+  void load_state(StateReader& r) override { SCFW_GUARD(plugin_, inner_->load_state(r)); }
+
  private:
   std::unique_ptr<Glmo> inner_;
   std::string plugin_;
@@ -407,6 +424,14 @@ class CheckedTracker final : public Tracker {
     check_out_vec(plugin_, "update", "z", z, "n", n_);
     check_out_mat(plugin_, "update", "V", V, n_, d_);
   }
+
+  StateSupport state_support() const override {
+    StateSupport r = StateSupport::None;
+    SCFW_GUARD(plugin_, r = inner_->state_support());
+    return r;
+  }
+  void save_state(StateWriter& w) const override { SCFW_GUARD(plugin_, inner_->save_state(w)); }
+  void load_state(StateReader& r) override { SCFW_GUARD(plugin_, inner_->load_state(r)); }
 
  private:
   std::unique_ptr<Tracker> inner_;
