@@ -150,6 +150,39 @@ TEST_CASE("every example resumed from a checkpoint gives the uninterrupted run b
   }
 }
 
+TEST_CASE("every tracker, and a polytope's warm LMO under column generation, resume bit for bit") {
+  // X = {x in [-1, 1]^6 : sum x <= 3}; column generation calls the polytope's LMO (a warm Clp
+  // basis) at every GLMO solve. STORM and the Hessian tracker read y_{k-1}.
+  nlohmann::json A = nlohmann::json::array(), b = nlohmann::json::array();
+  for (int sign : {1, -1})
+    for (int i = 0; i < 6; ++i) {
+      for (int j = 0; j < 6; ++j) A.push_back(i == j ? sign : 0);
+      b.push_back(1);
+    }
+  for (int j = 0; j < 6; ++j) A.push_back(1);
+  b.push_back(3);
+  for (const char* tracker : {"momentum", "storm", "hessian", "vanilla", "clipped"}) {
+    CAPTURE(tracker);
+    nlohmann::json doc = nlohmann::json::parse(R"({
+      "seed": 5, "iterations": 60, "report": { "every": 10 },
+      "oracle": { "plugin": "least_squares_tasks", "batch": 1,
+                  "synthetic": { "tasks": 3, "dim": 6, "rows_per_task": 30, "sparsity": 3, "seed": 2 } },
+      "outer":  { "plugin": "max" },
+      "glmo":   { "plugin": "column_generation" },
+      "schedule": { "plugin": "nonconvex" } })");
+    doc["domain"] = {{"plugin", "polytope"}, {"A", A}, {"b", b}};
+    doc["tracker"] = {{"plugin", tracker}};
+    const Outcome whole = run_whole(doc);
+    const fs::path file = scratch("polytope.ckpt");
+    run_until(doc, 27, file);
+    const Outcome resumed = resume(doc, file);
+    CHECK(bitwise_equal(resumed.summary.y, whole.summary.y));
+    CHECK(without_seconds(resumed.trace) == without_seconds(whole.trace));
+    CHECK(resumed.summary.glmo_iterations == whole.summary.glmo_iterations);
+    CHECK(resumed.summary.calls.hessian == whole.summary.calls.hessian);
+  }
+}
+
 TEST_CASE("a checkpoint of another scfw version, problem or plugin set is refused, saying which") {
   const nlohmann::json doc = document("dro_chi2", 40);
   const fs::path file = scratch("refuse.ckpt");
@@ -235,4 +268,24 @@ TEST_CASE("state blocks keep every bit, and a mismatched block is named") {
   std::vector<double> fixed(3);
   CHECK_THROWS_WITH_AS(r4.get_same_size("values", fixed),
                        "glmo test: saved state, block \"values\": 5 values saved, 3 expected", Error);
+}
+
+TEST_CASE("a GLMO with warm state it cannot save makes --checkpoint an error naming it") {
+  // A GLMO that forwards to the real one but says its warm state cannot be saved.
+  struct Unsaveable final : Glmo {
+    std::unique_ptr<Glmo> inner;
+    explicit Unsaveable(std::unique_ptr<Glmo> g) : inner(std::move(g)) {}
+    void setup(const OuterFunction& o, const Domain& d, int n, int dim) override { inner->setup(o, d, n, dim); }
+    GlmoResult solve(const Vec& z, const Mat& V, const Vec& y, Vec& x) override { return inner->solve(z, V, y, x); }
+    std::string describe() const override { return inner->describe(); }
+    StateSupport state_support() const override { return StateSupport::Unsaved; }
+  };
+  const nlohmann::json doc = document("norm_multitask", 20);
+  Composition c = compose_doc(doc);
+  CHECK(unsaveable_state(c).empty());
+  c.method.glmo = std::make_unique<Unsaveable>(std::move(c.method.glmo));
+  CHECK(unsaveable_state(c) == "glmo dense_simplex");
+  CHECK_THROWS_WITH_AS(Checkpointer(c, run_identity(test::registry(), doc, c, kVersion), scratch("no.ckpt"), 5, 0),
+                       "--checkpoint: glmo dense_simplex keeps warm state it cannot save, so a resumed run would not be exact",
+                       InputError);
 }
