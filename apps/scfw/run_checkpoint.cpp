@@ -72,7 +72,7 @@ RunCheckpoint::RunCheckpoint(const po::variables_map& vm, const scfw::Registry& 
   if (vm.count("checkpoint")) {
     checkpoint_file_ = vm["checkpoint"].as<std::string>();
     writer_ = std::make_unique<scfw::Checkpointer>(composed, identity, checkpoint_file_, n, s);
-    if (resumed_) writer_->set_trace(resumed_->trace);
+    if (resumed_) writer_->continue_from(*resumed_);
   }
 }
 

@@ -333,8 +333,9 @@ Checkpointer::Checkpointer(Composition& c, RunIdentity identity, std::filesystem
     throw InputError("--checkpoint: " + which + " keeps warm state it cannot save, so a resumed run would not be exact");
 }
 
-void Checkpointer::set_trace(std::string trace) {
-  trace_.str(std::move(trace));
+void Checkpointer::continue_from(const Checkpoint& resumed) {
+  last_seconds_ = resumed.state.seconds;
+  trace_.str(resumed.trace);
   trace_.seekp(0, std::ios_base::end);
   static_cast<TraceCapture&>(*capture_).header_ = false;
 }

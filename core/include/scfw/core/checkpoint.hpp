@@ -105,8 +105,9 @@ void restore_components(const std::string& file, const Checkpoint& ck, Compositi
 class Checkpointer final : public StateHook {
  public:
   Checkpointer(Composition& c, RunIdentity identity, std::filesystem::path file, long every, double seconds);
-  /// Continues the trace rows of a resumed run.
-  void set_trace(std::string trace);
+  /// Continues a resumed run: its trace rows, and the time of its last checkpoint (so that
+  /// --checkpoint-seconds counts from there, not from the start of the interrupted run).
+  void continue_from(const Checkpoint& resumed);
   Callback& trace_capture() { return *capture_; }
 
   bool due(long done, double seconds, bool stopping) override;
