@@ -32,6 +32,7 @@
 #include <variant>
 #include <vector>
 
+#include "run_checkpoint.hpp"
 #include "scfw/compare/compare.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
@@ -412,6 +413,7 @@ int cmd_run(const std::vector<std::string>& args) {
       "plain progress lines on stderr at most every SECONDS (for logs; overrides \"output\": {\"progress\"})")(
       "quiet,q", "no progress line; print the one-line summary instead of the full one");
   visible.add(plugin_path_option());
+  visible.add(scfw_app::checkpoint_options());
   const po::variables_map vm = parse(args, visible, "file");
   if (vm.count("help")) {
     print_help(kRun, visible);
@@ -459,13 +461,24 @@ int cmd_run(const std::vector<std::string>& args) {
   scfw::Composition composed = scfw::compose(registry, doc, file, base_dir, overrides);
   const scfw::SolverOptions& options = composed.options;
   scfw::Solver solver(composed, options);
-  if (!outputs.start.empty())
+  std::unique_ptr<scfw_app::RunCheckpoint> checkpoint;
+  try {
+    checkpoint = std::make_unique<scfw_app::RunCheckpoint>(vm, registry, file, composed, SCFW_VERSION);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  // A resumed run continues from its checkpoint's y; a start point is for a new run only.
+  if (checkpoint->resumed() && vm.count("start"))
+    throw UsageError("--start and --resume: a resumed run continues from its checkpoint; give one of them");
+  if (!outputs.start.empty() && !checkpoint->resumed())
     solver.set_start(scfw::check_start(composed.problem, scfw::read_solution_x(outputs.start), outputs.start));
 
   // The trace: header when the run begins, one flushed row per gap report.
   std::unique_ptr<std::ofstream> trace_file;
   std::unique_ptr<scfw::TraceCsv> trace;
-  if (!options.trace.empty()) {
+  if (!options.trace.empty() && checkpoint->resumed()) {
+    solver.add_callback(checkpoint->continue_trace(options.trace));
+  } else if (!options.trace.empty()) {
     trace_file = scfw::open_trace_file(options.trace);
     trace = std::make_unique<scfw::TraceCsv>(*trace_file, options.trace);
     solver.add_callback(*trace);
@@ -486,6 +499,7 @@ int cmd_run(const std::vector<std::string>& args) {
   g_interrupted = 0;
   scfw::StopRequest interrupt([] { return g_interrupted != 0; });
   solver.add_callback(interrupt);
+  checkpoint->attach(solver);
 
   scfw::Summary summary;
   {
@@ -510,7 +524,7 @@ int cmd_run(const std::vector<std::string>& args) {
     for (const auto& [role, plugin] : composed.plugins()) std::cout << ' ' << role << ' ' << plugin << ';';
     std::cout << " d = " << problem.dim() << ", n = " << problem.outputs() << "\n";
     const std::string full = summary.full();
-    std::cout << full << (full.ends_with('\n') ? "" : "\n");
+    std::cout << full << (full.ends_with('\n') ? "" : "\n") << checkpoint->summary();
   }
   std::cout.flush();
   // The outputs: a write that fails ends the run with exit 1 and the file's name.

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "scfw/error.hpp"
+#include "scfw/state.hpp"
 
 namespace scfw {
 
@@ -332,6 +333,13 @@ class CheckedDomain final : public Domain {
       fail(plugin_, "shape: expected none or [rows, cols] with rows * cols = d = " + std::to_string(d_));
     return s;
   }
+  StateSupport state_support() const override {
+    StateSupport r = StateSupport::None;
+    SCFW_GUARD(plugin_, r = inner_->state_support());
+    return r;
+  }
+  void save_state(StateWriter& w) const override { SCFW_GUARD(plugin_, inner_->save_state(w)); }
+  void load_state(StateReader& r) override { SCFW_GUARD(plugin_, inner_->load_state(r)); }
 
  private:
   std::unique_ptr<Domain> inner_;
@@ -389,6 +397,14 @@ class CheckedGlmo final : public Glmo {
     return s;
   }
 
+  StateSupport state_support() const override {
+    StateSupport r = StateSupport::None;
+    SCFW_GUARD(plugin_, r = inner_->state_support());
+    return r;
+  }
+  void save_state(StateWriter& w) const override { SCFW_GUARD(plugin_, inner_->save_state(w)); }
+  void load_state(StateReader& r) override { SCFW_GUARD(plugin_, inner_->load_state(r)); }
+
  private:
   std::unique_ptr<Glmo> inner_;
   std::string plugin_;
@@ -436,6 +452,14 @@ class CheckedTracker final : public Tracker {
     check_out_vec(plugin_, "update", "z", z, "n", n_);
     check_out_mat(plugin_, "update", "V", V, n_, d_);
   }
+
+  StateSupport state_support() const override {
+    StateSupport r = StateSupport::None;
+    SCFW_GUARD(plugin_, r = inner_->state_support());
+    return r;
+  }
+  void save_state(StateWriter& w) const override { SCFW_GUARD(plugin_, inner_->save_state(w)); }
+  void load_state(StateReader& r) override { SCFW_GUARD(plugin_, inner_->load_state(r)); }
 
  private:
   std::unique_ptr<Tracker> inner_;

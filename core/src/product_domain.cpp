@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "scfw/state.hpp"
+
 namespace scfw {
 
 ProductDomain::ProductDomain(std::vector<std::unique_ptr<Domain>> factors, std::vector<std::string> names)
@@ -54,6 +56,36 @@ bool ProductDomain::contains(const Vec& x, double tol) const {
     if (!factors_[i]->contains(part, tol)) return false;
   }
   return true;
+}
+
+StateSupport ProductDomain::state_support() const {
+  StateSupport r = StateSupport::None;
+  for (const auto& f : factors_) {
+    const StateSupport s = f->state_support();
+    if (s == StateSupport::Unsaved) return s;
+    if (s == StateSupport::Saved) r = s;
+  }
+  return r;
+}
+
+void ProductDomain::save_state(StateWriter& w) const {
+  for (size_t i = 0; i < factors_.size(); ++i) {
+    if (factors_[i]->state_support() != StateSupport::Saved) continue;
+    StateWriter part;
+    factors_[i]->save_state(part);
+    w.put("factor" + std::to_string(i), part.text());
+  }
+}
+
+void ProductDomain::load_state(StateReader& r) {
+  for (size_t i = 0; i < factors_.size(); ++i) {
+    if (factors_[i]->state_support() != StateSupport::Saved) continue;
+    std::string text;
+    r.get("factor" + std::to_string(i), text);
+    StateReader part(std::move(text), r.owner() + " factor " + std::to_string(i) + " (" + names_[i] + ")");
+    factors_[i]->load_state(part);
+    part.expect_end();
+  }
 }
 
 std::string ProductDomain::describe() const {

@@ -24,6 +24,10 @@ class ProductDomain final : public Domain {
   void lmo(const Vec& g, Vec& x) const override;
   Vec initial_point() const override;
   bool contains(const Vec& x, double tol) const override;
+  /// Unsaved if a factor is, else Saved if a factor is; each factor's state is one block.
+  StateSupport state_support() const override;
+  void save_state(StateWriter& w) const override;
+  void load_state(StateReader& r) override;
 
   /// "product(simplex[50], box[1])"
   std::string describe() const;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <sstream>
 
+#include "scfw/core/checkpoint.hpp"
 #include "scfw/core/report.hpp"
 #include "scfw/error.hpp"
 
@@ -52,6 +53,59 @@ CallCounters calls_since(const CallCounters& now, const CallCounters& start) {
   c.outer_values = now.outer_values - start.outer_values;
   c.oracle_seconds = now.oracle_seconds - start.oracle_seconds;
   return c;
+}
+
+// Checkpoints (checkpoint.hpp): the loop's state after `done` iterations, and back.
+RunState snapshot(long done, const Rng& rng, const Vec& y, const Vec& y_prev, const Vec& z, const Mat& V,
+                  const Summary& s, const IterationState& state, const CallCounters& calls) {
+  RunState r;
+  r.done = done;
+  r.y = y;
+  r.y_prev = y_prev;
+  r.z = z;
+  r.V = V;
+  r.rng = rng;
+  r.best_gap = state.best_gap;
+  r.has_gap = s.has_gap;
+  r.final_gap = s.final_gap;
+  r.final_objective = s.final_objective;
+  r.gap_slack = s.gap_slack;
+  r.glmo_iterations = s.glmo_iterations;
+  r.glmo_max_iterations = s.glmo_max_iterations;
+  r.times = s.times;
+  r.calls = calls;
+  r.seconds = state.seconds;
+  r.glmo_solver = s.glmo_solver;
+  return r;
+}
+
+void resume_state(const RunState& r, int d, int n, Rng& rng, Vec& y, Vec& y_prev, Vec& z, Mat& V, Summary& s,
+                  IterationState& state, CallCounters& calls_at_start, long& first, double& seconds_before) {
+  if (r.y.size() != d || r.y_prev.size() != d || r.z.size() != n || r.V.rows() != n || r.V.cols() != d)
+    throw InputError("the saved state has other dimensions than the problem (d = " + std::to_string(d) +
+                     ", n = " + std::to_string(n) + ")");
+  if (r.done < 1 || r.done > state.iterations)
+    throw InputError("the saved state is at iteration " + std::to_string(r.done) + ", outside 1.." +
+                     std::to_string(state.iterations));
+  first = r.done;
+  rng = r.rng;
+  y = r.y;
+  y_prev = r.y_prev;
+  z = r.z;
+  V = r.V;
+  state.best_gap = r.best_gap;
+  s.best_gap = r.best_gap;
+  s.has_gap = r.has_gap;
+  s.final_gap = r.final_gap;
+  s.final_objective = r.final_objective;
+  s.gap_slack = r.gap_slack;
+  s.glmo_iterations = r.glmo_iterations;
+  s.glmo_max_iterations = r.glmo_max_iterations;
+  state.times = r.times;
+  // This run's calls are counted from the start of the interrupted one.
+  calls_at_start = calls_since(calls_at_start, r.calls);
+  seconds_before = r.seconds;
+  s.glmo_solver = r.glmo_solver;
 }
 
 }  // namespace
@@ -144,7 +198,10 @@ Summary Solver::run() {
   PhaseTimes& times = state.times;
   // The counters may be shared by earlier runs on the same problem: this run's calls are the
   // difference.
-  const CallCounters calls_at_start = P.counters ? *P.counters : CallCounters{};
+  CallCounters calls_at_start = P.counters ? *P.counters : CallCounters{};
+  long first = 0;            // the first iteration of this call (> 0 when resumed)
+  double seconds_before = 0;  // run time before a resume
+  if (resume_) resume_state(*resume_, d, n, rng, y, y_prev, z, V, s, state, calls_at_start, first, seconds_before);
 
   RunInfo info;
   info.iterations = K;
@@ -155,8 +212,9 @@ Summary Solver::run() {
   info.can_report = can_report;
   for (Callback* cb : callbacks) cb->on_begin(info);
 
-  const auto t_start = Clock::now();
-  long done = 0;
+  const auto t_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(seconds_before));
+  long done = first;
   s.status = Status::IterationLimit;
 
   auto finish = [&] {
@@ -192,7 +250,7 @@ Summary Solver::run() {
     std::rethrow_exception(error);
   };
 
-  for (long k = 0; k < K; ++k) {
+  for (long k = first; k < K; ++k) {
     const Steps steps = schedule.at(k, K);
 
     // Alg. 1 line 2 at k = 0, lines 4-6 afterwards.
@@ -270,6 +328,16 @@ Summary Solver::run() {
       const CallbackResult res = cb->on_iteration(state);
       if (res == CallbackResult::Abort && !aborter) aborter = cb;
       if (res == CallbackResult::Stop && !stopper) stopper = cb;
+    }
+    // A checkpoint after the callbacks (the trace has its row), unless the run failed.
+    if (hook_ && !aborter && hook_->due(done, state.seconds, stopper != nullptr)) {
+      s.times = times;
+      try {
+        hook_->save(snapshot(done, rng, y, y_prev, z, V, s, state,
+                             P.counters ? calls_since(*P.counters, calls_at_start) : CallCounters{}));
+      } catch (...) {
+        fail(done, "checkpoint");
+      }
     }
     if (aborter) {
       s.status = Status::Failed;

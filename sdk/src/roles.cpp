@@ -1,6 +1,8 @@
 #include "scfw/registrar.hpp"
 #include "scfw/roles.hpp"
 
+#include <string>
+
 namespace scfw {
 
 Component::~Component() = default;
@@ -18,6 +20,19 @@ void Oracle::hessian_action(const Sample&, const Vec&, const Vec&, Mat&) const {
 std::vector<Expr> Domain::model(Model&) const {
   throw CapabilityError("this domain has no LP model; it is known only through its LMO");
 }
+
+namespace {
+[[noreturn]] void no_state(const char* role) {
+  throw CapabilityError(std::string("this ") + role + " cannot save its state (capability \"state\")");
+}
+}  // namespace
+
+void Domain::save_state(StateWriter&) const { no_state("domain"); }
+void Domain::load_state(StateReader&) { no_state("domain"); }
+void Glmo::save_state(StateWriter&) const { no_state("GLMO"); }
+void Glmo::load_state(StateReader&) { no_state("GLMO"); }
+void Tracker::save_state(StateWriter&) const { no_state("tracker"); }
+void Tracker::load_state(StateReader&) { no_state("tracker"); }
 
 bool Glmo::supports(const OuterFunction&, const Domain&, int, int, std::string*) const { return true; }
 

@@ -94,6 +94,12 @@ class NuclearBall final : public scfw::Domain {
     X.noalias() = -tau_ * u_out_ * v_out_.transpose();
   }
 
+  // Checkpoints: the Lanczos path starts from the previous call's right vector v_; the rest of
+  // the work space is rewritten by every call.
+  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  void save_state(scfw::StateWriter& w) const override { w.put("lanczos_start", v_); }
+  void load_state(scfw::StateReader& r) override { r.get("lanczos_start", v_); }
+
   scfw::Vec initial_point() const override { return scfw::Vec::Zero(dim()); }
 
   bool contains(const scfw::Vec& x, double tol) const override {

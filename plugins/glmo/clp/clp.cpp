@@ -64,6 +64,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <span>
@@ -92,6 +93,71 @@ class ClpGlmo final : public scfw::Glmo {
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override;
   scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
                          scfw::Vec& x) override;
+
+  // Checkpoints: the warm start is Clp's basis and solution arrays, and for cone models the cut
+  // pool (its rows are rebuilt from (cone, normal) in the saved order). The u-rows are rewritten
+  // by every solve.
+  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  void save_state(scfw::StateWriter& w) const override {
+    if (!lp_) throw scfw::Error("clp: save_state() called before setup()");
+    w.put("cut_cones", cut_cone_);
+    std::vector<double> normals;
+    for (const auto& g : cut_normal_) normals.insert(normals.end(), g.begin(), g.end());
+    w.put("cut_normals", normals);
+    w.put("last", std::vector<std::int64_t>{last_rounds_, last_cuts_added_});
+    const int total = lp_->numberRows() + lp_->numberColumns();
+    w.put("clp_status", std::vector<unsigned char>(lp_->statusArray(), lp_->statusArray() + total));
+    w.put("clp_columns", std::vector<double>(lp_->primalColumnSolution(), lp_->primalColumnSolution() + lp_->numberColumns()));
+    w.put("clp_rows", std::vector<double>(lp_->primalRowSolution(), lp_->primalRowSolution() + lp_->numberRows()));
+    w.put("clp_duals", std::vector<double>(lp_->dualRowSolution(), lp_->dualRowSolution() + lp_->numberRows()));
+    w.put("clp_reduced", std::vector<double>(lp_->dualColumnSolution(), lp_->dualColumnSolution() + lp_->numberColumns()));
+    w.put("clp_bounds", std::vector<double>{lp_->dualBound(), lp_->infeasibilityCost()});
+    w.put("clp_problem_status", std::vector<int>{lp_->status(), lp_->secondaryStatus()});
+  }
+  void load_state(scfw::StateReader& r) override {
+    if (!lp_) throw scfw::Error("clp: load_state() called before setup()");
+    std::vector<int> cones;
+    std::vector<double> normals;
+    r.get("cut_cones", cones);
+    r.get("cut_normals", normals);
+    std::vector<std::pair<int, std::vector<double>>> cuts;
+    size_t at = 0;
+    for (int c : cones) {
+      if (c < 0 || c >= static_cast<int>(cones_.size())) throw scfw::Error("clp: saved cut of an unknown cone");
+      const size_t k = cones_[static_cast<size_t>(c)].xs.size();
+      if (at + k > normals.size()) throw scfw::Error("clp: saved cut normals are too short");
+      cuts.emplace_back(c, std::vector<double>(normals.begin() + static_cast<long>(at), normals.begin() + static_cast<long>(at + k)));
+      at += k;
+    }
+    if (at != normals.size()) throw scfw::Error("clp: saved cut normals are too long");
+    if (lp_->numberRows() != first_cut_row_ || !cut_cone_.empty())
+      throw scfw::Error("clp: load_state() needs a freshly set-up GLMO");
+    add_cuts(cuts);
+    std::vector<std::int64_t> last(2);
+    r.get_same_size("last", last);
+    last_rounds_ = static_cast<long>(last[0]);
+    last_cuts_added_ = static_cast<long>(last[1]);
+    const auto take = [&](const char* name, double* to, int count) {
+      std::vector<double> v(static_cast<size_t>(count));
+      r.get_same_size(name, v);
+      std::copy(v.begin(), v.end(), to);
+    };
+    std::vector<unsigned char> status(static_cast<size_t>(lp_->numberRows() + lp_->numberColumns()));
+    r.get_same_size("clp_status", status);
+    lp_->copyinStatus(status.data());
+    take("clp_columns", lp_->primalColumnSolution(), lp_->numberColumns());
+    take("clp_rows", lp_->primalRowSolution(), lp_->numberRows());
+    take("clp_duals", lp_->dualRowSolution(), lp_->numberRows());
+    take("clp_reduced", lp_->dualColumnSolution(), lp_->numberColumns());
+    std::vector<double> bounds(2);
+    r.get_same_size("clp_bounds", bounds);
+    lp_->setDualBound(bounds[0]);
+    lp_->setInfeasibilityCost(bounds[1]);
+    std::vector<int> st(2);
+    r.get_same_size("clp_problem_status", st);
+    lp_->setProblemStatus(st[0]);
+    lp_->setSecondaryStatus(st[1]);
+  }
 
   std::string describe() const override {
     std::string s = std::string("clp (") + (dual_ ? "dual" : "primal") + " simplex, " +

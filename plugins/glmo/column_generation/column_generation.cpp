@@ -138,6 +138,43 @@ class ColumnGeneration final : public scfw::Glmo {
 
   scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) override;
 
+  // Checkpoints: the atoms kept across solves, the Clp master's last basis (status_; the Clp
+  // model itself is rebuilt by every solve) and the dense master, which stays alive across solves.
+  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  void save_state(scfw::StateWriter& w) const override {
+    std::vector<double> atoms;
+    for (const scfw::Vec& a : atoms_) atoms.insert(atoms.end(), a.data(), a.data() + a.size());
+    w.put("atom_count", static_cast<std::int64_t>(atoms_.size()));
+    w.put("atoms", atoms);
+    w.put("prints", prints_);
+    w.put("clp_status", status_);
+    w.put("first_atom", first_atom_);
+    w.put("fallbacks", static_cast<std::int64_t>(fallbacks_));
+    w.put("dense_live", static_cast<int>(dense_live_));
+    if (dense_live_) dm_.save(w);
+  }
+  void load_state(scfw::StateReader& r) override {
+    std::int64_t count = 0;
+    r.get("atom_count", count);
+    std::vector<double> atoms;
+    r.get("atoms", atoms);
+    if (count < 0 || atoms.size() != static_cast<size_t>(count) * static_cast<size_t>(d_))
+      throw scfw::Error("column_generation: saved atoms do not have dimension " + std::to_string(d_));
+    atoms_.clear();
+    for (std::int64_t a = 0; a < count; ++a)
+      atoms_.push_back(Eigen::Map<const scfw::Vec>(atoms.data() + a * d_, d_));
+    r.get("prints", prints_);
+    r.get("clp_status", status_);
+    r.get("first_atom", first_atom_);
+    std::int64_t f = 0;
+    r.get("fallbacks", f);
+    fallbacks_ = static_cast<long>(f);
+    int live = 0;
+    r.get("dense_live", live);
+    dense_live_ = live != 0;
+    if (dense_live_) dm_.load(r);
+  }
+
   std::string describe() const override {
     std::ostringstream os;
     os << "column_generation (restricted master LP with " << (dense_ ? "a dense primal simplex" : "Clp")

@@ -113,6 +113,28 @@ class DenseSimplexGlmo final : public scfw::Glmo {
     return s + ")";
   }
 
+  // Checkpoints: the warm start is the basis (head_, stat_) and the values x_ the next solve's
+  // repair of a singular basis reads; everything else is rebuilt by every solve. The counters
+  // keep describe() equal.
+  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  void save_state(scfw::StateWriter& w) const override {
+    w.put("head", head_);
+    w.put("status", stat_);
+    w.put("x", x_);
+    w.put("solves", static_cast<std::int64_t>(solves_));
+    w.put("fallbacks", static_cast<std::int64_t>(fallbacks_));
+  }
+  void load_state(scfw::StateReader& r) override {
+    r.get_same_size("head", head_);
+    r.get_same_size("status", stat_);
+    r.get_same_size("x", x_);
+    std::int64_t v = 0;
+    r.get("solves", v);
+    solves_ = static_cast<long>(v);
+    r.get("fallbacks", v);
+    fallbacks_ = static_cast<long>(v);
+  }
+
  private:
   // --- the LP -------------------------------------------------------------------------------
   void build_xterms(const glmo_lp::UElimination& elim);

@@ -37,9 +37,11 @@
 #include "dense_kernel.hpp"
 
 #include <Eigen/Dense>
+#include <scfw/state.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -57,6 +59,58 @@ class DenseMaster {
   static constexpr int kRefactorEvery = 64;
   static constexpr int kDegenerateRun = 50;
   static constexpr int kMaxVerify = 4;
+
+  // Checkpoints: everything, the inverse included (its rank-one updates round differently from a
+  // fresh factorization, so a refactorized copy would not continue bitwise).
+  void save(scfw::StateWriter& w) const {
+    w.put("m", m_);
+    w.put("n", n_);
+    w.put("lo", lo_);
+    w.put("up", up_);
+    w.put("cost", cost_);
+    w.put("x", x_);
+    w.put("cols", cols_);
+    w.put("head", head_);
+    w.put("pos", pos_);
+    w.put("binv_rows", static_cast<int>(binv_.rows()));
+    w.put("binv_cols", static_cast<int>(binv_.cols()));
+    w.put("binv", binv_);
+    for (const auto* v : {&alpha_, &rhs_, &cb_, &y_, &rowr_}) w.put("work", *v);
+    w.put("factored", static_cast<int>(factored_));
+    w.put("bland", static_cast<int>(bland_));
+    w.put("degenerate", degenerate_);
+    w.put("pivots", static_cast<std::int64_t>(pivots_));
+  }
+  void load(scfw::StateReader& r) {
+    r.get("m", m_);
+    r.get("n", n_);
+    r.get("lo", lo_);
+    r.get("up", up_);
+    r.get("cost", cost_);
+    r.get("x", x_);
+    r.get("cols", cols_);
+    r.get("head", head_);
+    r.get("pos", pos_);
+    int rows = 0, cols = 0;
+    r.get("binv_rows", rows);
+    r.get("binv_cols", cols);
+    binv_.resize(rows, cols);
+    r.get("binv", binv_);
+    for (auto* v : {&alpha_, &rhs_, &cb_, &y_, &rowr_}) {
+      std::vector<double> tmp;
+      r.get("work", tmp);
+      *v = Eigen::Map<const Eigen::VectorXd>(tmp.data(), static_cast<Eigen::Index>(tmp.size()));
+    }
+    int flag = 0;
+    r.get("factored", flag);
+    factored_ = flag != 0;
+    r.get("bland", flag);
+    bland_ = flag != 0;
+    r.get("degenerate", degenerate_);
+    std::int64_t p = 0;
+    r.get("pivots", p);
+    pivots_ = static_cast<long>(p);
+  }
 
   // m rows with bounds (-inf, inf), no columns; the basis is all logicals.
   void reset(int m) {

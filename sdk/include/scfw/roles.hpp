@@ -27,6 +27,17 @@ class Component {
   virtual ~Component();
 };
 
+class StateWriter;
+class StateReader;
+
+/// What a Domain, Glmo or Tracker keeps between calls that can change a later result, for
+/// checkpoints (`scfw run --checkpoint`, docs/checkpoint.md; state.hpp).
+enum class StateSupport {
+  None,     ///< nothing: a freshly built object continues a run exactly (the default)
+  Saved,    ///< it keeps such state and save_state() / load_state() restore it bitwise
+  Unsaved,  ///< it keeps such state and cannot save it: the host refuses a checkpoint, naming it
+};
+
 // ---------------------------------------------------------------------------------------------
 // Oracle
 
@@ -106,6 +117,12 @@ class Domain : public Component {
   /// Optional: x is a rows x cols matrix stored row-major (x[i * cols + j] = X_ij), e.g. a
   /// nuclear-norm ball; solution files then show it as a grid. Empty (the default): a vector.
   virtual std::vector<int> shape() const { return {}; }
+
+  /// Capability "state" (checkpoints): see StateSupport. A component that reports Saved
+  /// overrides both functions; load_state() is called on a fresh object after the same setup.
+  virtual StateSupport state_support() const { return StateSupport::None; }
+  virtual void save_state(StateWriter& w) const;
+  virtual void load_state(StateReader& r);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -134,6 +151,12 @@ class Glmo : public Component {
   virtual GlmoResult solve(const Vec& z, const Mat& V, const Vec& y, Vec& x) = 0;
   /// A one-line description of the solver actually used, for the run summary.
   virtual std::string describe() const = 0;
+
+  /// Capability "state" (checkpoints): see StateSupport. A component that reports Saved
+  /// overrides both functions; load_state() is called on a fresh object after the same setup.
+  virtual StateSupport state_support() const { return StateSupport::None; }
+  virtual void save_state(StateWriter& w) const;
+  virtual void load_state(StateReader& r);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -166,6 +189,15 @@ class Tracker : public Component {
   /// Alg. 1 lines 4-6 at iteration k >= 1: y = y_k, y_prev = y_{k-1}; updates z, V in place.
   virtual void update(long k, const Vec& y, const Vec& y_prev, const Steps& steps, Rng& rng,
                       Vec& z, Mat& V) = 0;
+  /// z, V, y_k, y_{k-1} and the engine belong to the host and are saved by it; a tracker reports
+  /// state only for what it keeps itself across updates (buffers refilled by every update are
+  /// not state).
+
+  /// Capability "state" (checkpoints): see StateSupport. A component that reports Saved
+  /// overrides both functions; load_state() is called on a fresh object after the same setup.
+  virtual StateSupport state_support() const { return StateSupport::None; }
+  virtual void save_state(StateWriter& w) const;
+  virtual void load_state(StateReader& r);
 };
 
 }  // namespace scfw

@@ -7,4 +7,5 @@
 #include "scfw/plugin.hpp"
 #include "scfw/registrar.hpp"
 #include "scfw/roles.hpp"
+#include "scfw/state.hpp"
 #include "scfw/types.hpp"

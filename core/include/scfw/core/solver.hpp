@@ -79,6 +79,8 @@ struct RunInfo {
 };
 
 struct Summary;
+struct RunState;   // checkpoint.hpp
+class StateHook;   // checkpoint.hpp
 
 /// The protocol of everything that watches or steers a run: the progress line, the trace writer
 /// and the stopping rules (report.hpp) are callbacks like any other. on_begin is called once
@@ -161,7 +163,14 @@ class Solver {
   /// callbacks have already seen every completed iteration and on_end a Failed summary.
   Summary run();
 
+  /// Checkpoints (checkpoint.hpp): continue from a saved state instead of y_0 (must outlive run()),
+  /// and hand the state to `hook` whenever it says one is due.
+  void resume_from(const RunState& state) { resume_ = &state; }
+  void set_state_hook(StateHook& hook) { hook_ = &hook; }
+
  private:
+  const RunState* resume_ = nullptr;
+  StateHook* hook_ = nullptr;
   Problem& problem_;
   Method& method_;
   SolverOptions options_;

@@ -1,0 +1,141 @@
+// scfw core: checkpoints of a run and their resumption (docs/checkpoint.md).
+//
+// A checkpoint holds everything the loop of Algorithm 1 carries from one iteration to the next:
+// k, y_k, y_{k-1}, z_k, V_k, the run's random engine, the running summary (best gap, last gap,
+// GLMO iteration counts, call counters, phase times), the trace rows written so far, and the
+// saved state of every plugin object that keeps state able to change a later result
+// (StateSupport, roles.hpp): the algorithm's GLMO, the gap report's GLMO, the domain, the
+// tracker. A run resumed from it gives bitwise the iterates and trace of the uninterrupted run.
+//
+// Its header records the scfw version, the problem (the blocks and settings that determine the
+// iterates) and the plugin set; resuming under any other refuses with one line naming what
+// differs. The file is written to FILE.tmp and renamed over FILE, so a crash mid-write leaves the
+// previous checkpoint intact.
+//
+//   scfw::Checkpointer ck(composed, fingerprint, "0.4.0", "run.ckpt", every, seconds);
+//   solver.add_callback(ck.trace_capture());   // the trace rows go into each checkpoint
+//   solver.set_state_hook(ck);
+#pragma once
+
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "scfw/core/problem.hpp"
+#include "scfw/core/report.hpp"
+#include "scfw/core/solver.hpp"
+
+namespace scfw {
+
+/// The loop's state after `done` iterations: what Solver::resume continues from.
+struct RunState {
+  long done = 0;     ///< iterations done: y is y_done
+  Vec y, y_prev, z;  ///< y_k, y_{k-1}, z_{k-1} (the tracker updates it at the next iteration)
+  Mat V;             ///< V_{k-1}
+  Rng rng;           ///< the run's engine, as it stands
+  // The running summary.
+  double best_gap = inf;
+  bool has_gap = false;
+  double final_gap = 0, final_objective = 0, gap_slack = 0;
+  long glmo_iterations = 0, glmo_max_iterations = 0;
+  PhaseTimes times;
+  CallCounters calls;  ///< calls made by the run so far
+  double seconds = 0;  ///< wall time of the run so far
+  std::string glmo_solver;  ///< the summary's GLMO description, taken when the run began
+};
+
+/// Decides when the loop hands over its state, and takes it (Solver::set_state_hook).
+class StateHook {
+ public:
+  virtual ~StateHook() = default;
+  /// Called after every iteration once the callbacks have seen it (cheap). `stopping`: a callback
+  /// is ending the run successfully after this iteration (Ctrl-C, a time limit).
+  virtual bool due(long done, double seconds, bool stopping) = 0;
+  virtual void save(const RunState& state) = 0;
+};
+
+/// What must match between a checkpoint and the run resuming it: the blocks and settings that
+/// determine the iterates ("oracle", "outer", "domain", "tracker", "schedule", "glmo" as written
+/// in the problem file, null when absent; the seed and K actually used) and the plugins composed.
+struct RunIdentity {
+  nlohmann::json problem;  ///< {"oracle": ..., ..., "seed": S, "iterations": K}
+  struct Plugin {
+    std::string role, name, library, version;
+  };
+  std::vector<Plugin> plugins;
+  std::string scfw_version;
+};
+
+/// The identity of a composed run from its problem document (the options of `c` give seed and K).
+RunIdentity run_identity(const Registry& registry, const nlohmann::json& doc, const Composition& c,
+                         const std::string& scfw_version);
+
+/// Plugin objects of `c` that keep state they cannot save: "glmo foo, domain bar". Empty when a
+/// checkpoint can be exact.
+std::string unsaveable_state(const Composition& c);
+
+/// Everything a checkpoint file holds.
+struct Checkpoint {
+  RunIdentity identity;
+  RunState state;
+  std::string trace;  ///< the trace so far: header and rows (empty when the run had no trace)
+  std::string algorithm_glmo, gap_glmo, domain, tracker;  ///< saved component states ("" = none)
+};
+
+/// Writes `ck` to `file` through `file`.tmp and a rename. Throws scfw::Error when it cannot.
+void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck);
+/// Reads a checkpoint file. Throws InputError "<file>: ..." when it is not one.
+Checkpoint read_checkpoint(const std::filesystem::path& file);
+
+/// Refuses a checkpoint taken under another identity: InputError
+/// "<file>: checkpoint: <what differs>", e.g. "scfw version 0.3.0 in the checkpoint, 0.4.0 running",
+/// "problem differs (domain, seed)", "plugin glmo dense_simplex version 1.0.0 in the checkpoint, 1.1.0 loaded".
+void check_identity(const std::string& file, const RunIdentity& saved, const RunIdentity& now);
+
+/// Loads the saved component states into the freshly composed `c` (before the run).
+void restore_components(const std::string& file, const Checkpoint& ck, Composition& c);
+
+/// A StateHook that writes a checkpoint every `every` iterations (0: never by count) and/or every
+/// `seconds` of run time (0: never by time), and when the run is stopped early (Ctrl-C, a time
+/// limit). Add trace_capture() to the solver (after the trace, if any) so that each checkpoint
+/// carries the trace rows.
+class Checkpointer final : public StateHook {
+ public:
+  Checkpointer(Composition& c, RunIdentity identity, std::filesystem::path file, long every, double seconds);
+  /// Continues a resumed run: its trace rows, and the time of its last checkpoint (so that
+  /// --checkpoint-seconds counts from there, not from the start of the interrupted run).
+  void continue_from(const Checkpoint& resumed);
+  Callback& trace_capture() { return *capture_; }
+
+  bool due(long done, double seconds, bool stopping) override;
+  void save(const RunState& state) override;
+  long written() const { return written_; }
+
+ private:
+  Composition& c_;
+  RunIdentity identity_;
+  std::filesystem::path file_;
+  long every_;
+  double seconds_;
+  double last_seconds_ = 0;
+  long written_ = 0;
+  std::ostringstream trace_;
+  std::unique_ptr<Callback> capture_;
+};
+
+/// The trace of a resumed run: rewrites `path` as the checkpoint's header and rows (later rows of
+/// the interrupted run are dropped, so none is duplicated), then appends a row per report.
+class ResumedTrace final : public Callback {
+ public:
+  ResumedTrace(const std::filesystem::path& path, const std::string& saved_trace);
+  CallbackResult on_iteration(const IterationState& s) override { return trace_->on_iteration(s); }
+
+ private:
+  std::unique_ptr<std::ofstream> file_;
+  std::unique_ptr<TraceCsv> trace_;
+};
+
+}  // namespace scfw

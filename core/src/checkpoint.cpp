@@ -1,0 +1,371 @@
+#include "scfw/core/checkpoint.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+#include "scfw/error.hpp"
+#include "scfw/state.hpp"
+
+namespace scfw {
+
+namespace {
+
+constexpr const char* kMagic = "scfw-checkpoint 1";
+// The blocks of a problem file that determine the iterates, and the settings, in file order.
+const char* const kProblemKeys[] = {"oracle", "outer", "domain", "glmo", "tracker", "schedule", "seed", "iterations"};
+
+std::string role_plugin(const PluginNames& names, const std::string& role) {
+  for (const auto& [r, n] : names)
+    if (r == role) return n;
+  return "?";
+}
+
+/// The role's component when it reports `support`, with its name for messages.
+struct Stateful {
+  const char* role;
+  Component* object;
+  std::string name;
+};
+
+std::vector<Stateful> stateful_parts(Composition& c) {
+  const std::string glmo = role_plugin(c.method.plugins, "glmo");
+  std::vector<Stateful> parts{{"glmo", c.method.glmo.get(), "glmo " + glmo},
+                              {"gap_glmo", c.method.gap_glmo.get(), "glmo " + glmo + " (gap reports)"},
+                              {"domain", c.problem.domain.get(), "domain " + role_plugin(c.problem.plugins, "domain")},
+                              {"tracker", c.method.tracker.get(), "tracker " + role_plugin(c.method.plugins, "tracker")}};
+  return parts;
+}
+
+StateSupport support_of(Component* o) {
+  if (auto* g = dynamic_cast<Glmo*>(o)) return g->state_support();
+  if (auto* d = dynamic_cast<Domain*>(o)) return d->state_support();
+  if (auto* t = dynamic_cast<Tracker*>(o)) return t->state_support();
+  return StateSupport::None;
+}
+
+std::string save_of(Component* o) {
+  StateWriter w;
+  if (auto* g = dynamic_cast<Glmo*>(o)) g->save_state(w);
+  else if (auto* d = dynamic_cast<Domain*>(o)) d->save_state(w);
+  else if (auto* t = dynamic_cast<Tracker*>(o)) t->save_state(w);
+  return w.text();
+}
+
+void load_into(Component* o, StateReader& r) {
+  if (auto* g = dynamic_cast<Glmo*>(o)) g->load_state(r);
+  else if (auto* d = dynamic_cast<Domain*>(o)) d->load_state(r);
+  else if (auto* t = dynamic_cast<Tracker*>(o)) t->load_state(r);
+}
+
+std::string* component_text(Checkpoint& ck, const std::string& role) {
+  if (role == "glmo") return &ck.algorithm_glmo;
+  if (role == "gap_glmo") return &ck.gap_glmo;
+  if (role == "domain") return &ck.domain;
+  return &ck.tracker;
+}
+
+/// Writes the trace header only when asked (a resumed run's capture already holds it).
+class TraceCapture final : public Callback {
+ public:
+  explicit TraceCapture(std::ostream& out) : trace_(out) {}
+  void on_begin(const RunInfo& info) override {
+    if (header_) trace_.on_begin(info);
+  }
+  CallbackResult on_iteration(const IterationState& s) override { return trace_.on_iteration(s); }
+  bool header_ = true;
+
+ private:
+  TraceCsv trace_;
+};
+
+}  // namespace
+
+RunIdentity run_identity(const Registry& registry, const nlohmann::json& doc, const Composition& c,
+                         const std::string& scfw_version) {
+  RunIdentity id;
+  id.scfw_version = scfw_version;
+  id.problem = nlohmann::json::object();
+  for (const char* key : kProblemKeys) {
+    if (std::string(key) == "seed") id.problem[key] = c.options.seed;
+    else if (std::string(key) == "iterations") id.problem[key] = c.options.iterations;
+    else id.problem[key] = doc.is_object() && doc.contains(key) ? doc[key] : nlohmann::json(nullptr);
+  }
+  for (const auto& [role, name] : c.plugins()) {
+    RunIdentity::Plugin p{role, name, "?", "?"};
+    for (const auto& comp : registry.components())
+      if (to_string(comp.info.kind) == role && comp.info.name == name) {
+        p.library = comp.library_name;
+        p.version = comp.library_version;
+      }
+    if (name == "product") p.library = p.version = "host";  // composed by the host, not a plugin
+    id.plugins.push_back(std::move(p));
+  }
+  return id;
+}
+
+std::string unsaveable_state(const Composition& c) {
+  std::string out;
+  for (const Stateful& p : stateful_parts(const_cast<Composition&>(c))) {
+    if (!p.object || support_of(p.object) != StateSupport::Unsaved) continue;
+    if (std::string(p.role) == "gap_glmo") continue;  // named with the algorithm's GLMO
+    out += (out.empty() ? "" : ", ") + p.name;
+  }
+  return out;
+}
+
+void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck) {
+  StateWriter w;
+  const RunState& s = ck.state;
+  w.put("iteration", static_cast<std::int64_t>(s.done));
+  w.put("y", s.y);
+  w.put("y_prev", s.y_prev);
+  w.put("z", s.z);
+  w.put("V_rows", static_cast<std::int64_t>(s.V.rows()));
+  w.put("V_cols", static_cast<std::int64_t>(s.V.cols()));
+  w.put("V", s.V);
+  std::ostringstream rng;
+  rng << s.rng;
+  w.put("rng", rng.str());
+  w.put("best_gap", s.best_gap);
+  w.put("has_gap", static_cast<std::uint8_t>(s.has_gap));
+  w.put("final_gap", s.final_gap);
+  w.put("final_objective", s.final_objective);
+  w.put("gap_slack", s.gap_slack);
+  w.put("glmo_iterations", static_cast<std::int64_t>(s.glmo_iterations));
+  w.put("glmo_max_iterations", static_cast<std::int64_t>(s.glmo_max_iterations));
+  w.put("times", std::vector<double>{s.times.oracle, s.times.tracker, s.times.glmo, s.times.update, s.times.gap});
+  w.put("calls", std::vector<std::int64_t>{s.calls.draws, s.calls.values, s.calls.jacobians, s.calls.exact,
+                                           s.calls.hessian, s.calls.glmo_solves, s.calls.outer_values});
+  w.put("oracle_seconds", s.calls.oracle_seconds);
+  w.put("seconds", s.seconds);
+  w.put("glmo_solver", s.glmo_solver);
+  w.put("trace", ck.trace);
+  w.put("state_glmo", ck.algorithm_glmo);
+  w.put("state_gap_glmo", ck.gap_glmo);
+  w.put("state_domain", ck.domain);
+  w.put("state_tracker", ck.tracker);
+
+  std::string text = std::string(kMagic) + "\n";
+  text += "scfw " + ck.identity.scfw_version + "\n";
+  text += "problem " + ck.identity.problem.dump() + "\n";
+  for (const auto& p : ck.identity.plugins)
+    text += "plugin " + p.role + " " + p.library + " " + p.version + " " + p.name + "\n";  // a name may have spaces
+  text += "state\n" + w.text() + "end\n";
+
+  std::filesystem::path tmp = file;
+  tmp += ".tmp";
+  std::error_code ec;
+  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) throw Error(file.string() + ": cannot write checkpoint (" + tmp.string() + ")");
+  }
+  std::filesystem::rename(tmp, file, ec);
+  if (ec) throw Error(file.string() + ": cannot write checkpoint (rename: " + ec.message() + ")");
+}
+
+Checkpoint read_checkpoint(const std::filesystem::path& file) {
+  const std::string where = file.string() + ": ";
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(where + "cannot open checkpoint");
+  const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (all.rfind(std::string(kMagic) + "\n", 0) != 0) throw InputError(where + "not an scfw checkpoint");
+  if (all.size() < 4 || all.compare(all.size() - 4, 4, "end\n") != 0)
+    throw InputError(where + "truncated checkpoint (no end line)");
+  Checkpoint ck;
+  size_t pos = std::string(kMagic).size() + 1;
+  auto next_line = [&]() -> std::string {
+    const size_t eol = all.find('\n', pos);
+    std::string line = all.substr(pos, eol - pos);
+    pos = eol + 1;
+    return line;
+  };
+  for (;;) {
+    if (pos >= all.size()) throw InputError(where + "malformed checkpoint (no state)");
+    const std::string line = next_line();
+    if (line == "state") break;
+    if (line.rfind("scfw ", 0) == 0) {
+      ck.identity.scfw_version = line.substr(5);
+    } else if (line.rfind("problem ", 0) == 0) {
+      try {
+        ck.identity.problem = nlohmann::json::parse(line.substr(8));
+      } catch (const std::exception&) {
+        throw InputError(where + "malformed checkpoint (problem line)");
+      }
+    } else if (line.rfind("plugin ", 0) == 0) {
+      std::istringstream is(line.substr(7));
+      RunIdentity::Plugin p;
+      if (!(is >> p.role >> p.library >> p.version) || !std::getline(is >> std::ws, p.name) || p.name.empty())
+        throw InputError(where + "malformed plugin line");
+      ck.identity.plugins.push_back(std::move(p));
+    } else {
+      throw InputError(where + "malformed checkpoint line \"" + line.substr(0, 40) + "\"");
+    }
+  }
+  StateReader r(all.substr(pos, all.size() - 4 - pos), file.string());
+  try {
+    RunState& s = ck.state;
+    std::int64_t i64 = 0, rows = 0, cols = 0;
+    r.get("iteration", i64);
+    s.done = static_cast<long>(i64);
+    const auto vec = [&](const char* name, Vec& v) {
+      std::vector<double> values;
+      r.get(name, values);
+      v = Eigen::Map<const Vec>(values.data(), static_cast<Eigen::Index>(values.size()));
+    };
+    vec("y", s.y);
+    vec("y_prev", s.y_prev);
+    vec("z", s.z);
+    r.get("V_rows", rows);
+    r.get("V_cols", cols);
+    if (rows < 0 || cols < 0 || rows > (1 << 24) || cols > (1 << 30)) throw Error("bad V size");
+    s.V.resize(rows, cols);
+    r.get("V", s.V);
+    std::string rng;
+    r.get("rng", rng);
+    std::istringstream rs(rng);
+    rs >> s.rng;
+    if (!rs) throw Error("bad random engine state");
+    r.get("best_gap", s.best_gap);
+    std::uint8_t has_gap = 0;
+    r.get("has_gap", has_gap);
+    s.has_gap = has_gap != 0;
+    r.get("final_gap", s.final_gap);
+    r.get("final_objective", s.final_objective);
+    r.get("gap_slack", s.gap_slack);
+    r.get("glmo_iterations", i64);
+    s.glmo_iterations = static_cast<long>(i64);
+    r.get("glmo_max_iterations", i64);
+    s.glmo_max_iterations = static_cast<long>(i64);
+    std::vector<double> t(5);
+    r.get_same_size("times", t);
+    s.times = PhaseTimes{t[0], t[1], t[2], t[3], t[4]};
+    std::vector<std::int64_t> c(7);
+    r.get_same_size("calls", c);
+    s.calls.draws = c[0];
+    s.calls.values = c[1];
+    s.calls.jacobians = c[2];
+    s.calls.exact = c[3];
+    s.calls.hessian = c[4];
+    s.calls.glmo_solves = c[5];
+    s.calls.outer_values = c[6];
+    r.get("oracle_seconds", s.calls.oracle_seconds);
+    r.get("seconds", s.seconds);
+    r.get("glmo_solver", s.glmo_solver);
+    r.get("trace", ck.trace);
+    r.get("state_glmo", ck.algorithm_glmo);
+    r.get("state_gap_glmo", ck.gap_glmo);
+    r.get("state_domain", ck.domain);
+    r.get("state_tracker", ck.tracker);
+    r.expect_end();
+  } catch (const InputError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw InputError(where + "malformed checkpoint (" + e.what() + ")");
+  }
+  return ck;
+}
+
+void check_identity(const std::string& file, const RunIdentity& saved, const RunIdentity& now) {
+  const std::string where = file + ": checkpoint: ";
+  if (saved.scfw_version != now.scfw_version)
+    throw InputError(where + "scfw version " + saved.scfw_version + " in the checkpoint, " + now.scfw_version +
+                     " running");
+  std::string differs;
+  for (const char* key : kProblemKeys) {
+    const nlohmann::json a = saved.problem.contains(key) ? saved.problem[key] : nlohmann::json(nullptr);
+    const nlohmann::json b = now.problem.contains(key) ? now.problem[key] : nlohmann::json(nullptr);
+    if (a != b) differs += (differs.empty() ? "" : ", ") + std::string(key);
+  }
+  if (!differs.empty()) throw InputError(where + "problem differs (" + differs + ")");
+  for (const auto& p : saved.plugins) {
+    const RunIdentity::Plugin* q = nullptr;
+    for (const auto& x : now.plugins)
+      if (x.role == p.role) q = &x;
+    if (!q) throw InputError(where + "plugin " + p.role + " " + p.name + " in the checkpoint, none loaded");
+    if (q->name != p.name)
+      throw InputError(where + "plugin " + p.role + " " + p.name + " in the checkpoint, " + q->name + " loaded");
+    if (q->library != p.library)
+      throw InputError(where + "plugin " + p.role + " " + p.name + " from library " + p.library +
+                       " in the checkpoint, " + q->library + " loaded");
+    if (q->version != p.version)
+      throw InputError(where + "plugin " + p.role + " " + p.name + " version " + p.version + " in the checkpoint, " +
+                       q->version + " loaded");
+  }
+  if (now.plugins.size() != saved.plugins.size())
+    throw InputError(where + "the plugin set differs (" + std::to_string(saved.plugins.size()) +
+                     " in the checkpoint, " + std::to_string(now.plugins.size()) + " loaded)");
+}
+
+void restore_components(const std::string& file, const Checkpoint& ck_in, Composition& c) {
+  Checkpoint& ck = const_cast<Checkpoint&>(ck_in);
+  for (const Stateful& p : stateful_parts(c)) {
+    if (!p.object) continue;
+    const std::string& text = *component_text(ck, p.role);
+    const StateSupport support = support_of(p.object);
+    if (support != StateSupport::Saved) {
+      if (!text.empty())
+        throw InputError(file + ": checkpoint: " + p.name + " has saved state but keeps none now");
+      continue;
+    }
+    StateReader r(text, file + ": " + p.name);
+    try {
+      load_into(p.object, r);
+      r.expect_end();
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw InputError(e.what());
+    }
+  }
+}
+
+Checkpointer::Checkpointer(Composition& c, RunIdentity identity, std::filesystem::path file, long every,
+                           double seconds)
+    : c_(c), identity_(std::move(identity)), file_(std::move(file)), every_(every), seconds_(seconds),
+      capture_(std::make_unique<TraceCapture>(trace_)) {
+  const std::string which = unsaveable_state(c);
+  if (!which.empty())
+    throw InputError("--checkpoint: " + which + " keeps warm state it cannot save, so a resumed run would not be exact");
+}
+
+void Checkpointer::continue_from(const Checkpoint& resumed) {
+  last_seconds_ = resumed.state.seconds;
+  trace_.str(resumed.trace);
+  trace_.seekp(0, std::ios_base::end);
+  static_cast<TraceCapture&>(*capture_).header_ = false;
+}
+
+bool Checkpointer::due(long done, double seconds, bool stopping) {
+  if (stopping) return true;
+  if (every_ > 0 && done % every_ == 0) return true;
+  return seconds_ > 0 && seconds - last_seconds_ >= seconds_;
+}
+
+void Checkpointer::save(const RunState& state) {
+  Checkpoint ck;
+  ck.identity = identity_;
+  ck.state = state;
+  ck.trace = trace_.str();
+  for (const Stateful& p : stateful_parts(c_))
+    if (p.object && support_of(p.object) == StateSupport::Saved) *component_text(ck, p.role) = save_of(p.object);
+  write_checkpoint(file_, ck);
+  last_seconds_ = state.seconds;
+  ++written_;
+}
+
+ResumedTrace::ResumedTrace(const std::filesystem::path& path, const std::string& saved_trace) {
+  file_ = open_trace_file(path);
+  if (saved_trace.empty())
+    *file_ << kTraceHeader << '\n';
+  else
+    *file_ << saved_trace;
+  file_->flush();
+  trace_ = std::make_unique<TraceCsv>(*file_);
+}
+
+}  // namespace scfw

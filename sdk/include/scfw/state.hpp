@@ -1,0 +1,139 @@
+// scfw SDK: the saved state of a component, for checkpoints (`scfw run --checkpoint FILE`).
+//
+// A component that keeps state between calls which can change a later result (a GLMO's warm
+// basis, an LMO's warm start) says so with has_state() and writes that state to a StateWriter as
+// a sequence of named, typed blocks; on resume the same component, freshly built and set up from
+// the same problem file, reads them back from a StateReader in the same order. Numbers are
+// stored as their raw bytes, so a restored double is bitwise the saved one.
+//
+//   void save_state(scfw::StateWriter& w) const override {
+//     w.put("basis_status", stat_);   // std::vector<signed char>
+//     w.put("head", head_);           // std::vector<int>
+//     w.put("x", x_);                 // std::vector<double>
+//   }
+//   void load_state(scfw::StateReader& r) override {
+//     r.get("basis_status", stat_);   // sizes must match the set-up component's: else an error
+//     r.get("head", head_);
+//     r.get("x", x_);
+//   }
+#pragma once
+
+#include <Eigen/Core>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+namespace scfw {
+
+namespace state_detail {
+/// "f64", "i32", "u8", ...: the element type of a block, checked when it is read back.
+template <class T>
+std::string type_tag() {
+  static_assert(std::is_arithmetic_v<T>, "state blocks hold arithmetic values");
+  std::string t = std::is_floating_point_v<T> ? "f" : (std::is_signed_v<T> ? "i" : "u");
+  return t + std::to_string(8 * sizeof(T));
+}
+}  // namespace state_detail
+
+/// Collects named, typed blocks of raw bytes (see the file comment). The text it produces
+/// (text()) is one line per block: `<name> <type> <count> <hex bytes>`.
+class StateWriter {
+ public:
+  /// The raw form: `count` values of type `type` (a tag such as "f64") in `bytes`.
+  void put_raw(std::string_view name, std::string_view type, std::size_t count, const void* bytes,
+               std::size_t size);
+
+  template <class T>
+  void put(std::string_view name, const std::vector<T>& v) {
+    put_raw(name, state_detail::type_tag<T>(), v.size(), v.data(), v.size() * sizeof(T));
+  }
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  void put(std::string_view name, T value) {
+    put_raw(name, state_detail::type_tag<T>(), 1, &value, sizeof(T));
+  }
+  /// An Eigen vector or matrix (its coefficients in storage order).
+  template <class Derived>
+  void put(std::string_view name, const Eigen::PlainObjectBase<Derived>& m) {
+    using T = typename Derived::Scalar;
+    const auto n = static_cast<std::size_t>(m.size());
+    put_raw(name, state_detail::type_tag<T>(), n, m.data(), n * sizeof(T));
+  }
+  void put(std::string_view name, std::string_view text);
+  void put(std::string_view name, const char* text) { put(name, std::string_view(text)); }
+  void put(std::string_view name, const std::string& text) { put(name, std::string_view(text)); }
+
+  /// Every block so far, one per line.
+  const std::string& text() const { return text_; }
+  std::size_t blocks() const { return blocks_; }
+
+ private:
+  std::string text_;
+  std::size_t blocks_ = 0;
+};
+
+/// Reads back what a StateWriter wrote, block by block in the same order. A block of another
+/// name, type or (for fixed-size targets) count is an scfw::Error naming the owner, the block and
+/// what differs.
+class StateReader {
+ public:
+  /// `owner` names the component in messages ("glmo dense_simplex").
+  StateReader(std::string text, std::string owner);
+
+  /// The next block, which must be called `name` and hold values of type `type`. Returns its
+  /// count; its bytes go to `out` (resized).
+  std::size_t get_raw(std::string_view name, std::string_view type, std::vector<unsigned char>& out);
+
+  /// Any size: the vector takes the saved one.
+  template <class T>
+  void get(std::string_view name, std::vector<T>& v) {
+    std::vector<unsigned char> bytes;
+    const std::size_t n = get_raw(name, state_detail::type_tag<T>(), bytes);
+    v.resize(n);
+    if (n) std::memcpy(v.data(), bytes.data(), n * sizeof(T));
+  }
+  /// Exactly the size v already has (a set-up component's buffer).
+  template <class T>
+  void get_same_size(std::string_view name, std::vector<T>& v) {
+    std::vector<unsigned char> bytes;
+    const std::size_t n = get_raw(name, state_detail::type_tag<T>(), bytes);
+    check_count(name, n, v.size());
+    if (n) std::memcpy(v.data(), bytes.data(), n * sizeof(T));
+  }
+  template <class T>
+    requires std::is_arithmetic_v<T>
+  void get(std::string_view name, T& value) {
+    std::vector<unsigned char> bytes;
+    check_count(name, get_raw(name, state_detail::type_tag<T>(), bytes), 1);
+    std::memcpy(&value, bytes.data(), sizeof(T));
+  }
+  /// An Eigen vector or matrix of the size it already has.
+  template <class Derived>
+  void get(std::string_view name, Eigen::PlainObjectBase<Derived>& m) {
+    using T = typename Derived::Scalar;
+    std::vector<unsigned char> bytes;
+    const std::size_t n = get_raw(name, state_detail::type_tag<T>(), bytes);
+    check_count(name, n, static_cast<std::size_t>(m.size()));
+    if (n) std::memcpy(m.data(), bytes.data(), n * sizeof(T));
+  }
+  void get(std::string_view name, std::string& text);
+
+  /// True when every block has been read.
+  bool at_end() const { return pos_ >= text_.size(); }
+  /// Throws unless every block has been read (a component that saved more than it reads back).
+  void expect_end() const;
+  const std::string& owner() const { return owner_; }
+
+ private:
+  void check_count(std::string_view name, std::size_t got, std::size_t want) const;
+
+  std::string text_;
+  std::string owner_;
+  std::size_t pos_ = 0;
+};
+
+}  // namespace scfw

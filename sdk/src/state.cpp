@@ -1,0 +1,107 @@
+#include "scfw/state.hpp"
+
+#include <cctype>
+
+#include "scfw/error.hpp"
+
+namespace scfw {
+
+namespace {
+
+constexpr char kHex[] = "0123456789abcdef";
+
+bool valid_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (std::isspace(static_cast<unsigned char>(c))) return false;
+  return true;
+}
+
+int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;
+}
+
+}  // namespace
+
+void StateWriter::put_raw(std::string_view name, std::string_view type, std::size_t count, const void* bytes,
+                          std::size_t size) {
+  if (!valid_name(name)) throw Error("state block name \"" + std::string(name) + "\" is empty or has spaces");
+  text_.append(name).append(" ").append(type).append(" ").append(std::to_string(count)).append(" ");
+  const auto* p = static_cast<const unsigned char*>(bytes);
+  text_.reserve(text_.size() + 2 * size + 1);
+  for (std::size_t i = 0; i < size; ++i) {
+    text_.push_back(kHex[p[i] >> 4]);
+    text_.push_back(kHex[p[i] & 15]);
+  }
+  if (size == 0) text_.push_back('-');
+  text_.push_back('\n');
+  ++blocks_;
+}
+
+void StateWriter::put(std::string_view name, std::string_view text) {
+  put_raw(name, "str", text.size(), text.data(), text.size());
+}
+
+StateReader::StateReader(std::string text, std::string owner) : text_(std::move(text)), owner_(std::move(owner)) {}
+
+std::size_t StateReader::get_raw(std::string_view name, std::string_view type, std::vector<unsigned char>& out) {
+  const std::string where = owner_ + ": saved state, block \"" + std::string(name) + "\": ";
+  if (at_end()) throw Error(where + "missing (the saved state ends before it)");
+  const std::size_t eol = text_.find('\n', pos_);
+  const std::string_view line(text_.data() + pos_, (eol == std::string::npos ? text_.size() : eol) - pos_);
+  pos_ = eol == std::string::npos ? text_.size() : eol + 1;
+  // <name> <type> <count> <hex>
+  const std::size_t s1 = line.find(' ');
+  const std::size_t s2 = s1 == std::string_view::npos ? s1 : line.find(' ', s1 + 1);
+  const std::size_t s3 = s2 == std::string_view::npos ? s2 : line.find(' ', s2 + 1);
+  if (s3 == std::string_view::npos) throw Error(where + "malformed line");
+  const std::string_view got_name = line.substr(0, s1);
+  const std::string_view got_type = line.substr(s1 + 1, s2 - s1 - 1);
+  const std::string count_text(line.substr(s2 + 1, s3 - s2 - 1));
+  const std::string_view hex = line.substr(s3 + 1);
+  if (got_name != name) throw Error(where + "found block \"" + std::string(got_name) + "\" instead");
+  if (got_type != type)
+    throw Error(where + "type " + std::string(got_type) + " saved, " + std::string(type) + " expected");
+  std::size_t count = 0;
+  try {
+    count = std::stoull(count_text);
+  } catch (...) {
+    throw Error(where + "malformed count \"" + count_text + "\"");
+  }
+  out.clear();
+  if (hex != "-") {
+    if (hex.size() % 2) throw Error(where + "malformed bytes");
+    out.resize(hex.size() / 2);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+      const int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
+      if (hi < 0 || lo < 0) throw Error(where + "malformed bytes");
+      out[i] = static_cast<unsigned char>(hi * 16 + lo);
+    }
+  }
+  if (count == 0 ? !out.empty() : out.size() % count != 0)
+    throw Error(where + std::to_string(out.size()) + " bytes do not hold " + count_text + " values");
+  return count;
+}
+
+void StateReader::get(std::string_view name, std::string& text) {
+  std::vector<unsigned char> bytes;
+  get_raw(name, "str", bytes);
+  text.assign(bytes.begin(), bytes.end());
+}
+
+void StateReader::check_count(std::string_view name, std::size_t got, std::size_t want) const {
+  if (got != want)
+    throw Error(owner_ + ": saved state, block \"" + std::string(name) + "\": " + std::to_string(got) +
+                " values saved, " + std::to_string(want) + " expected");
+}
+
+void StateReader::expect_end() const {
+  if (!at_end()) {
+    const std::size_t sp = text_.find(' ', pos_);
+    throw Error(owner_ + ": saved state has a block \"" + text_.substr(pos_, sp - pos_) + "\" that was not read back");
+  }
+}
+
+}  // namespace scfw
