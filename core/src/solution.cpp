@@ -224,8 +224,9 @@ Solution make_solution(const Problem& problem, const Summary& summary, const Bes
   return s;
 }
 
-void write_solution(const fs::path& path, const Solution& solution) {
-  const std::string fail = path.string() + ": cannot write the solution file";
+void write_output_file(const fs::path& path, const std::string& what,
+                       const std::function<void(std::ostream&)>& write) {
+  const std::string fail = path.string() + ": cannot write the " + what;
   std::error_code ec;
   if (!path.parent_path().empty()) {
     fs::create_directories(path.parent_path(), ec);
@@ -234,14 +235,20 @@ void write_solution(const fs::path& path, const Solution& solution) {
   errno = 0;
   std::ofstream out(path, std::ios::out | std::ios::trunc);
   if (!out) throw Error(fail + write_error_reason());
-  if (ends_with_json(path))
-    out << solution_json(solution).dump(1) << '\n';
-  else
-    write_csv(out, solution);
+  write(out);
   out.flush();
   if (!out) throw Error(fail + write_error_reason());
   out.close();
   if (out.fail()) throw Error(fail + write_error_reason());
+}
+
+void write_solution(const fs::path& path, const Solution& solution) {
+  write_output_file(path, "solution file", [&](std::ostream& out) {
+    if (ends_with_json(path))
+      out << solution_json(solution).dump(1) << '\n';
+    else
+      write_csv(out, solution);
+  });
 }
 
 Labelled read_solution_x(const fs::path& path) {

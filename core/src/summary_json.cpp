@@ -1,12 +1,9 @@
 #include "scfw/core/summary_json.hpp"
 
-#include <cerrno>
 #include <cmath>
-#include <cstring>
-#include <fstream>
 #include <iostream>
-#include <system_error>
 
+#include "scfw/core/solution.hpp"
 #include "scfw/error.hpp"
 
 namespace fs = std::filesystem;
@@ -116,30 +113,13 @@ json to_json(const Summary& s, const RunRecord& r) {
 
 void write_json_file(const fs::path& path, const json& value) {
   const std::string text = value.dump(2) + "\n";
-  const std::string fail = path.string() + ": cannot write the summary file";
-  auto reason = [] {
-    const int e = errno;
-    return e ? std::string(" (") + std::strerror(e) + ")" : std::string();
-  };
   if (path == "-") {
     std::cout << text;
     std::cout.flush();
     if (!std::cout) throw Error("stdout: cannot write the summary");
     return;
   }
-  std::error_code ec;
-  if (!path.parent_path().empty()) {
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) throw Error(fail + " (" + ec.message() + ")");
-  }
-  errno = 0;
-  std::ofstream out(path, std::ios::out | std::ios::trunc);
-  if (!out) throw Error(fail + reason());
-  out << text;
-  out.flush();
-  if (!out) throw Error(fail + reason());
-  out.close();
-  if (out.fail()) throw Error(fail + reason());
+  write_output_file(path, "summary file", [&](std::ostream& out) { out << text; });
 }
 
 }  // namespace scfw
