@@ -14,6 +14,8 @@
 
 #include <ClpSimplex.hpp>
 
+#include "../../glmo/lp/clp_state.hpp"  // Clp warm state for checkpoints, shared with the clp GLMO
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -136,36 +138,10 @@ class Polytope final : public scfw::Domain {
   // Checkpoints: the LMO's warm start is Clp's basis and solution arrays.
   scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
   void save_state(scfw::StateWriter& w) const override {
-    const int total = lp_->numberRows() + lp_->numberColumns();
-    w.put("clp_status", std::vector<unsigned char>(lp_->statusArray(), lp_->statusArray() + total));
-    w.put("clp_columns", std::vector<double>(lp_->primalColumnSolution(), lp_->primalColumnSolution() + lp_->numberColumns()));
-    w.put("clp_rows", std::vector<double>(lp_->primalRowSolution(), lp_->primalRowSolution() + lp_->numberRows()));
-    w.put("clp_duals", std::vector<double>(lp_->dualRowSolution(), lp_->dualRowSolution() + lp_->numberRows()));
-    w.put("clp_reduced", std::vector<double>(lp_->dualColumnSolution(), lp_->dualColumnSolution() + lp_->numberColumns()));
-    w.put("clp_bounds", std::vector<double>{lp_->dualBound(), lp_->infeasibilityCost()});
-    w.put("clp_problem_status", std::vector<int>{lp_->status(), lp_->secondaryStatus()});
+    scfw::glmo_lp::save_clp_state(*lp_, w);
   }
   void load_state(scfw::StateReader& r) override {
-    const auto take = [&](const char* name, double* to, int count) {
-      std::vector<double> v(static_cast<size_t>(count));
-      r.get_same_size(name, v);
-      std::copy(v.begin(), v.end(), to);
-    };
-    std::vector<unsigned char> status(static_cast<size_t>(lp_->numberRows() + lp_->numberColumns()));
-    r.get_same_size("clp_status", status);
-    lp_->copyinStatus(status.data());
-    take("clp_columns", lp_->primalColumnSolution(), lp_->numberColumns());
-    take("clp_rows", lp_->primalRowSolution(), lp_->numberRows());
-    take("clp_duals", lp_->dualRowSolution(), lp_->numberRows());
-    take("clp_reduced", lp_->dualColumnSolution(), lp_->numberColumns());
-    std::vector<double> bounds(2);
-    r.get_same_size("clp_bounds", bounds);
-    lp_->setDualBound(bounds[0]);
-    lp_->setInfeasibilityCost(bounds[1]);
-    std::vector<int> st(2);
-    r.get_same_size("clp_problem_status", st);
-    lp_->setProblemStatus(st[0]);
-    lp_->setSecondaryStatus(st[1]);
+    scfw::glmo_lp::load_clp_state(*lp_, r);
   }
 
   scfw::Vec initial_point() const override { return start_; }

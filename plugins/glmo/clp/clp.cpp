@@ -60,6 +60,7 @@
 #include <ClpSimplex.hpp>
 #include <CoinPackedMatrix.hpp>
 
+#include "clp_state.hpp"
 #include "glmo_lp.hpp"
 
 #include <algorithm>
@@ -105,14 +106,7 @@ class ClpGlmo final : public scfw::Glmo {
     for (const auto& g : cut_normal_) normals.insert(normals.end(), g.begin(), g.end());
     w.put("cut_normals", normals);
     w.put("last", std::vector<std::int64_t>{last_rounds_, last_cuts_added_});
-    const int total = lp_->numberRows() + lp_->numberColumns();
-    w.put("clp_status", std::vector<unsigned char>(lp_->statusArray(), lp_->statusArray() + total));
-    w.put("clp_columns", std::vector<double>(lp_->primalColumnSolution(), lp_->primalColumnSolution() + lp_->numberColumns()));
-    w.put("clp_rows", std::vector<double>(lp_->primalRowSolution(), lp_->primalRowSolution() + lp_->numberRows()));
-    w.put("clp_duals", std::vector<double>(lp_->dualRowSolution(), lp_->dualRowSolution() + lp_->numberRows()));
-    w.put("clp_reduced", std::vector<double>(lp_->dualColumnSolution(), lp_->dualColumnSolution() + lp_->numberColumns()));
-    w.put("clp_bounds", std::vector<double>{lp_->dualBound(), lp_->infeasibilityCost()});
-    w.put("clp_problem_status", std::vector<int>{lp_->status(), lp_->secondaryStatus()});
+    glmo_lp::save_clp_state(*lp_, w);
   }
   void load_state(scfw::StateReader& r) override {
     if (!lp_) throw scfw::Error("clp: load_state() called before setup()");
@@ -137,26 +131,7 @@ class ClpGlmo final : public scfw::Glmo {
     r.get_same_size("last", last);
     last_rounds_ = static_cast<long>(last[0]);
     last_cuts_added_ = static_cast<long>(last[1]);
-    const auto take = [&](const char* name, double* to, int count) {
-      std::vector<double> v(static_cast<size_t>(count));
-      r.get_same_size(name, v);
-      std::copy(v.begin(), v.end(), to);
-    };
-    std::vector<unsigned char> status(static_cast<size_t>(lp_->numberRows() + lp_->numberColumns()));
-    r.get_same_size("clp_status", status);
-    lp_->copyinStatus(status.data());
-    take("clp_columns", lp_->primalColumnSolution(), lp_->numberColumns());
-    take("clp_rows", lp_->primalRowSolution(), lp_->numberRows());
-    take("clp_duals", lp_->dualRowSolution(), lp_->numberRows());
-    take("clp_reduced", lp_->dualColumnSolution(), lp_->numberColumns());
-    std::vector<double> bounds(2);
-    r.get_same_size("clp_bounds", bounds);
-    lp_->setDualBound(bounds[0]);
-    lp_->setInfeasibilityCost(bounds[1]);
-    std::vector<int> st(2);
-    r.get_same_size("clp_problem_status", st);
-    lp_->setProblemStatus(st[0]);
-    lp_->setSecondaryStatus(st[1]);
+    glmo_lp::load_clp_state(*lp_, r);
   }
 
   std::string describe() const override {
