@@ -25,7 +25,4 @@ struct SolverOptions {
   bool IsValid(std::string* why) const;
 };
 
-/// The older name of the same settings.
-using RunOptions = SolverOptions;
-
 }  // namespace scfw
