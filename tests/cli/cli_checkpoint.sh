@@ -61,6 +61,10 @@ expect_stderr "error: a.ckpt: checkpoint: problem differs (seed)" "another seed"
 run "$SCFW" run p.json --iterations 200 --resume a.ckpt
 expect_rc 2 "another K"
 expect_stderr "error: a.ckpt: checkpoint: problem differs (iterations)" "another K"
+run "$SCFW" run p.json --resume a.ckpt --start whole.csv
+expect_rc 2 "--start with --resume"
+expect_contains "$ERR" "scfw run: --start and --resume: a resumed run continues from its checkpoint; give one of them" \
+  "--start with --resume is a usage error"
 sed 's/"radius": 2/"radius": 3/' p.json >q.json
 run "$SCFW" run q.json --resume a.ckpt
 expect_rc 2 "another domain"
