@@ -382,40 +382,6 @@ std::string number_text(double v) {
 
 // ---------------------------------------------------------------------------------------------
 
-json read_json_file(const fs::path& file) {
-  const std::string name = file.string();
-  std::error_code ec;
-  if (fs::is_directory(file, ec)) throw InputError(name + ": cannot open file (it is a directory)");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(name + ": cannot open file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(name + ": cannot open file");
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    // e.byte counts the characters read, the offending one included; lines and columns are
-    // counted the way the parser counts them (a newline starts a new line at column 0).
-    const size_t end = std::min<size_t>(e.byte, text.size());
-    size_t line = 1, column = 0;
-    for (size_t i = 0; i < end; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 0;
-      } else {
-        ++column;
-      }
-    }
-    if (e.byte > text.size()) column += e.byte - text.size();  // end of input
-    // Keep the parser's explanation without its "[json.exception.parse_error.101] parse error
-    // at line L, column C: " prefix.
-    std::string what = e.what();
-    const size_t head = what.find("parse error");
-    const size_t colon = head == std::string::npos ? std::string::npos : what.find(": ", head);
-    if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw InputError(name + ": line " + std::to_string(line) + ", column " + std::to_string(column) + ": " + what);
-  }
-}
-
 void Problem::renew_domain() {
   if (!make_domain) throw Error("this problem was not composed by compose_problem(): it cannot renew its domain");
   domain = make_domain();

@@ -15,6 +15,25 @@ expect_stderr "error: malformed.json: line 3, column 17: syntax error while pars
 run "$SCFW" validate malformed.json
 expect_rc 2 "validate malformed JSON"
 
+# A number a double cannot hold: located by line and column, exit 2 (not the parser's exception).
+printf '{\n  "seed": 1,\n  "iterations": 1e400,\n  "outer": { "plugin": "max" }\n}\n' >overflow.json
+run "$SCFW" validate overflow.json
+expect_rc 2 "number overflow"
+expect_stderr "error: overflow.json: line 3, column 21: number overflow parsing '1e400'" "number overflow"
+
+# A key given twice in one object is refused at its pointer, not silently replaced.
+printf '{ "domain": { "plugin": "l1_ball", "radius": -1, "radius": 5 } }\n' >twice.json
+run "$SCFW" validate twice.json
+expect_rc 2 "duplicate key"
+expect_stderr "error: twice.json: /domain/radius: duplicate key (a JSON object names each key once)" "duplicate key"
+
+# Nesting is limited at parse time (a document nested 50000 levels deep would exhaust the stack of
+# whatever walks it), with a shortened pointer.
+python3 -c "print('{\"seed\": ' + '[' * 50000 + ']' * 50000 + '}')" >deep.json
+run "$SCFW" validate deep.json
+expect_rc 2 "deep nesting"
+expect_stderr "error: deep.json: /seed/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/...: objects and arrays nested deeper than 256 levels" "deep nesting"
+
 # A parameter out of its declared range.
 write_problem ok.json '{ "plugin": "max" }'
 sed 's/"radius": 2/"radius": -1/' ok.json >bad_radius.json

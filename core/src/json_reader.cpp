@@ -1,0 +1,181 @@
+// scfw core: a problem or experiment file read into a JSON document, strictly.
+//
+// nlohmann's own DOM parser keeps the last of two equal keys and reports a number that overflows
+// a double (1e400) without a location. This reader builds the document through the SAX interface
+// instead and refuses, each as one InputError line:
+//   * a syntax error or a number out of range: "<file>: line L, column C: <what>";
+//   * a key given twice in one object: "<file>: <JSON pointer>: duplicate key ...";
+//   * nesting deeper than kMaxNesting objects and arrays (a document nested tens of thousands of
+//     levels deep would exhaust the stack of anything that walks it later).
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "scfw/core/input.hpp"
+#include "scfw/core/problem.hpp"
+#include "scfw/error.hpp"
+
+namespace scfw {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kMaxNesting = 256;
+
+class DocumentBuilder final : public nlohmann::json_sax<json> {
+ public:
+  explicit DocumentBuilder(std::string name) : name_(std::move(name)) {}
+
+  json& document() { return root_; }
+  bool failed() const { return failed_; }
+  bool has_position() const { return has_position_; }
+  std::size_t position() const { return position_; }
+  const std::string& message() const { return message_; }
+
+  bool null() override { return add(json(nullptr)); }
+  bool boolean(bool v) override { return add(json(v)); }
+  bool number_integer(number_integer_t v) override { return add(json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return add(json(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return add(json(v)); }
+  bool string(string_t& v) override { return add(json(std::move(v))); }
+  bool binary(binary_t& v) override { return add(json::binary(std::move(v))); }
+
+  bool start_object(std::size_t) override { return open(json::object()); }
+  bool start_array(std::size_t) override { return open(json::array()); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+
+  bool key(string_t& k) override {
+    json& object = *open_.back();
+    if (object.contains(k))
+      return fail(name_ + ": " + input::child(pointer(), k) +
+                  ": duplicate key (a JSON object names each key once)");
+    key_ = std::move(k);
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& e) override {
+    has_position_ = true;
+    position_ = position;
+    // The parser's explanation without its "[json.exception.parse_error.101] parse error at
+    // line L, column C: " or "[json.exception.out_of_range.406] " prefix.
+    std::string what = e.what();
+    if (const size_t head = what.find("parse error"); head != std::string::npos) {
+      if (const size_t colon = what.find(": ", head); colon != std::string::npos) what = what.substr(colon + 2);
+    } else if (const size_t bracket = what.find("] "); bracket != std::string::npos) {
+      what = what.substr(bracket + 2);
+    }
+    failed_ = true;
+    message_ = what;
+    return false;
+  }
+
+ private:
+  // The JSON pointer of the innermost open container.
+  std::string pointer() const {
+    std::string p;
+    for (size_t i = 1; i < path_.size(); ++i) p += "/" + path_[i];
+    return p;
+  }
+
+  // A pointer for a one-line message: its first 60 characters, then "/...".
+  static std::string shortened(const std::string& p) {
+    if (p.empty()) return "/";
+    if (p.size() <= 60) return p;
+    return p.substr(0, p.rfind('/', 60)) + "/...";
+  }
+
+  // Where a new value goes: the root, the pending key of the open object, or the end of the open
+  // array. Returns the token of that place, for pointers.
+  json& place(std::string& token) {
+    if (open_.empty()) return root_;
+    json& parent = *open_.back();
+    if (parent.is_object()) {
+      token = input::pointer_token(key_);
+      return parent[key_];
+    }
+    token = std::to_string(parent.size());
+    parent.push_back(json());
+    return parent.back();
+  }
+
+  bool add(json v) {
+    std::string token;
+    place(token) = std::move(v);
+    return true;
+  }
+
+  bool open(json container) {
+    if (open_.size() >= kMaxNesting)
+      return fail(name_ + ": " + shortened(pointer()) + ": objects and arrays nested deeper than " +
+                  std::to_string(kMaxNesting) + " levels");
+    std::string token;
+    json& slot = place(token);
+    slot = std::move(container);
+    path_.push_back(token);
+    open_.push_back(&slot);  // stays valid: nothing is added to its parent while it is open
+    return true;
+  }
+
+  bool close() {
+    open_.pop_back();
+    path_.pop_back();
+    return true;
+  }
+
+  bool fail(std::string message) {
+    failed_ = true;
+    message_ = std::move(message);
+    return false;
+  }
+
+  std::string name_;
+  json root_;
+  std::vector<json*> open_;        // the open containers, outermost first
+  std::vector<std::string> path_;  // path_[i]: the pointer token of open_[i] in its parent ("" for the root)
+  std::string key_;                // the key of the next value in the innermost open object
+  bool failed_ = false;
+  bool has_position_ = false;
+  std::size_t position_ = 0;
+  std::string message_;
+};
+
+}  // namespace
+
+json read_json_file(const fs::path& file) {
+  const std::string name = file.string();
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) throw InputError(name + ": cannot open file (it is a directory)");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(name + ": cannot open file");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError(name + ": cannot open file");
+
+  DocumentBuilder builder(name);
+  const bool ok = json::sax_parse(text, &builder);
+  if (ok && !builder.failed()) return std::move(builder.document());
+  if (!builder.has_position()) throw InputError(builder.message());
+  // The position counts the characters read, the offending one included; lines and columns are
+  // counted the way the parser counts them (a newline starts a new line at column 0).
+  const size_t end = std::min<size_t>(builder.position(), text.size());
+  size_t line = 1, column = 0;
+  for (size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 0;
+    } else {
+      ++column;
+    }
+  }
+  if (builder.position() > text.size()) column += builder.position() - text.size();  // end of input
+  throw InputError(name + ": line " + std::to_string(line) + ", column " + std::to_string(column) + ": " +
+                   builder.message());
+}
+
+}  // namespace scfw
