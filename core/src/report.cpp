@@ -55,34 +55,39 @@ void TraceCsv::check() {
   error_ = path_ + ": cannot write the trace file" + (e ? std::string(" (") + std::strerror(e) + ")" : std::string());
 }
 
+void TraceCsv::write_row(long iteration, const double* objective, const double* gap, const double* best_gap,
+                         const IterationState& at) {
+  std::ostream& out = out_;
+  errno = 0;
+  out << iteration << ',';
+  if (objective) put(out, *objective);
+  out << ',';
+  if (gap) put(out, *gap);
+  out << ',';
+  if (best_gap) put(out, *best_gap);
+  out << ',';
+  put(out, at.seconds);
+  out << ',';
+  put(out, at.steps.gamma);
+  out << ',';
+  put(out, at.steps.beta);
+  out << ',';
+  put(out, at.steps.rho);
+  out << ',';
+  put(out, at.glmo_value);
+  out << ',' << at.glmo_iterations << '\n';
+  // Rows already written survive a failure or an interrupt later in the run.
+  out.flush();
+  last_row_ = iteration;
+  check();
+}
+
 CallbackResult TraceCsv::on_iteration(const IterationState& s) {
   last_ = s;
   last_.y = nullptr;
   if (!error_.empty()) return CallbackResult::Abort;
   if (!s.has_gap) return CallbackResult::Continue;
-  std::ostream& out = out_;
-  errno = 0;
-  out << s.iteration << ',';
-  put(out, s.objective);
-  out << ',';
-  put(out, s.gap);
-  out << ',';
-  put(out, s.best_gap);
-  out << ',';
-  put(out, s.seconds);
-  out << ',';
-  put(out, s.steps.gamma);
-  out << ',';
-  put(out, s.steps.beta);
-  out << ',';
-  put(out, s.steps.rho);
-  out << ',';
-  put(out, s.glmo_value);
-  out << ',' << s.glmo_iterations << '\n';
-  // Rows already written survive a failure or an interrupt later in the run.
-  out.flush();
-  last_row_ = s.iteration;
-  check();
+  write_row(s.iteration, &s.objective, &s.gap, &s.best_gap, s);
   return error_.empty() ? CallbackResult::Continue : CallbackResult::Abort;
 }
 
@@ -91,32 +96,10 @@ void TraceCsv::on_end(const Summary& s) {
   if (!error_.empty() || s.status == Status::Failed || s.iterations >= K_ || s.iterations < 1 ||
       s.iterations == last_row_ || last_.iteration != s.iterations)
     return;
-  std::ostream& out = out_;
-  errno = 0;
-  out << s.iterations << ',';
-  if (s.has_gap && s.gap_iteration == s.iterations) {
-    put(out, s.final_objective);
-    out << ',';
-    put(out, s.final_gap);
-  } else {
-    out << ',';
-  }
-  out << ',';
-  if (s.has_gap && std::isfinite(s.best_gap)) put(out, s.best_gap);
-  out << ',';
-  put(out, last_.seconds);
-  out << ',';
-  put(out, last_.steps.gamma);
-  out << ',';
-  put(out, last_.steps.beta);
-  out << ',';
-  put(out, last_.steps.rho);
-  out << ',';
-  put(out, last_.glmo_value);
-  out << ',' << last_.glmo_iterations << '\n';
-  out.flush();
-  last_row_ = s.iterations;
-  check();
+  const bool gap_here = s.has_gap && s.gap_iteration == s.iterations;
+  const bool best_known = s.has_gap && std::isfinite(s.best_gap);
+  write_row(s.iterations, gap_here ? &s.final_objective : nullptr, gap_here ? &s.final_gap : nullptr,
+            best_known ? &s.best_gap : nullptr, last_);
 }
 
 CallbackResult ProgressLog::on_iteration(const IterationState& s) {

@@ -47,6 +47,10 @@ class TraceCsv final : public Callback {
 
  private:
   void check();
+  /// One row: `iteration`, the three gap fields (a null pointer leaves a field empty), then the
+  /// seconds, steps and GLMO columns of `at`; flushed, then checked.
+  void write_row(long iteration, const double* objective, const double* gap, const double* best_gap,
+                 const IterationState& at);
 
   std::ostream& out_;
   std::string path_;
