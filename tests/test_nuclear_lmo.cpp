@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -112,7 +113,8 @@ void check_answer(const Domain& ball, const Eigen::MatrixXd& G, double tau, Wors
     const Eigen::VectorXd u = -Xd * v / tau;
     CHECK(std::abs(u.norm() - 1.0) <= 1e-12);
     const double s = u.dot(G * v);
-    const double res = std::max((G.transpose() * u - s * v).norm(), (G * v - s * u).norm()) / sigma;
+    // stableNorm: G may hold entries near 1e300, whose squares overflow.
+    const double res = std::max((G.transpose() * u - s * v).stableNorm(), (G * v - s * u).stableNorm()) / sigma;
     CHECK_MESSAGE(res <= 1e-10, what << ": residual of the singular pair " << res);
     worst.residual = std::max(worst.residual, res);
   }
@@ -255,4 +257,37 @@ TEST_CASE("nuclear_ball LMO: drifting sequences (as under Frank-Wolfe) and the L
     }
   }
   MESSAGE("drift: " << worst.checked << " matrices, worst value error " << worst.value << ", residual " << worst.residual);
+}
+
+TEST_CASE("nuclear_ball LMO: the same atom for G and c G at every scale, on both paths, from a cold start") {
+  // The LMO's answer is invariant under G -> c G (c > 0): the atom of c G is the atom of G. Every
+  // threshold in the LMO is relative, so that holds from 1e-300 to 1e300 for the Gram path
+  // (min(rows, cols) <= 128) and for the Lanczos path alike; a fresh ball per call (cold start).
+  std::mt19937_64 rng(17);
+  Worst worst;
+  for (const Shape sh : std::vector<Shape>{{30, 20}, {140, 130}, {129, 300}}) {
+    const double tau = 2.0;
+    const Eigen::MatrixXd G = gaussian(sh.rows, sh.cols, rng);
+    const std::string name = std::to_string(sh.rows) + "x" + std::to_string(sh.cols);
+    Vec reference;
+    {
+      const RowMat Gr = G;
+      make_nuclear(sh.rows, sh.cols, tau)->lmo(Eigen::Map<const Vec>(Gr.data(), sh.rows * sh.cols), reference);
+    }
+    for (double c : {1e-300, 1e-250, 1e-200, 1e-155, 1e-100, 1e-18, 1e-16, 1e-12, 0.3, 1.0, 7.0, 1e12, 1e80, 1e155,
+                     1e200, 1e250, 1e300}) {
+      const auto ball = make_nuclear(sh.rows, sh.cols, tau);
+      const Eigen::MatrixXd S = c * G;
+      char label[32];
+      std::snprintf(label, sizeof label, " c = %g", c);
+      const std::string what = name + label;
+      check_answer(*ball, S, tau, worst, what);
+      const RowMat Sr = S;
+      Vec x;
+      ball->lmo(Eigen::Map<const Vec>(Sr.data(), sh.rows * sh.cols), x);
+      // The atom -tau u v^T is unique up to nothing (sigma_1 of a Gaussian matrix is simple).
+      CHECK_MESSAGE((x - reference).norm() <= 1e-9 * tau, what << ": atom differs from c = 1 by " << (x - reference).norm());
+    }
+  }
+  MESSAGE("scales: " << worst.checked << " matrices, worst value error " << worst.value << ", residual " << worst.residual);
 }

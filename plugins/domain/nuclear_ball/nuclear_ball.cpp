@@ -38,7 +38,14 @@
 // reorthogonalization, restarted from the current Ritz vector until the residual
 // ||G^T u - sigma v|| <= 1e-10 sigma (warm-started from the previous call's vector: Frank-Wolfe
 // directions drift slowly). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
-// the small bidiagonal B (a JacobiSVD of B took most of the time of this path).
+// the small bidiagonal B (a JacobiSVD of B took most of the time of this path). Every threshold
+// is relative (breakdown against B's largest entry), B is brought near 1 by a power of two before
+// its tridiagonal is solved, and G of extreme entries is rescaled by a power of two: the atom of
+// c G is the atom of G from 1e-300 to 1e300 on both paths (tests/test_nuclear_lmo.cpp, "every
+// scale"). Before that, the Lanczos path returned another atom for c G from a cold start (on
+// that test's 140 x 130 matrix: <G, X> 23 % short of -tau sigma_1 at c = 1e-155, a wrong atom
+// at 1e-200 .. 1e-300): Eigen's tridiagonal QR deflates with a test that is not scale-invariant,
+// and B's squares under- or overflow.
 #include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
@@ -124,14 +131,20 @@ class NuclearBall final : public scfw::Domain {
       }
       scale = G.cwiseAbs().maxCoeff();  // finite entries whose sum overflows
     }
-    if (std::min(rows_, cols_) > kDenseMax) {
-      lanczos(G, u, v);
-      return;
-    }
-    if (scale > 1e100 || scale < 1e-100) {  // keep the Gram matrix far from overflow/underflow
-      scaled_ = G / scale;
+    // Entries far from 1 are rescaled first by a power of two (exact: the pair of 2^e G is the
+    // pair of G bit for bit): the Gram matrix squares G, and the Lanczos vectors' norms square
+    // their entries, so neither may see entries near the overflow or underflow threshold.
+    const bool lanczos_path = std::min(rows_, cols_) > kDenseMax;
+    const double limit = lanczos_path ? 1e60 : 1e100;
+    if (scale > limit || scale < 1.0 / limit) {
+      scaled_ = std::ldexp(1.0, -std::ilogb(scale)) * G;
       const Eigen::Map<const RowMat> S(scaled_.data(), rows_, cols_);
-      dense_top_pair(S, u, v);
+      if (lanczos_path)
+        lanczos(S, u, v);
+      else
+        dense_top_pair(S, u, v);
+    } else if (lanczos_path) {
+      lanczos(G, u, v);
     } else {
       dense_top_pair(G, u, v);
     }
@@ -326,13 +339,17 @@ class NuclearBall final : public scfw::Domain {
     for (int restart = 0; restart < 50; ++restart) {
       Q.col(0) = start / start.norm();
       int steps = k;
+      double bnorm = 0.0;  // the largest entry of B so far
       for (int j = 0; j < k; ++j) {
         Eigen::VectorXd p = G * Q.col(j);
         if (j > 0) p -= B(j - 1, j) * P.col(j - 1);
         for (int i = 0; i < j; ++i) p -= P.col(i).dot(p) * P.col(i);  // reorthogonalize
         const double alpha = p.norm();
         B(j, j) = alpha;
-        if (alpha <= 1e-300) { steps = j + 1; P.col(j).setZero(); break; }
+        bnorm = std::max(bnorm, alpha);
+        // Breakdown (an invariant subspace): relative to the largest entry of B so far, so that
+        // G and c G take the same steps.
+        if (alpha <= 1e-15 * bnorm || alpha == 0.0) { steps = j + 1; P.col(j).setZero(); break; }
         P.col(j) = p / alpha;
         if (j + 1 == k) break;
         Eigen::VectorXd q = G.transpose() * P.col(j) - alpha * Q.col(j);
@@ -340,15 +357,22 @@ class NuclearBall final : public scfw::Domain {
         const double beta = q.norm();
         if (beta <= 1e-14 * alpha) { steps = j + 1; break; }
         B(j, j + 1) = beta;
+        bnorm = std::max(bnorm, beta);
         Q.col(j + 1) = q / beta;
       }
       // The top right singular vector of the bidiagonal B = the top eigenvector of the
       // tridiagonal B^T B (diagonal B_jj^2 + B_{j-1,j}^2, off-diagonal B_jj B_{j,j+1}); squaring
-      // loses nothing for the largest singular value, and the residual test below decides.
+      // loses nothing for the largest singular value, and the residual test below decides. B is
+      // divided by a power of two near its largest entry first: Eigen's tridiagonal QR deflates
+      // a subdiagonal entry e when (e / eps)^2 <= |d_i| + |d_i+1|, a test that is not invariant
+      // under scaling (it deflated everything for G of entries near 1e-16, and squared entries
+      // overflow beyond 1e154), so the tridiagonal it sees always has entries near 1.
+      const double bscale = bnorm > 0.0 ? std::ldexp(1.0, -std::ilogb(bnorm)) : 1.0;
       Eigen::VectorXd diag(steps), sub(std::max(steps - 1, 1));
       for (int j = 0; j < steps; ++j) {
-        diag[j] = B(j, j) * B(j, j) + (j > 0 ? B(j - 1, j) * B(j - 1, j) : 0.0);
-        if (j + 1 < steps) sub[j] = B(j, j) * B(j, j + 1);
+        const double bjj = bscale * B(j, j), above = j > 0 ? bscale * B(j - 1, j) : 0.0;
+        diag[j] = bjj * bjj + above * above;
+        if (j + 1 < steps) sub[j] = bjj * (bscale * B(j, j + 1));
       }
       Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> small;
       small.computeFromTridiagonal(diag, sub.head(std::max(steps - 1, 0)), Eigen::ComputeEigenvectors);
