@@ -460,3 +460,45 @@ TEST_CASE("gnuplot's path is a PATH lookup, and programs run without a shell") {
   CHECK(scfw::run_program({"scfw-no-such-program-anywhere"}, dir / "out.txt", dir / "err.txt", &why) == -1);
   CHECK(why == "scfw-no-such-program-anywhere: No such file or directory");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Hostile experiment files (issue #12): labels that name the same trace files or contain path
+// separators, and an output folder that cannot be created, refused at validation.
+
+TEST_CASE("labels naming the same trace files, or with a path separator, are refused with their pointer") {
+  json d = small_experiment();
+  d["methods"][0]["label"] = "a b";
+  d["methods"][1]["label"] = "a_b";
+  CHECK(error_of(d) == "exp.json: /methods/1/label: label \"a_b\" names the same trace files (traces/a_b-K...csv) as "
+                       "/methods/0/label \"a b\"; file names keep a label's letters, digits, '-' and '.', anything "
+                       "else becomes '_'");
+  d["methods"][0]["label"] = "a/b";
+  CHECK(error_of(d) == "exp.json: /methods/0/label: label \"a/b\": a label cannot contain '/', '\\', quotes or control "
+                       "characters (it names trace files and is written into CSV files and plot scripts)");
+  d["methods"][0]["label"] = "x\ny";
+  CHECK(error_of(d) == "exp.json: /methods/0/label: label \"x?y\": a label cannot contain '/', '\\', quotes or control "
+                       "characters (it names trace files and is written into CSV files and plot scripts)");
+  d["methods"][0]["label"] = std::string(5000, 'q') + "\"";
+  CHECK(error_of(d) == "exp.json: /methods/0/label: label \"" + std::string(40, 'q') +
+                           "... (5001 bytes)\": a label cannot contain '/', '\\', quotes or control characters (it "
+                           "names trace files and is written into CSV files and plot scripts)");
+}
+
+TEST_CASE("check_output_folder: a file in the way and a read-only file system refused, nothing left behind") {
+  const fs::path base = scratch("check_out");
+  fs::create_directories(base);
+  std::ofstream(base / "file.txt") << "x";
+  CHECK_THROWS_WITH_AS(scfw::check_output_folder(base / "file.txt" / "out"),
+                       ((base / "file.txt" / "out").string() + ": cannot create the output folder (" +
+                        (base / "file.txt").string() + " is not a folder)")
+                           .c_str(),
+                       scfw::InputError);
+  CHECK_THROWS_WITH_AS(scfw::check_output_folder("/proc/scfw-out"),
+                       "/proc/scfw-out: cannot create the output folder (No such file or directory)", scfw::InputError);
+  // A folder that can be made: nothing is created.
+  scfw::check_output_folder(base / "new" / "deeper");
+  scfw::check_output_folder(base);
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(base)) left.push_back(entry.path().filename().string());
+  CHECK(left == std::vector<std::string>{"file.txt"});
+}

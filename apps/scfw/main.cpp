@@ -180,6 +180,7 @@ void load_plugins(scfw::Registry& registry, const std::vector<std::string>& extr
   auto report_failures = [&] {
     for (const auto& f : registry.failures())
       std::cerr << "scfw: warning: skipped " << f.path << ": " << one_line(f.reason) << '\n';
+    for (const auto& w : registry.warnings()) std::cerr << "scfw: warning: " << one_line(w.message) << '\n';
   };
   try {
     registry.load_path(scfw::Registry::search_path(dirs));
@@ -614,7 +615,7 @@ int cmd_plugins(const std::vector<std::string>& args) {
   std::vector<std::vector<std::string>> rows{{"KIND", "NAME", "VERSION", "LIBRARY", "SUMMARY"}};
   for (const auto* c : components)
     rows.push_back({scfw::to_string(c->info.kind), c->info.name, c->library_version,
-                    fs::path(c->library_path).filename().string(), c->info.summary});
+                    c->library_path, c->info.summary});
   print_table(std::cout, rows, "");
   return kExitOk;
 }
@@ -710,7 +711,11 @@ int cmd_compare(const std::vector<std::string>& args) {
   load_plugins(registry, plugin_paths(vm));
   const scfw::Experiment experiment = scfw::load_experiment(registry, file);
   scfw::compare_check(registry, experiment);
+  const fs::path out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
+                                       : fs::path(experiment.out.empty() ? "compare-" + fs::path(file).stem().string()
+                                                                         : experiment.out);
   if (vm.count("check")) {
+    scfw::check_output_folder(out);
     std::cout << file << ": ok (" << experiment.methods.size() << " methods x " << experiment.seeds.size()
               << " seeds x " << experiment.budgets.size() << " budgets = "
               << experiment.methods.size() * experiment.seeds.size() * experiment.budgets.size() << " runs)\n";
@@ -721,9 +726,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   options.jobs = jobs;
   options.plots = vm.count("no-plots") == 0;
   options.fresh_problem = vm.count("fresh-problem") > 0;
-  options.out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
-                                : fs::path(experiment.out.empty() ? "compare-" + fs::path(file).stem().string()
-                                                                  : experiment.out);
+  options.out = out;
   const bool tty = !quiet && isatty(STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
   if (tty) {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 
 using nlohmann::json;
@@ -40,6 +41,22 @@ std::string show(const json& v) {
   constexpr size_t kMax = 60;
   if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
   return s;
+}
+
+std::string excerpt(std::string_view text) { return scfw::excerpt(text, 40); }
+
+std::string file_type_name(const std::filesystem::file_status& st) {
+  namespace fs = std::filesystem;
+  switch (st.type()) {
+    case fs::file_type::regular: return "a regular file";
+    case fs::file_type::directory: return "a directory";
+    case fs::file_type::symlink: return "a symbolic link";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::socket: return "a socket";
+    default: return "an unknown kind of file";
+  }
 }
 
 std::string quoted_list(std::vector<std::string> names, bool sorted) {
@@ -125,20 +142,24 @@ const RegisteredComponent& find_plugin(const Registry& registry, Kind kind, cons
     input_error(source, plugin_ptr, "missing; expected the name of " + std::string(article(k)) + " " + k + " plugin");
   if (!p->is_string())
     expected(source, plugin_ptr, "the name of " + std::string(article(k)) + " " + k + " plugin", *p);
-  const std::string name = p->get<std::string>();
-  if (const RegisteredComponent* c = registry.find(kind, name)) return *c;
-  const auto others = registry.find_any_kind(name);
+  const std::string full_name = p->get<std::string>();
+  if (const RegisteredComponent* c = registry.find(kind, full_name)) return *c;
+  const std::string name = excerpt(full_name);
+  const auto others = registry.find_any_kind(full_name);
   if (!others.empty()) {
     const std::string other = to_string(others.front()->info.kind);
     input_error(source, plugin_ptr,
                 "\"" + name + "\" is " + article(other) + " " + other + " plugin, not " + article(k) + " " + k +
                     " plugin");
   }
-  const auto closest = registry.closest(kind, name);
+  // No suggestions for a name far longer than any plugin's: the edit distance costs its length
+  // times each candidate's, and nothing is close to it anyway.
+  const bool suggest = full_name.size() <= 256;
+  const auto closest = suggest ? registry.closest(kind, full_name) : std::vector<std::string>{};
   std::string what = "unknown " + k + " plugin \"" + name + "\"";
-  if (closest.empty())
+  if (suggest && closest.empty())
     what += "; no " + k + " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)";
-  else
+  else if (!closest.empty())
     what += "; closest: " + quoted_list(closest, false);
   input_error(source, plugin_ptr, what);
 }

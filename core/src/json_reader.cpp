@@ -5,6 +5,9 @@
 // instead and refuses, each as one InputError line:
 //   * a syntax error or a number out of range: "<file>: line L, column C: <what>";
 //   * a key given twice in one object: "<file>: <JSON pointer>: duplicate key ...";
+//   * a path that is not a regular file (a folder, /dev/zero, a FIFO), or a file over
+//     kMaxJsonFileBytes (64 MiB): "<file>: is a directory", "<file>: is not a regular file (a
+//     character device)", "<file>: the file has N bytes; ... limited to 67108864 bytes (64 MiB)";
 //   * nesting deeper than kMaxNesting objects and arrays (a document nested tens of thousands of
 //     levels deep would exhaust the stack of anything that walks it later).
 #include <algorithm>
@@ -27,6 +30,9 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t kMaxNesting = 256;
+// The largest problem or experiment file read: 64 MiB. Parsed, a JSON document takes several
+// times its size (a 224 MB file took 5.5 GB); data belongs in the data files plugins read.
+constexpr std::uintmax_t kMaxJsonFileBytes = std::uintmax_t{64} << 20;
 
 class DocumentBuilder final : public nlohmann::json_sax<json> {
  public:
@@ -54,7 +60,8 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
   bool key(string_t& k) override {
     json& object = *open_.back();
     if (object.contains(k))
-      return fail(name_ + ": " + input::child(pointer(), k) +
+      return fail(name_ + ": " + (pointer().empty() ? "" : shortened(pointer())) + "/" +
+                  input::excerpt(input::pointer_token(k)) +
                   ": duplicate key (a JSON object names each key once)");
     key_ = std::move(k);
     return true;
@@ -150,12 +157,25 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
 
 json read_json_file(const fs::path& file) {
   const std::string name = file.string();
+  // Only a regular file of a stated size is read: /dev/zero or a FIFO would be read until memory
+  // runs out, and a JSON document takes several times its size in memory once parsed.
   std::error_code ec;
-  if (fs::is_directory(file, ec)) throw InputError(name + ": cannot open file (it is a directory)");
+  const fs::file_status st = fs::status(file, ec);
+  if (ec || !fs::exists(st)) throw InputError(name + ": cannot open file");
+  if (fs::is_directory(st)) throw InputError(name + ": is a directory");
+  if (!fs::is_regular_file(st)) throw InputError(name + ": is not a regular file (" + input::file_type_name(st) + ")");
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (ec) throw InputError(name + ": cannot open file");
+  if (size > kMaxJsonFileBytes)
+    throw InputError(name + ": the file has " + std::to_string(size) + " bytes; problem and experiment files are limited to " +
+                     std::to_string(kMaxJsonFileBytes) + " bytes (64 MiB): put large data in a data file the plugin reads");
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(name + ": cannot open file");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(name + ": cannot open file");
+  std::string text;
+  text.resize(static_cast<std::size_t>(size));
+  in.read(text.data(), static_cast<std::streamsize>(size));
+  if (in.bad() || static_cast<std::uintmax_t>(in.gcount()) != size || in.peek() != std::char_traits<char>::eof())
+    throw InputError(name + ": the file changed while it was read");
 
   DocumentBuilder builder(name);
   const bool ok = json::sax_parse(text, &builder);

@@ -49,7 +49,69 @@ fs::path core_library_dir() {
   return lib.parent_path();
 }
 
+// A fixed char array of a descriptor, read up to its first NUL and never past its end.
+template <std::size_t N>
+std::string fixed_text(const char (&text)[N]) {
+  std::size_t n = 0;
+  while (n < N && text[n] != '\0') ++n;
+  return std::string(text, n);
+}
+
+std::string hex(std::uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) out[static_cast<size_t>(i)] = digits[v & 0xF];
+  return out;
+}
+
+const char* std_library_name(std::uint32_t id) {
+  return id == 1 ? "libstdc++" : id == 2 ? "libc++" : "another C++ standard library";
+}
+
+std::string eigen_name(std::uint32_t v) {
+  return std::to_string(v / 10000) + "." + std::to_string(v / 100 % 100) + "." + std::to_string(v % 100);
+}
+
+// The host's own fingerprint: the same macro a plugin's SCFW_PLUGIN expands.
+constexpr BuildFingerprint kHostFingerprint = SCFW_BUILD_FINGERPRINT;
+
 }  // namespace
+
+std::string fingerprint_mismatch(const BuildFingerprint& lib) {
+  const BuildFingerprint& host = kHostFingerprint;
+  std::vector<std::string> found;
+  auto there_here = [&](const std::string& what, const std::string& there, const std::string& here) {
+    found.push_back(what + there + " in the library, " + here + " in this scfw");
+  };
+  if (lib.std_library != host.std_library)
+    there_here("C++ standard library ", std_library_name(lib.std_library), std_library_name(host.std_library));
+  else if (lib.cxx11_string_abi != host.cxx11_string_abi)
+    found.push_back("_GLIBCXX_USE_CXX11_ABI=" + std::to_string(lib.cxx11_string_abi) + " in the library, " +
+                    std::to_string(host.cxx11_string_abi) + " in this scfw (the std::string layouts differ)");
+  if (lib.eigen_version != host.eigen_version)
+    there_here("Eigen ", eigen_name(lib.eigen_version), eigen_name(host.eigen_version));
+  if (lib.eigen_max_align != host.eigen_max_align)
+    there_here("EIGEN_MAX_ALIGN_BYTES=", std::to_string(lib.eigen_max_align), std::to_string(host.eigen_max_align));
+  if (lib.eigen_max_static_align != host.eigen_max_static_align)
+    there_here("EIGEN_MAX_STATIC_ALIGN_BYTES=", std::to_string(lib.eigen_max_static_align),
+               std::to_string(host.eigen_max_static_align));
+  if (lib.interface_hash != host.interface_hash)
+    found.push_back("SDK interface hash " + hex(lib.interface_hash) + " in the library, " + hex(host.interface_hash) +
+                    " in this scfw (it was compiled against other SDK headers)");
+  // The sizes catch what the named settings do not (packing, another target); when a named
+  // setting differs they follow from it and are not listed.
+  if (found.empty())
+    for (std::size_t i = 0; i < kFingerprintSizes; ++i)
+      if (lib.sizes[i] != host.sizes[i])
+        found.push_back(std::string("sizeof(") + kFingerprintSizeNames[i] + ") " + std::to_string(lib.sizes[i]) +
+                        " in the library, " + std::to_string(host.sizes[i]) + " in this scfw");
+  if (found.empty()) return {};
+  std::string out = "build fingerprint mismatch: ";
+  for (size_t i = 0; i < found.size(); ++i) out += (i ? "; " : "") + found[i];
+  out += " (library built by " + fixed_text(lib.compiler) + " against scfw SDK " + fixed_text(lib.sdk_version) +
+         "); rebuild it against this scfw";
+  return out;
+}
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -168,12 +230,15 @@ bool Registry::load_library(const fs::path& file) {
   boost::dll::shared_library* handle = lib.release();
   loaded_handles().push_back(handle);
 
-  // Only the plain ABI number is read before it is checked.
+  // Only the plain ABI number is read before it is checked; then the fixed-size fingerprint.
   if (desc.abi_version != kAbiVersion)
     return fail("built for scfw plugin ABI version " + std::to_string(desc.abi_version) +
                 ", this scfw needs ABI version " + std::to_string(kAbiVersion));
-  if (desc.register_components == nullptr || desc.library == nullptr || desc.version == nullptr)
-    return fail("its scfw_plugin descriptor is incomplete");
+  if (desc.descriptor_size != sizeof(PluginDescriptor))
+    return fail("its scfw_plugin descriptor has " + std::to_string(desc.descriptor_size) + " bytes, this scfw's has " +
+                std::to_string(sizeof(PluginDescriptor)));
+  if (std::string mismatch = fingerprint_mismatch(desc.build); !mismatch.empty()) return fail(std::move(mismatch));
+  if (desc.register_components == nullptr) return fail("its scfw_plugin descriptor is incomplete");
 
   CollectingRegistrar registrar;
   try {
@@ -187,22 +252,32 @@ bool Registry::load_library(const fs::path& file) {
     if (info.name.empty()) return fail("registered a component with an empty name");
     if (!info.make) return fail("registered component \"" + info.name + "\" without a factory");
   }
-  // Same (kind, name) twice: an error naming both files, raised before anything is added.
-  for (const auto& info : registrar.collected) {
-    for (const auto& c : components_) {
-      if (c.info.kind == info.kind && c.info.name == info.name)
-        throw InputError(std::string("plugin name \"") + info.name + "\" (" + to_string(info.kind) +
-                         ") is registered by two libraries: " + c.library_path + " and " + path);
-    }
+  for (size_t i = 0; i < registrar.collected.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (registrar.collected[j].kind == registrar.collected[i].kind &&
+          registrar.collected[j].name == registrar.collected[i].name)
+        return fail(std::string("registers the ") + to_string(registrar.collected[i].kind) + " plugin \"" +
+                    registrar.collected[i].name + "\" twice");
+  // Same (kind, name) as a library loaded before: the first one found on the search path keeps
+  // the name (so a folder given first overrides a built-in plugin), the later one's component is
+  // left out with a warning naming both files; its other components still load.
+  for (auto& info : registrar.collected) {
+    const RegisteredComponent* first = find(info.kind, info.name);
+    if (first == nullptr) continue;
+    warnings_.push_back(LoadWarning{path, std::string(to_string(info.kind)) + " plugin \"" + info.name +
+                                              "\" is registered by two libraries: using " + first->library_path +
+                                              " (found first on the search path), ignoring " + path});
+    info.make = nullptr;
   }
   for (auto& info : registrar.collected) {
+    if (!info.make) continue;
     RegisteredComponent rc;
     rc.factory_ = std::move(info.make);
     info.make = nullptr;
     rc.info = std::move(info);
     rc.library_path = path;
-    rc.library_name = desc.library;
-    rc.library_version = desc.version;
+    rc.library_name = fixed_text(desc.library);
+    rc.library_version = fixed_text(desc.version);
     components_.push_back(std::move(rc));
   }
   libraries_.push_back(path);

@@ -83,4 +83,42 @@ expect_rc 0 "describe l1_ball"
 expect_contains "$OUT" "l1_ball (domain" "describe l1_ball"
 grep -Eq '^ +radius +number +1 +\(0, inf\) +radius' <<<"$OUT" || fail "describe l1_ball: no radius row in:
 $OUT"
+# Hostile inputs (issue #12): a problem path that is a folder or a device, a file over 64 MiB,
+# a price CSV without its header row, and compare --check with an output folder that cannot be
+# created (nothing is left behind).
+mkdir -p adir
+run "$SCFW" validate adir
+expect_rc 2 "validate a folder"
+expect_stderr "error: adir: is a directory" "validate a folder"
+run "$SCFW" validate /dev/zero
+expect_rc 2 "validate /dev/zero"
+expect_stderr "error: /dev/zero: is not a regular file (a character device)" "validate /dev/zero"
+truncate -s 67108865 big.json
+run "$SCFW" validate big.json
+expect_rc 2 "validate a 64 MiB + 1 file"
+expect_stderr "error: big.json: the file has 67108865 bytes; problem and experiment files are limited to 67108864 bytes (64 MiB): put large data in a data file the plugin reads" "validate a 64 MiB + 1 file"
+printf '2020-01-02,101.5,20\n2020-01-03,102,21\n2020-01-06,103,22\n' >headless.csv
+cat >prices.json <<'JSON'
+{ "oracle": { "plugin": "portfolio_returns", "file": "headless.csv", "groups": 1 },
+  "outer": { "plugin": "cvar_ru", "alpha": 0.9 }, "domain": { "plugin": "simplex" } }
+JSON
+run "$SCFW" validate prices.json
+expect_rc 2 "a price CSV without its header"
+expect_stderr "error: headless.csv:1: expected a header row date,<asset>,..., got a row of numbers (\"2020-01-02,101.5,20\")" "a price CSV without its header"
+cat >exp.json <<'JSON'
+{ "name": "e", "out": "blocker/out",
+  "oracle": { "plugin": "least_squares_tasks", "synthetic": { "tasks": 2, "dim": 12, "rows_per_task": 10 } },
+  "outer": { "plugin": "max" }, "domain": { "plugin": "l1_ball" },
+  "methods": [ { "label": "m", "tracker": { "plugin": "momentum" }, "schedule": { "plugin": "nonconvex" } } ],
+  "iterations": [10], "seeds": 1 }
+JSON
+echo x >blocker
+run "$SCFW" compare exp.json --check
+expect_rc 2 "compare --check, a file in the way"
+expect_stderr "error: blocker/out: cannot create the output folder ($PWD/blocker is not a folder)" "compare --check, a file in the way"
+rm blocker
+before=$(ls -A | sort)
+run "$SCFW" compare exp.json --check --out fresh/folder
+expect_rc 0 "compare --check, a folder that can be made"
+[[ "$(ls -A | sort)" == "$before" ]] || fail "compare --check left something behind: $(ls -A)"
 echo "cli_input_errors: ok"

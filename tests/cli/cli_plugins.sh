@@ -63,4 +63,28 @@ expect_contains "$OUT" "l1_ball" "broken library: the others still load"
 run "$SCFW" plugins --plugin-path does-not-exist
 expect_rc 0 "missing plugin path"
 expect_stderr "scfw: warning: plugin path does-not-exist is not a directory" "missing plugin path"
+# Issue #12: libraries of another build (the other string ABI, a roles.hpp with one more virtual
+# method) are skipped with the mismatch named; a library registering a name another one already
+# has loses it to the one found first on the search path (--plugin-path before the built-in
+# folder), with one warning naming both files, and `plugins` shows the file of each name.
+FIXTURES=$(cd "$(dirname "$SCFW")/../tests/fixtures" && pwd -P)
+BUILTIN=$(cd "$(dirname "$SCFW")/../lib/scfw/plugins" && pwd -P)
+run "$SCFW" plugins --plugin-path "$FIXTURES/string_abi" --plugin-path "$FIXTURES/interface"
+expect_rc 0 "plugins with mismatched libraries"
+[[ $(wc -l <<<"$ERR") == 2 ]] || fail "mismatched libraries: expected two warning lines, got:
+$ERR"
+expect_contains "$(sed -n 1p <<<"$ERR")" "scfw: warning: skipped $FIXTURES/string_abi/libstring_abi.so: build fingerprint mismatch: _GLIBCXX_USE_CXX11_ABI=0 in the library, 1 in this scfw (the std::string layouts differ) (library built by GCC " "string ABI"
+expect_contains "$(sed -n 2p <<<"$ERR")" "scfw: warning: skipped $FIXTURES/interface/libgood.so: build fingerprint mismatch: SDK interface hash " "interface hash"
+grep -Eq "^outer +max +" <<<"$OUT" || fail "mismatched libraries: the built-in plugins no longer load"
+write_problem mixed.json '{ "plugin": "max" }' 20
+run "$SCFW" run mixed.json --plugin-path "$FIXTURES/string_abi" --plugin-path "$FIXTURES/interface"
+expect_rc 0 "run beside mismatched libraries"
+
+run "$SCFW" plugins --plugin-path "$FIXTURES/duplicate"
+expect_rc 0 "plugins with a duplicate name"
+expect_stderr "scfw: warning: outer plugin \"max\" is registered by two libraries: using $FIXTURES/duplicate/libduplicate.so (found first on the search path), ignoring $BUILTIN/libscfw_max.so" "duplicate name"
+grep -Eq "^outer +max +1\.0\.0 +$FIXTURES/duplicate/libduplicate.so +" <<<"$OUT" || fail "plugins: max is not shown from the fixture:
+$OUT"
+grep -Eq "^domain +l1_ball +[^ ]+ +$BUILTIN/libscfw_l1_ball.so +" <<<"$OUT" || fail "plugins: l1_ball is not shown with its file:
+$OUT"
 echo "cli_plugins: ok"

@@ -9,6 +9,7 @@
 // every coordinate (2d LPs); their solutions give the bounding box [lo, hi]. The initial point
 // is the average of those 2d vertices (a convex combination, hence in X); the box also bounds the
 // model's x variables.
+#include <scfw/data_file.hpp>
 #include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
@@ -37,6 +38,7 @@ std::string trim(const std::string& s) {
 
 // Rows of the CSV file: each `a_1,...,a_d,b`. d is fixed by the first data line (or `expect_d`).
 void read_csv(const std::string& path, int expect_d, std::vector<double>& A, std::vector<double>& b, int& d) {
+  scfw::check_data_path(path);
   std::ifstream in(path);
   if (!in) throw scfw::InputError(path + ": cannot open the file");
   std::string line;
@@ -59,7 +61,7 @@ void read_csv(const std::string& path, int expect_d, std::vector<double>& A, std
         used = 0;
       }
       if (c.empty() || used != c.size() || !std::isfinite(v))
-        throw scfw::InputError(path + ":" + std::to_string(number) + ": not a finite number: \"" + c + "\"");
+        throw scfw::InputError(path + ":" + std::to_string(number) + ": not a finite number: \"" + scfw::excerpt(c) + "\"");
       values.push_back(v);
     }
     if (!t.empty() && t.back() == ',')

@@ -19,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 
 namespace scfw::libsvm {
@@ -50,6 +51,16 @@ inline bool parse_double(std::string_view s, double& v) {
   return ec == std::errc() && p == end && std::isfinite(v);
 }
 
+/// A token that reads as a number but not a finite one ("1e400", "nan", "inf").
+inline bool non_finite_number(std::string_view s) {
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return false;
+  double v = 0;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, v);
+  return p == end && (ec == std::errc::result_out_of_range || (ec == std::errc() && !std::isfinite(v)));
+}
+
 inline bool parse_index(std::string_view s, long long& v) {
   if (s.empty()) return false;
   const char* end = s.data() + s.size();
@@ -70,8 +81,11 @@ inline std::string_view next_token(std::string_view line, std::size_t& pos) {
 }  // namespace detail
 
 /// Reads a LIBSVM file. `features` > 0 caps the feature indices (a larger one is an error).
-/// Throws InputError("<path>: cannot open file") or InputError("<path>:<line>: <what>").
+/// Throws InputError("<path>: cannot open file"), InputError("<path>: is a directory") or
+/// InputError("<path>:<line>: <what>"); a non-finite label or value ("nan", "1e400") is refused
+/// with its line, and a quoted token is cut to 40 bytes (scfw::excerpt).
 inline Data read(const std::string& path, int features = 0) {
+  check_data_path(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(path + ": cannot open file");
   std::ostringstream buf;
@@ -97,7 +111,9 @@ inline Data read(const std::string& path, int features = 0) {
     const std::string_view label = detail::next_token(line, pos);
     if (label.empty()) continue;  // blank or comment-only line
     double y = 0;
-    if (!detail::parse_double(label, y)) fail("bad label \"" + std::string(label) + "\"");
+    if (!detail::parse_double(label, y))
+      fail((detail::non_finite_number(label) ? "the label is not a finite number: \"" : "bad label \"") +
+           excerpt(label) + "\"");
 
     long long prev = 0;
     for (std::string_view tok = detail::next_token(line, pos); !tok.empty(); tok = detail::next_token(line, pos)) {
@@ -106,7 +122,9 @@ inline Data read(const std::string& path, int features = 0) {
       double v = 0;
       if (colon == std::string_view::npos || !detail::parse_index(tok.substr(0, colon), idx) ||
           !detail::parse_double(tok.substr(colon + 1), v)) {
-        fail("expected index:value, got \"" + std::string(tok) + "\"");
+        if (colon != std::string_view::npos && detail::non_finite_number(tok.substr(colon + 1)))
+          fail("the value is not a finite number: \"" + excerpt(tok) + "\"");
+        fail("expected index:value, got \"" + excerpt(tok) + "\"");
       }
       if (idx < 1) fail("feature indices start at 1, got " + std::to_string(idx));
       if (idx <= prev) fail("feature indices must increase (" + std::to_string(idx) + " after " + std::to_string(prev) + ")");

@@ -28,6 +28,7 @@
 // rows and columns are renumbered densely in increasing original order, so M becomes
 // min(top_rows, rows) x min(top_cols, cols) and the domain must use those sizes. The kept entries
 // stay in the file / generator order.
+#include <scfw/data_file.hpp>
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
@@ -94,6 +95,7 @@ Entries make_synthetic(const Params& s) {
 }
 
 Entries read_file(const std::string& path, bool one_based, std::int64_t rows, std::int64_t cols) {
+  scfw::check_data_path(path);
   std::ifstream in(path);
   if (!in) throw scfw::InputError(path + ": cannot open the file");
   std::vector<std::int64_t> ri, ci;
@@ -109,7 +111,7 @@ Entries read_file(const std::string& path, bool one_based, std::int64_t rows, st
     if (!(ss >> a)) continue;  // blank line
     if (a[0] == '#') continue;
     const std::string where = path + ":" + std::to_string(number) + ": ";
-    if (!(ss >> b >> v)) throw scfw::InputError(where + "expected `row col value`, got \"" + line + "\"");
+    if (!(ss >> b >> v)) throw scfw::InputError(where + "expected `row col value`, got \"" + scfw::excerpt(line) + "\"");
     auto parse_index = [&](const std::string& t, const char* what) {
       size_t used = 0;
       long long k = 0;
@@ -118,8 +120,8 @@ Entries read_file(const std::string& path, bool one_based, std::int64_t rows, st
       } catch (const std::exception&) {
         used = 0;
       }
-      if (used != t.size() || t.empty()) throw scfw::InputError(where + what + " is not an integer: \"" + t + "\"");
-      if (k < base) throw scfw::InputError(where + what + " " + t + " is below " + std::to_string(base) + (one_based ? " (indices are 1-based)" : ""));
+      if (used != t.size() || t.empty()) throw scfw::InputError(where + what + " is not an integer: \"" + scfw::excerpt(t) + "\"");
+      if (k < base) throw scfw::InputError(where + what + " " + scfw::excerpt(t) + " is below " + std::to_string(base) + (one_based ? " (indices are 1-based)" : ""));
       return static_cast<std::int64_t>(k) - base;
     };
     const std::int64_t i = parse_index(a, "row"), j = parse_index(b, "col");
@@ -130,9 +132,9 @@ Entries read_file(const std::string& path, bool one_based, std::int64_t rows, st
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != v.size() || !std::isfinite(x)) throw scfw::InputError(where + "value is not a finite number: \"" + v + "\"");
-    if (rows >= 1 && i >= rows) throw scfw::InputError(where + "row " + a + " is beyond rows = " + std::to_string(rows));
-    if (cols >= 1 && j >= cols) throw scfw::InputError(where + "col " + b + " is beyond cols = " + std::to_string(cols));
+    if (used != v.size() || !std::isfinite(x)) throw scfw::InputError(where + "value is not a finite number: \"" + scfw::excerpt(v) + "\"");
+    if (rows >= 1 && i >= rows) throw scfw::InputError(where + "row " + scfw::excerpt(a) + " is beyond rows = " + std::to_string(rows));
+    if (cols >= 1 && j >= cols) throw scfw::InputError(where + "col " + scfw::excerpt(b) + " is beyond cols = " + std::to_string(cols));
     ri.push_back(i);
     ci.push_back(j);
     vals.push_back(x);

@@ -14,6 +14,8 @@
 // Data: `synthetic` (seeded generator below) or `file`, a CSV with a header row whose first
 // column is the date (the format of sp500_5yr_close_top100.csv); with `prices` = true (default)
 // the columns are prices and r_t = p_t / p_{t-1} - 1 (T = rows - 1), otherwise they are returns.
+#include <scfw/data_file.hpp>
+#include <scfw/helpers.hpp>
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
@@ -44,6 +46,22 @@ using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 // So the daily volatility is about sqrt(factor_vol^2 + idio_vol^2) = 1% with the defaults
 // (0.006, 0.008), the tails are Student-t with 3 degrees of freedom (finite variance, infinite
 // fourth moment) and the assets are correlated through the factors.
+// The first (day, asset) at which a return, or the running sum of an asset's returns over the
+// days (what the group means add up), is not finite. False when there is none.
+bool first_overflow(const RowMat& R, Eigen::Index& t_out, Eigen::Index& a_out) {
+  Vec sum = Vec::Zero(R.cols());
+  for (Eigen::Index t = 0; t < R.rows(); ++t)
+    for (Eigen::Index a = 0; a < R.cols(); ++a) {
+      sum[a] += R(t, a);
+      if (!std::isfinite(sum[a])) {
+        t_out = t;
+        a_out = a;
+        return true;
+      }
+    }
+  return false;
+}
+
 RowMat make_synthetic(const Params& s) {
   // Ranges and defaults as declared in register_components.
   const std::int64_t A = s.get<int>("assets"), T = s.get<int>("days"), K = s.get<int>("factors");
@@ -65,6 +83,13 @@ RowMat make_synthetic(const Params& s) {
     for (std::int64_t a = 0; a < A; ++a) e[a] = is * t3(g);
     R.row(t) = (mu + B * f + e).transpose();
   }
+  // Huge parameters (drift 1e308) overflow: refuse the data instead of running on infinities.
+  // The group means sum the returns over days, so the running sums must stay finite too.
+  Eigen::Index bad_t = -1, bad_a = -1;
+  if (first_overflow(R, bad_t, bad_a))
+    s.fail(!std::isfinite(mu[bad_a] * static_cast<double>(T)) ? "drift" : ivol >= fvol ? "idio_vol" : "factor_vol",
+           "the returns of asset " + std::to_string(bad_a + 1) + " overflow: their sum over days 1.." +
+               std::to_string(bad_t + 1) + " is not finite");
   return R;
 }
 
@@ -84,6 +109,7 @@ std::string trim(const std::string& s) {
 }
 
 RowMat read_file(const std::string& path, bool prices, std::vector<std::string>& assets) {
+  scfw::check_data_path(path);
   std::ifstream in(path);
   if (!in) throw scfw::InputError(path + ": cannot open the file");
   std::string line;
@@ -91,14 +117,31 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
   const std::vector<std::string> header = split_csv(trim(line));
   if (header.size() < 2) throw scfw::InputError(path + ":1: the header has no asset column (expected date,<asset>,...)");
   const size_t A = header.size() - 1;
+  // A file without its header row would lose its first day and name the assets by numbers.
+  const auto is_number = [](const std::string& c) {
+    std::size_t used = 0;
+    try {
+      std::stod(c, &used);
+    } catch (const std::out_of_range&) {
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+    return !c.empty() && used == c.size();
+  };
+  if (std::all_of(header.begin() + 1, header.end(), [&](const std::string& c) { return is_number(trim(c)); }))
+    throw scfw::InputError(path + ":1: expected a header row date,<asset>,..., got a row of numbers (\"" +
+                           scfw::excerpt(trim(line)) + "\")");
   assets.clear();
   for (size_t a = 1; a < header.size(); ++a) assets.push_back(trim(header[a]));
   std::vector<double> values;
+  std::vector<int> line_of;  // the line of each data row
   int number = 1;
   while (std::getline(in, line)) {
     ++number;
     const std::string t = trim(line);
     if (t.empty()) continue;
+    line_of.push_back(number);
     const std::vector<std::string> cells = split_csv(t);
     const std::string where = path + ":" + std::to_string(number) + ": ";
     if (cells.size() != A + 1)
@@ -114,9 +157,9 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
         used = 0;
       }
       if (c.empty() || used != c.size() || !std::isfinite(v))
-        throw scfw::InputError(where + "column " + std::to_string(a + 1) + " (" + trim(header[a]) + "): not a finite number: \"" + c + "\"");
+        throw scfw::InputError(where + "column " + std::to_string(a + 1) + " (" + scfw::excerpt(trim(header[a])) + "): not a finite number: \"" + scfw::excerpt(c) + "\"");
       if (prices && !(v > 0.0))
-        throw scfw::InputError(where + "column " + std::to_string(a + 1) + " (" + trim(header[a]) + "): a price must be > 0, got \"" + c + "\"");
+        throw scfw::InputError(where + "column " + std::to_string(a + 1) + " (" + scfw::excerpt(trim(header[a])) + "): a price must be > 0, got \"" + scfw::excerpt(c) + "\"");
       values.push_back(v);
     }
   }
@@ -124,9 +167,28 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
   if (rows < (prices ? 2 : 1))
     throw scfw::InputError(path + ": " + std::to_string(rows) + " data row(s); need at least " + (prices ? "2 prices" : "1 return"));
   const Eigen::Map<const RowMat> P(values.data(), rows, static_cast<Eigen::Index>(A));
-  if (!prices) return P;
+  Eigen::Index bad_t = -1, bad_a = -1;
+  if (!prices) {
+    if (first_overflow(P, bad_t, bad_a))
+      throw scfw::InputError(path + ":" + std::to_string(line_of[static_cast<size_t>(bad_t)]) + ": column " +
+                             std::to_string(bad_a + 2) + " (" + scfw::excerpt(assets[static_cast<size_t>(bad_a)]) +
+                             "): the sum of the returns up to this row overflows");
+    return P;
+  }
   RowMat R(rows - 1, static_cast<Eigen::Index>(A));
-  for (std::int64_t t = 1; t < rows; ++t) R.row(t - 1) = P.row(t).cwiseQuotient(P.row(t - 1)).array() - 1.0;
+  for (std::int64_t t = 1; t < rows; ++t) {
+    R.row(t - 1) = P.row(t).cwiseQuotient(P.row(t - 1)).array() - 1.0;
+    for (Eigen::Index a = 0; a < R.cols(); ++a)
+      if (!std::isfinite(R(t - 1, a)))
+        throw scfw::InputError(path + ":" + std::to_string(line_of[static_cast<size_t>(t)]) + ": column " +
+                               std::to_string(a + 2) + " (" + scfw::excerpt(assets[static_cast<size_t>(a)]) +
+                               "): the return p_t / p_{t-1} - 1 overflows (" + scfw::format_number(P(t, a)) + " after " +
+                               scfw::format_number(P(t - 1, a)) + ")");
+  }
+  if (first_overflow(R, bad_t, bad_a))
+    throw scfw::InputError(path + ":" + std::to_string(line_of[static_cast<size_t>(bad_t) + 1]) + ": column " +
+                           std::to_string(bad_a + 2) + " (" + scfw::excerpt(assets[static_cast<size_t>(bad_a)]) +
+                           "): the sum of the returns up to this row overflows");
   return R;
 }
 

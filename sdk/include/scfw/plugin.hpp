@@ -1,8 +1,10 @@
 // scfw SDK: the registration line of a plugin library.
 //
 // A plugin library exports one plain descriptor through a Boost.DLL alias named `scfw_plugin`:
-// the ABI version (checked by the host before any C++ object crosses), the library's name and
-// version, and a function that registers the library's components. Usage:
+// the ABI version and the build fingerprint (SDK version and interface hash, C++ library and its
+// string ABI, Eigen version and alignment, sizes of the types that cross; checked by the host
+// before any C++ object crosses), the library's name and version, and a function that registers
+// the library's components. Usage:
 //
 //   #include <scfw/plugin.hpp>
 //   class MaxOuter : public scfw::OuterFunction { ... };
@@ -20,10 +22,12 @@
 #include "scfw/registrar.hpp"
 
 /// Exports the library's descriptor with an explicit ABI number (tests use it to build a
-/// library of another ABI version). Plugins use SCFW_PLUGIN.
+/// library of another ABI version). Plugins use SCFW_PLUGIN. The descriptor is a constant: it
+/// records the build fingerprint of the translation unit this line is in.
 #define SCFW_PLUGIN_WITH_ABI(ABI, LIBRARY, VERSION, REGISTER)                                  \
   namespace scfw_plugin_detail {                                                               \
-  const ::scfw::PluginDescriptor descriptor{(ABI), (LIBRARY), (VERSION), &(REGISTER)};          \
+  constexpr ::scfw::PluginDescriptor descriptor =                                              \
+      ::scfw::detail::make_descriptor((ABI), (LIBRARY), (VERSION), SCFW_BUILD_FINGERPRINT, &(REGISTER)); \
   }                                                                                            \
   BOOST_DLL_ALIAS(scfw_plugin_detail::descriptor, scfw_plugin)
 

@@ -12,6 +12,7 @@
 // compile time that T is constructible from (const Params&, const Context&).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,6 +22,7 @@
 
 #include "scfw/params.hpp"
 #include "scfw/roles.hpp"
+#include "scfw/sdk_interface.hpp"
 
 namespace scfw {
 
@@ -93,13 +95,113 @@ class Registrar {
   }
 };
 
-/// The plain descriptor behind the `scfw_plugin` alias. Its layout never changes: the host
-/// reads abi_version first and trusts nothing else when it differs from kAbiVersion.
+/// The types whose sizes the build fingerprint records: the standard library and Eigen types that
+/// cross between host and plugins, and the SDK's own structs.
+inline constexpr std::size_t kFingerprintSizes = 10;
+inline constexpr const char* kFingerprintSizeNames[kFingerprintSizes] = {
+    "std::string", "std::vector<double>", "std::function<void()>", "scfw::Vec", "scfw::Mat",
+    "scfw::ComponentInfo", "scfw::ParamSpec", "scfw::Params", "scfw::Context", "scfw::Expr"};
+
+/// What a plugin was compiled with, recorded in its descriptor and compared by the host with its
+/// own before anything else of the library is touched: a library built against other SDK headers
+/// (one more virtual method in roles.hpp), with the other libstdc++ string ABI
+/// (-D_GLIBCXX_USE_CXX11_ABI=0), another Eigen or Eigen alignment would otherwise crash or abort
+/// at the first call. Plain C layout: integers and fixed, NUL-terminated char arrays.
+struct BuildFingerprint {
+  char sdk_version[16];                ///< SCFW_SDK_VERSION of the SDK headers used
+  char compiler[64];                   ///< "GCC 12.2.0": recorded for messages, not compared
+  std::uint64_t interface_hash;        ///< SCFW_SDK_INTERFACE_HASH: the SDK's declarations
+  std::uint32_t std_library;           ///< 1 libstdc++, 2 libc++, 0 another
+  std::uint32_t cxx11_string_abi;      ///< _GLIBCXX_USE_CXX11_ABI (libstdc++ only, else 0)
+  std::uint32_t eigen_version;         ///< 10000 * world + 100 * major + minor (3.4.0: 30400)
+  std::uint32_t eigen_max_align;       ///< EIGEN_MAX_ALIGN_BYTES
+  std::uint32_t eigen_max_static_align;///< EIGEN_MAX_STATIC_ALIGN_BYTES
+  std::uint32_t sizes[kFingerprintSizes];  ///< sizeof each of kFingerprintSizeNames, in order
+};
+
+/// The plain descriptor behind the `scfw_plugin` alias. abi_version stays the first field in
+/// every version: the host reads it first and trusts nothing else when it differs from
+/// kAbiVersion; then it compares the build fingerprint and calls register_components only when
+/// both agree.
 struct PluginDescriptor {
   std::uint32_t abi_version;
-  const char* library;
-  const char* version;
+  std::uint32_t descriptor_size;  ///< sizeof(PluginDescriptor) in the plugin
+  char library[64];               ///< the library's name (cut to 63 bytes)
+  char version[32];               ///< the library's version (cut to 31 bytes)
+  BuildFingerprint build;
   void (*register_components)(Registrar&);
 };
 
+namespace detail {
+
+template <std::size_t N>
+constexpr void copy_text(char (&out)[N], const char* text) {
+  std::size_t i = 0;
+  for (; text != nullptr && i + 1 < N && text[i] != '\0'; ++i) out[i] = text[i];
+  for (; i < N; ++i) out[i] = '\0';
+}
+
+constexpr BuildFingerprint make_fingerprint(const char* sdk_version, const char* compiler, std::uint64_t interface_hash,
+                                            std::uint32_t std_library, std::uint32_t cxx11_string_abi,
+                                            std::uint32_t eigen_version, std::uint32_t eigen_max_align,
+                                            std::uint32_t eigen_max_static_align,
+                                            const std::uint32_t (&sizes)[kFingerprintSizes]) {
+  BuildFingerprint f{};
+  copy_text(f.sdk_version, sdk_version);
+  copy_text(f.compiler, compiler);
+  f.interface_hash = interface_hash;
+  f.std_library = std_library;
+  f.cxx11_string_abi = cxx11_string_abi;
+  f.eigen_version = eigen_version;
+  f.eigen_max_align = eigen_max_align;
+  f.eigen_max_static_align = eigen_max_static_align;
+  for (std::size_t i = 0; i < kFingerprintSizes; ++i) f.sizes[i] = sizes[i];
+  return f;
+}
+
+constexpr PluginDescriptor make_descriptor(std::uint32_t abi, const char* library, const char* version,
+                                           const BuildFingerprint& build, void (*register_components)(Registrar&)) {
+  PluginDescriptor d{};
+  d.abi_version = abi;
+  d.descriptor_size = sizeof(PluginDescriptor);
+  copy_text(d.library, library);
+  copy_text(d.version, version);
+  d.build = build;
+  d.register_components = register_components;
+  return d;
+}
+
+}  // namespace detail
+
 }  // namespace scfw
+
+#if defined(__clang__)
+#define SCFW_DETAIL_COMPILER "Clang " __clang_version__
+#elif defined(__GNUC__)
+#define SCFW_DETAIL_COMPILER "GCC " __VERSION__
+#else
+#define SCFW_DETAIL_COMPILER "an unknown compiler"
+#endif
+#if defined(_LIBCPP_VERSION)
+#define SCFW_DETAIL_STD_LIBRARY 2u
+#elif defined(__GLIBCXX__)
+#define SCFW_DETAIL_STD_LIBRARY 1u
+#else
+#define SCFW_DETAIL_STD_LIBRARY 0u
+#endif
+#if defined(_GLIBCXX_USE_CXX11_ABI)
+#define SCFW_DETAIL_CXX11_ABI static_cast<std::uint32_t>(_GLIBCXX_USE_CXX11_ABI)
+#else
+#define SCFW_DETAIL_CXX11_ABI 0u
+#endif
+
+/// The build fingerprint of the translation unit it is expanded in (a constant expression): the
+/// plugin's in SCFW_PLUGIN, the host's in the registry.
+#define SCFW_BUILD_FINGERPRINT                                                                          \
+  ::scfw::detail::make_fingerprint(                                                                     \
+      SCFW_SDK_VERSION, SCFW_DETAIL_COMPILER, SCFW_SDK_INTERFACE_HASH, SCFW_DETAIL_STD_LIBRARY,         \
+      SCFW_DETAIL_CXX11_ABI, EIGEN_WORLD_VERSION * 10000u + EIGEN_MAJOR_VERSION * 100u + EIGEN_MINOR_VERSION, \
+      static_cast<std::uint32_t>(EIGEN_MAX_ALIGN_BYTES), static_cast<std::uint32_t>(EIGEN_MAX_STATIC_ALIGN_BYTES), \
+      {sizeof(std::string), sizeof(std::vector<double>), sizeof(std::function<void()>), sizeof(::scfw::Vec),  \
+       sizeof(::scfw::Mat), sizeof(::scfw::ComponentInfo), sizeof(::scfw::ParamSpec), sizeof(::scfw::Params), \
+       sizeof(::scfw::Context), sizeof(::scfw::Expr)})

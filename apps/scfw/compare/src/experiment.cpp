@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -10,6 +11,7 @@
 #include "scfw/core/input.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/error.hpp"
+#include "internal.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -234,6 +236,7 @@ Experiment parse_experiment(const Registry& registry, const json& doc, const std
   if (!mit->is_array() || mit->empty())
     input::input_error(src, "/methods", "expected a non-empty list of {\"label\", \"tracker\", \"schedule\"}, got " + input::show(*mit));
   std::set<std::string> labels;
+  std::map<std::string, size_t> file_names;  // safe_name(label) -> index of the method
   for (size_t i = 0; i < mit->size(); ++i) {
     const json& m = (*mit)[i];
     const std::string ptr = "/methods/" + std::to_string(i);
@@ -251,7 +254,26 @@ Experiment parse_experiment(const Registry& registry, const json& doc, const std
     if (!l->is_string() || l->get<std::string>().empty())
       input::input_error(src, ptr + "/label", "expected a non-empty string, got " + input::show(*l));
     cm.label = l->get<std::string>();
-    if (!labels.insert(cm.label).second) input::input_error(src, ptr + "/label", "label \"" + cm.label + "\" is used twice");
+    if (!labels.insert(cm.label).second)
+      input::input_error(src, ptr + "/label", "label \"" + input::excerpt(cm.label) + "\" is used twice");
+    // A label names files (traces/<label>-K..-seed..csv) and is written into CSV cells and
+    // gnuplot scripts: no path separators, quotes or control characters, and two labels must not
+    // name the same file ("a b" and "a_b" would write, concurrently, the same traces).
+    for (const char c : cm.label) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u == 0x7F || c == '/' || c == '\\' || c == '"' || c == '\'' || c == '`')
+        input::input_error(src, ptr + "/label",
+                           "label \"" + input::excerpt(cm.label) +
+                               "\": a label cannot contain '/', '\\', quotes or control characters (it names trace "
+                               "files and is written into CSV files and plot scripts)");
+    }
+    const std::string file = compare_detail::safe_name(cm.label);
+    if (auto [it, fresh] = file_names.emplace(file, i); !fresh)
+      input::input_error(src, ptr + "/label",
+                         "label \"" + input::excerpt(cm.label) + "\" names the same trace files (traces/" +
+                             input::excerpt(file) + "-K...csv) as /methods/" + std::to_string(it->second) +
+                             "/label \"" + input::excerpt((*mit)[it->second]["label"].get<std::string>()) +
+                             "\"; file names keep a label's letters, digits, '-' and '.', anything else becomes '_'");
     auto t = m.find("tracker");
     if (t == m.end()) input::input_error(src, ptr + "/tracker", "missing block; add {\"plugin\": NAME}");
     auto s = m.find("schedule");

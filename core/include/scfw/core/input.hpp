@@ -5,7 +5,9 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -21,6 +23,15 @@ std::string child(const std::string& pointer, const std::string& key);
 
 /// The value as compact JSON, shortened to 60 characters (a whole data array is no help in one line).
 std::string show(const nlohmann::json& v);
+
+/// A piece of the input quoted in a message: whole up to 40 bytes, else its first 40 bytes and
+/// "... (N bytes)" (a 10 MB token is not echoed whole into a one-line message). The same rule as
+/// scfw::excerpt of the SDK's data_file.hpp, which plugins' loaders use.
+std::string excerpt(std::string_view text);
+
+/// "a character device", "a FIFO", "a socket", "a block device", "a symbolic link", "a directory",
+/// "a regular file", or "an unknown kind of file", for "is not a regular file (...)".
+std::string file_type_name(const std::filesystem::file_status& st);
 
 /// "\"a\", \"b\", \"c\"": sorted and without duplicates unless `sorted` is false.
 std::string quoted_list(std::vector<std::string> names, bool sorted = true);

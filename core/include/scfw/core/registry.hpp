@@ -1,11 +1,14 @@
 // scfw core: run-time discovery of plugin libraries.
 //
 // Every plugin is its own shared library. The registry opens each candidate with Boost.DLL,
-// reads the plain `scfw_plugin` descriptor, checks its ABI number before any C++ object crosses,
+// reads the plain `scfw_plugin` descriptor, checks its ABI number and then its build fingerprint
+// (SDK interface hash, C++ library and string ABI, Eigen version and alignment, type sizes)
+// before any C++ object crosses,
 // and lets it register its components. A library that fails (not a plugin, missing symbol, other
 // ABI version, throws while registering) is recorded once with its path and reason and the
-// others still load. Two libraries registering the same (kind, name) is an InputError naming
-// both files. Libraries are never unloaded: anything a library made (objects, deleters,
+// others still load. When two libraries register the same (kind, name), the one loaded first (the
+// search path's order: --plugin-path, then $SCFW_PLUGIN_PATH, then the built-in folder; within a
+// folder, sorted file names) keeps it and a warning names both files. Libraries are never unloaded: anything a library made (objects, deleters,
 // std::function targets, exceptions in flight) stays valid until the process exits.
 #pragma once
 
@@ -41,6 +44,13 @@ struct LoadFailure {
   std::string reason;
 };
 
+/// A library that loaded, but not all of it is used: a name it registers was registered first by
+/// another library. `message` is one line naming both files.
+struct LoadWarning {
+  std::string path;
+  std::string message;
+};
+
 class Registry {
  public:
   Registry() = default;
@@ -60,7 +70,8 @@ class Registry {
   void load_path(const std::vector<std::filesystem::path>& dirs);
   void load_directory(const std::filesystem::path& dir);
   /// Loads one library. Returns false (and records a LoadFailure) when it is not a usable
-  /// plugin; throws InputError when it registers a name another library already registered.
+  /// plugin. A component whose (kind, name) another library registered first is left out and
+  /// recorded as a LoadWarning; the library's other components load.
   bool load_library(const std::filesystem::path& file);
 
   /// The component of this kind with this name, or nullptr.
@@ -90,6 +101,7 @@ class Registry {
 
   const std::vector<RegisteredComponent>& components() const { return components_; }
   const std::vector<LoadFailure>& failures() const { return failures_; }
+  const std::vector<LoadWarning>& warnings() const { return warnings_; }
   const std::vector<std::string>& libraries() const { return libraries_; }
 
  private:
@@ -100,8 +112,14 @@ class Registry {
 
   std::vector<RegisteredComponent> components_;
   std::vector<LoadFailure> failures_;
+  std::vector<LoadWarning> warnings_;
   std::vector<std::string> libraries_;  // canonical paths of the libraries loaded
 };
+
+/// Why a library's build fingerprint does not match this scfw's ("build fingerprint mismatch:
+/// _GLIBCXX_USE_CXX11_ABI=0 in the library, 1 in this scfw (...); ..."), or "" when it matches.
+/// The registry skips a mismatched library with this reason before calling anything in it.
+std::string fingerprint_mismatch(const BuildFingerprint& library);
 
 /// Levenshtein distance, for "did you mean" suggestions.
 size_t edit_distance(const std::string& a, const std::string& b);

@@ -99,6 +99,11 @@ nlohmann::json run_document(const Registry& registry, const Experiment& e, size_
 /// ("/methods/2/schedule/...").
 void compare_check(const Registry& registry, const Experiment& e);
 
+/// For `compare --check`: InputError "<out>: cannot create the output folder (<why>)" when `out`
+/// (and out/traces) could not be created or written: a file in the way, no permission, a
+/// read-only file system. Leaves nothing behind (the probe folder it makes is removed).
+void check_output_folder(const std::filesystem::path& out);
+
 /// The problem of the experiment (its "oracle", "outer", "domain" blocks).
 Problem compose_experiment_problem(const Registry& registry, const Experiment& e);
 /// Method `method` at budget K on `problem` (its K expressions evaluated), with its blocks'

@@ -1,0 +1,45 @@
+// scfw SDK: helpers for plugins that read data files, header-only.
+//
+// Two rules keep a loader's messages one readable line: a quoted piece of the input is cut to
+// its first 40 bytes with the total size (`excerpt`), so a 10 MB token does not land whole in a
+// message; and a data path is checked before it is opened (`check_data_path`), so a folder is
+// reported as one instead of reading as an empty file.
+#pragma once
+
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "scfw/error.hpp"
+
+namespace scfw {
+
+/// `text` for a one-line message: whole when it has at most `keep` bytes, else its first `keep`
+/// bytes (not cutting a UTF-8 character) followed by "... (N bytes)". Control characters (a NUL,
+/// a tab, a newline) are shown as '?', so the message stays one printable line.
+inline std::string excerpt(std::string_view text, std::size_t keep = 40) {
+  std::size_t cut = text.size();
+  if (text.size() > keep) {
+    cut = keep;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  }
+  std::string out;
+  out.reserve(cut + 24);
+  for (std::size_t i = 0; i < cut; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    out += (c < 0x20 || c == 0x7F) ? '?' : static_cast<char>(c);
+  }
+  if (cut < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
+  return out;
+}
+
+/// Throws InputError("<path>: is a directory") when `path` names a folder. A missing file is left
+/// to the loader's own "cannot open" message.
+inline void check_data_path(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
+}
+
+}  // namespace scfw

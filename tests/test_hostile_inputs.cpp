@@ -1,0 +1,165 @@
+// Hostile inputs to the file readers (issue #12): problem files that are not regular files or are
+// too large, data files that are folders, data that is not finite or overflows, a price CSV
+// without its header row, and huge tokens, which every message cuts to 40 bytes.
+#include <doctest/doctest.h>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "plugin_support.hpp"
+#include "scfw/core/input.hpp"
+#include "scfw/core/problem.hpp"
+#include "scfw/data_file.hpp"
+#include "scfw/error.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("scfw_test_hostile_" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string write(const std::string& name, const std::string& text) const {
+    const fs::path p = path / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+};
+
+std::string input_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const scfw::InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+template <class T>
+std::string make_error(const std::string& plugin, json block, const scfw::Context& ctx = {}) {
+  return input_error([&] { scfw::test::make<T>(plugin, scfw::test::params(std::move(block), "p.json", "/oracle"), ctx); });
+}
+
+}  // namespace
+
+TEST_CASE("excerpt: short text whole, long text cut at 40 bytes with its size, control characters shown as ?") {
+  CHECK(scfw::excerpt("abc") == "abc");
+  CHECK(scfw::excerpt(std::string(40, 'x')) == std::string(40, 'x'));
+  CHECK(scfw::excerpt(std::string(10'000'000, 'x')) == std::string(40, 'x') + "... (10000000 bytes)");
+  CHECK(scfw::excerpt(std::string("a\0b\tc", 5)) == "a?b?c");
+  // A two-byte UTF-8 character across the cut is left out whole.
+  CHECK(scfw::excerpt(std::string(39, 'x') + "\xC3\xA9" + "yz") == std::string(39, 'x') + "... (43 bytes)");
+  CHECK(scfw::input::excerpt(std::string(41, 'y')) == std::string(40, 'y') + "... (41 bytes)");
+}
+
+TEST_CASE("problem files: a folder, a character device, a FIFO and a file over 64 MiB are refused") {
+  TempDir dir;
+  const std::string d = dir.path.string();
+  CHECK(input_error([&] { scfw::read_json_file(d); }) == d + ": is a directory");
+  CHECK(input_error([&] { scfw::read_json_file("/dev/zero"); }) == "/dev/zero: is not a regular file (a character device)");
+  const fs::path fifo = dir.path / "fifo.json";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK(input_error([&] { scfw::read_json_file(fifo); }) == fifo.string() + ": is not a regular file (a FIFO)");
+
+  // A sparse file: its size is stated without writing 64 MiB.
+  const fs::path big = dir.path / "big.json";
+  std::ofstream(big) << "{}";
+  fs::resize_file(big, (std::uintmax_t{64} << 20) + 1);
+  CHECK(input_error([&] { scfw::read_json_file(big); }) ==
+        big.string() +
+            ": the file has 67108865 bytes; problem and experiment files are limited to 67108864 bytes (64 MiB): put "
+            "large data in a data file the plugin reads");
+  // At the limit exactly, the file is read: an object followed by white space.
+  {
+    std::ofstream out(big, std::ios::binary | std::ios::trunc);
+    out << "{\"a\": 1}" << std::string((std::size_t{64} << 20) - 8, ' ');
+  }
+  REQUIRE(fs::file_size(big) == (std::uintmax_t{64} << 20));
+  CHECK(scfw::read_json_file(big) == json{{"a", 1}});
+  fs::remove(big);
+}
+
+TEST_CASE("problem files: a duplicate key of 10 MB is cut in the message") {
+  TempDir dir;
+  const std::string key(10'000'000, 'k');
+  const std::string file = dir.write("dup.json", "{\"a\": {\"" + key + "\": 1, \"" + key + "\": 2}}");
+  CHECK(input_error([&] { scfw::read_json_file(file); }) ==
+        file + ": /a/" + std::string(40, 'k') + "... (10000000 bytes): duplicate key (a JSON object names each key once)");
+  const std::string root = dir.write("root.json", "{\"b\": 1, \"b\": 2}");
+  CHECK(input_error([&] { scfw::read_json_file(root); }) == root + ": /b: duplicate key (a JSON object names each key once)");
+}
+
+TEST_CASE("an unknown plugin name of 10 MB is cut in the message") {
+  const json block = {{"plugin", std::string(10'000'000, 'z')}};
+  CHECK(input_error([&] { scfw::input::find_plugin(scfw::test::registry(), scfw::Kind::Outer, block, "p.json", "/outer"); }) ==
+        "p.json: /outer/plugin: unknown outer plugin \"" + std::string(40, 'z') + "... (10000000 bytes)\"");
+}
+
+TEST_CASE("least_squares_tasks: a folder, non-finite values and a 10 MB token") {
+  TempDir dir;
+  const std::string d = dir.path.string();
+  const json block = {{"file", d}, {"tasks", 1}};
+  CHECK(make_error<scfw::Oracle>("least_squares_tasks", block) == d + ": is a directory");
+  const auto lsq = [&](const std::string& name, const std::string& text) {
+    return make_error<scfw::Oracle>("least_squares_tasks", {{"file", dir.write(name, text)}, {"tasks", 1}});
+  };
+  const std::string p1 = (dir.path / "inf.svm").string();
+  CHECK(lsq("inf.svm", "1 1:1\n-1 1:1e400\n") == p1 + ":2: the value is not a finite number: \"1:1e400\"");
+  const std::string p2 = (dir.path / "nan.svm").string();
+  CHECK(lsq("nan.svm", "nan 1:1\n") == p2 + ":1: the label is not a finite number: \"nan\"");
+  const std::string p3 = (dir.path / "huge.svm").string();
+  CHECK(lsq("huge.svm", "1 1:" + std::string(10'000'000, '7') + "x\n") ==
+        p3 + ":1: expected index:value, got \"1:" + std::string(38, '7') + "... (10000003 bytes)\"");
+}
+
+TEST_CASE("portfolio_returns: a folder, a file without its header row, returns that overflow, drift 1e308") {
+  TempDir dir;
+  const std::string d = dir.path.string();
+  CHECK(make_error<scfw::Oracle>("portfolio_returns", {{"file", d}, {"groups", 1}}) == d + ": is a directory");
+
+  const std::string headless = dir.write("headless.csv", "2020-01-02,101.5,20\n2020-01-03,102,21\n2020-01-06,103,22\n");
+  CHECK(make_error<scfw::Oracle>("portfolio_returns", {{"file", headless}, {"groups", 1}}) ==
+        headless + ":1: expected a header row date,<asset>,..., got a row of numbers (\"2020-01-02,101.5,20\")");
+
+  const std::string overflow = dir.write("overflow.csv", "date,A,B\nd1,1,1e-300\nd2,2,1e300\nd3,3,1\n");
+  CHECK(make_error<scfw::Oracle>("portfolio_returns", {{"file", overflow}, {"groups", 1}}) ==
+        overflow + ":3: column 3 (B): the return p_t / p_{t-1} - 1 overflows (1e+300 after 1e-300)");
+
+  const std::string drift = make_error<scfw::Oracle>(
+      "portfolio_returns", {{"synthetic", {{"assets", 2}, {"days", 5}, {"drift", 1e308}}}, {"groups", 1}});
+  CHECK(drift.rfind("p.json: /oracle/synthetic/drift: the returns of asset ", 0) == 0);
+  CHECK(drift.find(" overflow: their sum over days 1..") != std::string::npos);
+
+  // Returns (not prices) that are finite one by one but whose sum over days overflows.
+  const std::string sum = dir.write("sum.csv", "date,A\nd1,1e308\nd2,1e308\nd3,1\n");
+  CHECK(make_error<scfw::Oracle>("portfolio_returns", {{"file", sum}, {"groups", 1}, {"prices", false}}) ==
+        sum + ":3: column 2 (A): the sum of the returns up to this row overflows");
+}
+
+TEST_CASE("matrix_completion and polytope: a folder is reported as one, tokens are cut") {
+  TempDir dir;
+  const std::string d = dir.path.string();
+  CHECK(make_error<scfw::Oracle>("matrix_completion", {{"file", d}}) == d + ": is a directory");
+  const std::string ratings = dir.write("u.data", "1 1 5\n2 2 " + std::string(100, '9') + "q\n");
+  CHECK(make_error<scfw::Oracle>("matrix_completion", {{"file", ratings}}) ==
+        ratings + ":2: value is not a finite number: \"" + std::string(40, '9') + "... (101 bytes)\"");
+
+  CHECK(make_error<scfw::Domain>("polytope", {{"file", d}, {"dim", 2}}, scfw::test::context(2, 1)) ==
+        d + ": is a directory");
+  const std::string rows = dir.write("rows.csv", "1,0,1\n0,1e999,1\n");
+  CHECK(make_error<scfw::Domain>("polytope", {{"file", rows}, {"dim", 2}}, scfw::test::context(2, 1)) ==
+        rows + ":2: not a finite number: \"1e999\"");
+}
