@@ -34,6 +34,7 @@
 
 #include "run_checkpoint.hpp"
 #include "scfw/compare/compare.hpp"
+#include "scfw/core/memory_limit.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/report.hpp"
@@ -138,6 +139,20 @@ po::options_description plugin_path_option() {
   o.add_options()("plugin-path", po::value<std::vector<std::string>>()->composing(),
                   "DIR: also load the plugin libraries in DIR (searched first; repeatable)");
   return o;
+}
+
+po::options_description memory_limit_option() {
+  po::options_description o;
+  o.add_options()("memory-limit", po::value<std::string>()->value_name("SIZE"),
+                  "refuse, before allocating, a run that would hold more than SIZE (512MiB, 8GiB, 1e9; default: "
+                  "SCFW_MEMORY_LIMIT, else 80% of the machine's memory; docs/memory.md)");
+  return o;
+}
+
+/// --memory-limit when given (InputError on a bad size: exit 2).
+std::optional<std::uint64_t> memory_limit(const po::variables_map& vm) {
+  if (!vm.count("memory-limit")) return std::nullopt;
+  return scfw::parse_size(vm["memory-limit"].as<std::string>(), "--memory-limit");
 }
 
 /// Parses `args` against `visible` plus one optional positional `positional_name`.
@@ -414,6 +429,7 @@ int cmd_run(const std::vector<std::string>& args) {
       "plain progress lines on stderr at most every SECONDS (for logs; overrides \"output\": {\"progress\"})")(
       "quiet,q", "no progress line; print the one-line summary instead of the full one");
   visible.add(plugin_path_option());
+  visible.add(memory_limit_option());
   visible.add(scfw_app::checkpoint_options());
   const po::variables_map vm = parse(args, visible, "file");
   if (vm.count("help")) {
@@ -442,6 +458,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("trace")) overrides.trace = vm["trace"].as<std::string>();
   if (vm.count("gap-tolerance")) overrides.gap_tolerance = nonnegative_number(vm, "gap-tolerance");
   if (vm.count("time-limit")) overrides.time_limit = nonnegative_number(vm, "time-limit");
+  overrides.memory = scfw::memory_account(memory_limit(vm));
   const bool quiet = vm.count("quiet") > 0;
   scfw::OutputOverrides output_overrides;
   if (vm.count("solution")) output_overrides.solution = vm["solution"].as<std::string>();
@@ -556,15 +573,18 @@ int cmd_validate(const std::vector<std::string>& args) {
   po::options_description visible("options");
   visible.add_options()("help,h", "print this help");
   visible.add(plugin_path_option());
+  visible.add(memory_limit_option());
   const po::variables_map vm = parse(args, visible, "file");
   if (vm.count("help")) {
     print_help(kValidate, visible);
     return kExitOk;
   }
   const std::string file = required_positional(vm, "file", "FILE (the problem's JSON file)");
+  scfw::Overrides overrides;
+  overrides.memory = scfw::memory_account(memory_limit(vm));
   scfw::Registry registry;
   load_plugins(registry, plugin_paths(vm));
-  const scfw::Composition composed = scfw::load_problem(registry, file);
+  const scfw::Composition composed = scfw::load_problem(registry, file, overrides);
   const scfw::Problem& problem = composed.problem;
 
   std::string parts;
@@ -575,6 +595,10 @@ int cmd_validate(const std::vector<std::string>& args) {
       parts += " d=" + std::to_string(problem.dim()) + " n=" + std::to_string(problem.outputs());
   }
   std::cout << file << ": ok (" << parts << ")\n";
+  const scfw::MemoryAccount& memory = composed.method.memory;
+  std::cout << "memory: about " << scfw::format_bytes(memory.held()) << " held by the run (limit "
+            << (memory.limit() == scfw::MemoryAccount::kNoLimit ? std::string("none") : scfw::format_bytes(memory.limit()))
+            << ")\n";
   return kExitOk;
 }
 
@@ -689,6 +713,7 @@ int cmd_compare(const std::vector<std::string>& args) {
       "compose the whole problem anew for every run instead of once per worker (same numbers, slower; for checks)")(
       "quiet,q", "no progress line, no table");
   visible.add(plugin_path_option());
+  visible.add(memory_limit_option());
   const po::variables_map vm = parse(args, visible, "file");
   if (vm.count("help")) {
     print_help(kCompare, visible);
@@ -709,7 +734,13 @@ int cmd_compare(const std::vector<std::string>& args) {
 
   scfw::Registry registry;
   load_plugins(registry, plugin_paths(vm));
-  const scfw::Experiment experiment = scfw::load_experiment(registry, file);
+  scfw::Experiment experiment = scfw::load_experiment(registry, file);
+  {
+    // Each worker composes its own problem: the limit is shared by the workers that will run.
+    const size_t runs = experiment.methods.size() * experiment.seeds.size() * experiment.budgets.size();
+    const auto workers = static_cast<unsigned>(std::clamp<size_t>(runs, 1, jobs));
+    experiment.memory = scfw::memory_account(memory_limit(vm), workers);
+  }
   scfw::compare_check(registry, experiment);
   const fs::path out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
                                        : fs::path(experiment.out.empty() ? "compare-" + fs::path(file).stem().string()

@@ -20,7 +20,9 @@
 #include <utility>
 
 #include "scfw/core/input.hpp"
+#include "scfw/core/memory_limit.hpp"
 #include "scfw/error.hpp"
+#include "scfw/memory.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -128,6 +130,18 @@ std::unique_ptr<T> make(const Resolved& r, const Context& ctx, const std::string
   return r.registry->make<T>(r.component->info.name, r.block, ctx, source, r.pointer);
 }
 
+/// Charges what the host itself will hold; over the limit: one line at `pointer`.
+void charge(MemoryAccount& account, std::uint64_t bytes, const std::string& what, const std::string& src,
+            const std::string& pointer) {
+  try {
+    account.reserve(bytes, what);
+  } catch (const MemoryLimitError& e) {
+    input_error(src, pointer, e.what());
+  }
+}
+
+std::string times(std::int64_t a, std::int64_t b) { return std::to_string(a) + " x " + std::to_string(b); }
+
 bool is_product_block(const Registry& registry, const json& doc) {
   auto it = doc.find("domain");
   if (it == doc.end() || !it->is_object()) return false;
@@ -214,7 +228,7 @@ std::unique_ptr<Domain> build_domain(const ProblemBlocks& b, const Context& ctx,
 }
 
 Problem build_problem(const ProblemBlocks& b, const std::string& source, const std::string& name,
-                      const fs::path& base_dir) {
+                      const fs::path& base_dir, const MemoryAccount* memory) {
   const std::string src = source.empty() ? std::string("<input>") : source;
   Problem problem;
   problem.source = source;
@@ -226,18 +240,34 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   problem.counters = std::make_shared<CallCounters>();
 
   // The oracle first: its d and n are what every other factory is told.
+  problem.memory = memory ? *memory : memory_account();
   Context ctx;
   ctx.base_dir = base_dir.string();
+  ctx.memory = Memory(&problem.memory);  // only while building: `problem` is moved when returned
   problem.oracle = wrap_oracle(make<Oracle>(b.oracle, ctx, src), b.oracle.component->info.name, problem.counters);
   ctx.dim = problem.oracle->dim();
   ctx.outputs = problem.oracle->outputs();
+  // What the solver holds for any run on this problem (solver.cpp sizes these before its loop).
+  {
+    const std::int64_t n = ctx.outputs, d = ctx.dim;
+    charge(problem.memory, bytes_of({n, d, 8}), "V (" + times(n, d) + ")", src, "/oracle");
+    charge(problem.memory, bytes_of({n, d, 8}), "the Jacobian of the gap reports (" + times(n, d) + ")", src,
+           "/oracle");
+    charge(problem.memory, bytes_of({4, d, 8}), "the iterates y, x and their copies (4 x " + std::to_string(d) + ")",
+           src, "/oracle");
+    charge(problem.memory, bytes_of({2, n, 8}), "z and the gap reports' f (2 x " + std::to_string(n) + ")", src,
+           "/oracle");
+  }
 
   problem.outer = wrap_outer(make<OuterFunction>(b.outer, ctx, src), b.outer.component->info.name, ctx.outputs,
                              ctx.dim, problem.counters);
   problem.domain = build_domain(b, ctx, src, &problem.plugins[2].second);
   // Later domains come from the same (already validated) blocks; the components live in the
-  // Registry, which outlives every object its plugins made.
-  problem.make_domain = [b, ctx, src] { return build_domain(b, ctx, src, nullptr); };
+  // Registry, which outlives every object its plugins made. A renewed domain replaces the one
+  // already charged: its charges go to no account.
+  Context renew_ctx = ctx;
+  renew_ctx.memory = Memory();
+  problem.make_domain = [b, renew_ctx, src] { return build_domain(b, renew_ctx, src, nullptr); };
   return problem;
 }
 
@@ -270,6 +300,31 @@ struct GlmoTarget {
   std::vector<std::string>& notes;
 };
 
+/// What one GLMO instance will hold, estimated before it is built (docs/memory.md). Over an LP
+/// model: the LP by columns (the n rows of u = z + V (x - y) are dense in the domain's
+/// variables, W = V A), bounds, costs and solutions per row and column, and the explicit basis
+/// inverse of the dense simplex. Over an LMO-only domain: the atoms of column generation
+/// (at most 2 max_atoms, each a d-vector and its image under V).
+std::uint64_t glmo_bytes(const Domain& domain, const Params& params, const std::string& name, std::int64_t n,
+                         std::int64_t d) {
+  if (!domain.has_model()) {
+    const std::int64_t atoms = 2 * (params.has("max_atoms") ? params.get<std::int64_t>("max_atoms") : 50);
+    return add_bytes(bytes_of({atoms, d + n, 8}), bytes_of({atoms + n + 1, atoms + n + 1, 8}));
+  }
+  Model m;
+  const std::vector<Expr> x = domain.model(m);
+  std::int64_t nnz = 0;
+  for (const Row& r : m.rows()) nnz += static_cast<std::int64_t>(r.expr.terms().size());
+  for (const Expr& e : x) nnz += static_cast<std::int64_t>(e.terms().size());
+  const std::int64_t vars = m.num_vars(), rows = static_cast<std::int64_t>(m.rows().size());
+  const std::int64_t cols = vars + 2 * n, all_rows = rows + 2 * n;  // u, and about one row per u of the outer
+  std::uint64_t bytes = bytes_of({n, vars, 8});                       // W = V A
+  bytes = add_bytes(bytes, bytes_of({n * vars + nnz + cols, 16}));    // the LP by columns: index + value
+  bytes = add_bytes(bytes, bytes_of({cols + all_rows, 64}));          // bounds, costs, solutions, statuses
+  if (name == "dense_simplex") bytes = add_bytes(bytes, bytes_of({all_rows, all_rows, 8}));  // basis inverse
+  return bytes;
+}
+
 /// Builds the GLMO and its twin for the gap reports from `glmo_block`, or picks the solver when
 /// `doc` has no "glmo" block. Returns the target it filled.
 GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json& doc, Resolved glmo_block,
@@ -292,6 +347,11 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
   auto build_glmos = [&]() {
     // Two instances from one block: the gap reports never disturb the algorithm's warm starts.
     const std::string& glmo_name = glmo_block.component->info.name;
+    if (MemoryAccount* account = ctx.memory.account()) {
+      const std::uint64_t one = glmo_bytes(*problem.domain, glmo_block.params, glmo_name, n, d);
+      charge(*account, add_bytes(one, one), "the GLMO and its twin for the gap reports (2 x " + format_bytes(one) + ")",
+             src, "/glmo");
+    }
     problem.glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
     problem.gap_glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
     for (Glmo* g : {problem.glmo.get(), problem.gap_glmo.get()}) {
@@ -342,10 +402,12 @@ Method build_method(const Registry& registry, Problem& problem, const MethodBloc
                     {"schedule", b.schedule.component->info.name}};
   const int d = problem.oracle->dim();
   const int n = problem.oracle->outputs();
+  method.memory = problem.memory;  // the problem's charges, then the method's own
   Context ctx;
   ctx.base_dir = problem.base_dir.string();
   ctx.dim = d;
   ctx.outputs = n;
+  ctx.memory = Memory(&method.memory);  // only while building: `method` is moved when returned
 
   method.tracker = wrap_tracker(make<Tracker>(b.tracker, ctx, src), b.tracker.component->info.name);
   try {
@@ -400,13 +462,13 @@ std::vector<std::string> Composition::notes() const {
 }
 
 Problem compose_problem(const Registry& registry, const json& doc, const std::string& source,
-                        const fs::path& base_dir) {
+                        const fs::path& base_dir, const MemoryAccount* memory) {
   const std::string src = source.empty() ? std::string("<input>") : source;
   if (!doc.is_object())
     throw InputError(src + ": expected an object at the top level, got " + article(doc.type_name()) + " " +
                      doc.type_name());
   const std::string name = read_name(doc, source, src);
-  return build_problem(resolve_problem(registry, doc, src), source, name, base_dir);
+  return build_problem(resolve_problem(registry, doc, src), source, name, base_dir, memory);
 }
 
 Method compose_method(const Registry& registry, Problem& problem, const MethodBlock& tracker,
@@ -498,7 +560,7 @@ Composition compose(const Registry& registry, const json& doc, const std::string
                      src);
 
   Composition c;
-  c.problem = build_problem(problem_blocks, source, name, base_dir);
+  c.problem = build_problem(problem_blocks, source, name, base_dir, overrides.memory ? &*overrides.memory : nullptr);
   if (options.gap_tolerance > 0 && !c.problem.oracle->has_exact()) {
     const std::string what = "the oracle " + problem_blocks.oracle.component->info.name +
                              " has no exact evaluation, so no gap is ever computed and a gap tolerance cannot stop the run";

@@ -299,6 +299,8 @@ std::unique_ptr<Component> Registry::make_component(Kind kind, const std::string
   std::unique_ptr<Component> made;
   try {
     made = rc->factory_(params, context);
+  } catch (const MemoryLimitError& e) {
+    input::input_error(source, pointer, e.what());  // charged by the factory before allocating
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {

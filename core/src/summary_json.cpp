@@ -42,6 +42,8 @@ RunRecord describe_run(const Registry& registry, const Problem& problem, const M
   r.time_limit = options.time_limit;
   r.dim = problem.dim();
   r.outputs = problem.outputs();
+  r.memory_bytes = method.memory.held();
+  r.memory_limit_bytes = method.memory.limit();
   PluginNames names = problem.plugins;
   names.insert(names.end(), method.plugins.begin(), method.plugins.end());
   for (const auto& [role, name] : names) {
@@ -108,6 +110,8 @@ json to_json(const Summary& s, const RunRecord& r) {
   for (const auto& p : r.plugins)
     plugins.push_back({{"role", p.role}, {"name", p.name}, {"library", p.library}, {"version", p.version}});
   o["plugins"] = std::move(plugins);
+  o["memory"] = {{"estimate_bytes", r.memory_bytes}, {"estimate", format_bytes(r.memory_bytes)},
+                 {"limit_bytes", r.memory_limit_bytes == UINT64_MAX ? json(nullptr) : json(r.memory_limit_bytes)}};
   return o;
 }
 

@@ -67,10 +67,11 @@ run "$SCFW" run ok.json --trace /dev/null/trace.csv
 expect_rc 2 "unwritable trace"
 expect_stderr "error: /dev/null/trace.csv: cannot write trace file" "unwritable trace"
 
-# validate: the composed problem in one line.
-run "$SCFW" validate ok.json
+# validate: the composed problem in one line, then what a run will hold (docs/memory.md).
+run "$SCFW" validate --memory-limit 1GiB ok.json
 expect_rc 0 "validate"
-[[ "$OUT" == "ok.json: ok (oracle least_squares_tasks d=20 n=4, outer max, domain l1_ball, glmo clp, tracker momentum, schedule nonconvex)" ]] ||
+[[ "$OUT" == "ok.json: ok (oracle least_squares_tasks d=20 n=4, outer max, domain l1_ball, glmo clp, tracker momentum, schedule nonconvex)
+memory: about 61.9 KiB held by the run (limit 1.0 GiB)" ]] ||
   fail "validate printed: $OUT"
 [[ -z "$ERR" ]] || fail "validate: unexpected stderr: $ERR"
 

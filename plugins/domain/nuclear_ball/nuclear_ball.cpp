@@ -73,6 +73,15 @@ class NuclearBall final : public scfw::Domain {
     if (c.dim >= 1 && c.dim != rows_ * cols_)
       p.fail("rows", "the domain has dimension rows * cols = " + std::to_string(rows_ * cols_) +
                          " but the oracle has dimension " + std::to_string(c.dim));
+    {
+      // The LMO's work space: the singular vectors, the Lanczos bases (rows + cols) x 40 of the
+      // large case or the Gram matrix and its tridiagonalization of the small one, and the
+      // rescaled copy of G (rows x cols) used when its entries are extreme.
+      const std::int64_t r = rows_, k = cols_, small = std::min(r, k);
+      std::uint64_t bytes = scfw::add_bytes(scfw::bytes_of({r + k, 3 + 40, 8}), scfw::bytes_of({r, k, 8}));
+      if (small <= kDenseMax) bytes = scfw::add_bytes(bytes, scfw::bytes_of({small, small + 8, 16}));
+      c.memory.reserve(bytes, "the LMO's work space (rows x cols = " + std::to_string(r) + " x " + std::to_string(k) + ")");
+    }
     v_ = scfw::Vec::Zero(cols_);
     u_out_.resize(rows_);
     v_out_.resize(cols_);

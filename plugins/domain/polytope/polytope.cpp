@@ -110,6 +110,11 @@ class Polytope final : public scfw::Domain {
         p.fail("A", "has " + std::to_string(d_) + " columns (" + std::to_string(A_.size()) + " numbers / " +
                         std::to_string(b_.size()) + " rows) but the dimension is " + std::to_string(expect_d));
     }
+    // build_lp() copies A into Clp (by columns: index + value, with row and column arrays);
+    // bound_box() keeps the bounding box and a start (d each).
+    const auto m = static_cast<std::int64_t>(b_.size());
+    c.memory.reserve(scfw::add_bytes(scfw::bytes_of({m, d_, 12}), scfw::bytes_of({m + d_, 64})),
+                     "the LMO's LP (" + std::to_string(m) + " rows x " + std::to_string(d_) + " columns)");
     build_lp();
     bound_box(p);
   }

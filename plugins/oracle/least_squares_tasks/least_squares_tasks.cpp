@@ -64,7 +64,7 @@ struct TaskRows {
 //      (m = 1: nu = 10, s = noise). So later tasks are noisier and heavier-tailed: task m-1's
 //      noise has finite moments only of order < 2.5.
 // The data seed is independent of the run seed: the same `synthetic` block gives the same data.
-TaskRows make_synthetic(const Params& s) {
+TaskRows make_synthetic(const Params& s, const scfw::Memory& memory) {
   // Ranges and defaults as declared in register_components.
   const std::int64_t m = s.get<int>("tasks"), d = s.get<int>("dim"), rows = s.get<std::int64_t>("rows_per_task"),
                      sparsity = s.get<std::int64_t>("sparsity");
@@ -72,6 +72,11 @@ TaskRows make_synthetic(const Params& s) {
   const double noise = s.get<double>("noise");
   if (sparsity > d) s.fail("sparsity", "expected at most dim = " + std::to_string(d) + " non-zeros, got " + std::to_string(sparsity));
   if (static_cast<double>(m) * rows * d > 2e9) s.fail("rows_per_task", "tasks * rows_per_task * dim is too large (over 2e9 stored values)");
+  // Held below: x*, the shuffled indices, all_cols and a (d each), then m * rows dense rows
+  // (column index + value) with their labels and row pointers.
+  memory.reserve(scfw::add_bytes(scfw::bytes_of({m, rows, d, 12}), scfw::add_bytes(scfw::bytes_of({d, 24}), scfw::bytes_of({m, rows, 16}))),
+                 "the synthetic data (tasks x rows_per_task x dim = " + std::to_string(m) + " x " + std::to_string(rows) +
+                     " x " + std::to_string(d) + ")");
 
   Rng g(seed);
   Vec xstar = Vec::Zero(d);
@@ -138,6 +143,10 @@ TaskRows from_file(const Params& p, const Context& ctx) {
   }
   TaskRows t;
   t.d = checked_dim(path, features, data.max_index);
+  ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({static_cast<std::int64_t>(data.nnz()), 12}),
+                                     scfw::bytes_of({static_cast<std::int64_t>(data.rows()), 16})),
+                     "the rows of " + path + " (" + std::to_string(data.rows()) + " rows, " + std::to_string(data.nnz()) +
+                         " non-zeros)");
   t.cols.reserve(data.nnz());
   t.vals.reserve(data.nnz());
   for (const auto& rows : scfw::libsvm::stratified_split(data.labels, m)) {
@@ -179,6 +188,14 @@ TaskRows from_files(const Params& p, const Context& ctx) {
   }
   TaskRows t;
   t.d = checked_dim(paths.front(), features, max_index);
+  std::int64_t all_rows = 0, all_nnz = 0;
+  for (const auto& f : data) {
+    all_rows += static_cast<std::int64_t>(f.rows());
+    all_nnz += static_cast<std::int64_t>(f.nnz());
+  }
+  ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({all_nnz, 12}), scfw::bytes_of({all_rows, 16})),
+                     "the rows of the " + std::to_string(data.size()) + " files (" + std::to_string(all_rows) + " rows, " +
+                         std::to_string(all_nnz) + " non-zeros)");
   for (const auto& f : data) {
     for (std::size_t r = 0; r < f.rows(); ++r) {
       const std::int64_t b = f.row_ptr[r], e = f.row_ptr[r + 1];
@@ -214,13 +231,17 @@ class LeastSquaresTasks final : public scfw::Oracle {
     if (synthetic) {
       if (p.has("tasks")) p.fail("tasks", "only used with \"file\"; the generator takes synthetic.tasks");
       if (p.has("features")) p.fail("features", "only used with \"file\" or \"files\"; the generator takes synthetic.dim");
-      data_ = make_synthetic(p.object("synthetic"));
+      data_ = make_synthetic(p.object("synthetic"), ctx.memory);
     } else if (file) {
       data_ = from_file(p, ctx);
     } else {
       data_ = from_files(p, ctx);
     }
     from_libsvm_ = !synthetic;
+    // make_sample(): B row indices per task.
+    ctx.memory.reserve(scfw::bytes_of({data_.tasks(), batch_, 8}),
+                       "a sample of batch rows per task (tasks x batch = " + std::to_string(data_.tasks()) + " x " +
+                           std::to_string(batch_) + ")");
   }
 
   int dim() const override { return data_.d; }

@@ -61,10 +61,13 @@ struct Entries {
 // observed set is the first round(density * rows * cols) positions of a partial Fisher-Yates
 // shuffle (std::uniform_int_distribution); each observed M_e = L_e + noise * (E1 - E2), E1, E2
 // ~ Exp(1) (std::exponential_distribution): Laplace noise of scale `noise`.
-Entries make_synthetic(const Params& s) {
+Entries make_synthetic(const Params& s, const scfw::Memory& memory) {
   // Ranges and defaults as declared in register_components.
   const std::int64_t r = s.get<int>("rows"), c = s.get<int>("cols"), rank = s.get<int>("rank");
   const double density = s.get<double>("density"), noise = s.get<double>("noise");
+  // Held below: L and the positions (rows x cols each), the factors, the observed entries.
+  memory.reserve(scfw::add_bytes(scfw::bytes_of({r, c, 8 + 8 + 16}), scfw::bytes_of({r + c, rank, 8})),
+                 "the synthetic matrix (rows x cols = " + std::to_string(r) + " x " + std::to_string(c) + ")");
   Rng g(s.get<std::uint64_t>("seed"));
   std::normal_distribution<double> normal;
   Eigen::MatrixXd U(r, rank), W(c, rank);
@@ -220,7 +223,7 @@ class MatrixCompletion final : public scfw::Oracle {
     if (synthetic) {
       for (const char* k : {"rows", "cols"})
         if (p.has(k)) p.fail(k, "only used with \"file\"; the generator takes synthetic.rows / synthetic.cols");
-      e_ = make_synthetic(p.object("synthetic"));
+      e_ = make_synthetic(p.object("synthetic"), ctx.memory);
     } else {
       std::filesystem::path path(p.get<std::string>("file"));
       if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
@@ -235,6 +238,10 @@ class MatrixCompletion final : public scfw::Oracle {
     if (n == 0) n = m;  // one group per observed entry
     if (n > m) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(m) + " observed entries");
     batch_ = p.get<int>("batch");
+    // Held below and by make_sample(): the grouped entries, the group bounds, one sample.
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({m, 24}), scfw::add_bytes(scfw::bytes_of({n + 1, 8}), scfw::bytes_of({n, batch_, 8}))),
+                       "the entries and a sample of batch entries per group (groups x batch = " + std::to_string(n) +
+                           " x " + std::to_string(batch_) + ")");
     // The partition: entries in a shuffled order (Rng(partition_seed)), dealt into n consecutive
     // blocks. groups = 0 keeps the file/generator order (group g = entry g).
     std::vector<std::int64_t> order(static_cast<size_t>(m));

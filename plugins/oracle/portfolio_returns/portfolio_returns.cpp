@@ -202,7 +202,12 @@ class PortfolioReturns final : public scfw::Oracle {
     const bool synthetic = p.has("synthetic"), file = p.has("file");
     if (synthetic == file) p.fail(file ? "file" : "synthetic", synthetic ? "give only one of \"synthetic\" and \"file\"" : "no data source: give \"synthetic\" or \"file\"");
     if (synthetic) {
-      R_ = make_synthetic(p.object("synthetic"));
+      const Params& s = p.object("synthetic");
+      ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({s.get<int>("days"), s.get<int>("assets"), 8}),
+                                         scfw::bytes_of({s.get<int>("assets"), s.get<int>("factors") + 3, 8})),
+                         "the synthetic returns (days x assets = " + std::to_string(s.get<int>("days")) + " x " +
+                             std::to_string(s.get<int>("assets")) + ")");
+      R_ = make_synthetic(s);
     } else {
       std::filesystem::path path(p.get<std::string>("file"));
       if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
@@ -212,6 +217,10 @@ class PortfolioReturns final : public scfw::Oracle {
     const std::int64_t n = p.get<std::int64_t>("groups");
     if (n > T) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(T) + " days of returns");
     batch_ = p.get<int>("batch");
+    // Held below and by make_sample(): the group means, the group bounds, one sample.
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({n, R_.cols(), 8}), scfw::add_bytes(scfw::bytes_of({n + 1, 8}), scfw::bytes_of({n, batch_, 8}))),
+                       "the group means and a sample of batch days per group (groups x batch = " + std::to_string(n) +
+                           " x " + std::to_string(batch_) + ")");
     begin_.resize(static_cast<size_t>(n) + 1);
     for (std::int64_t g = 0; g <= n; ++g) begin_[static_cast<size_t>(g)] = g * T / n;
     A_ = static_cast<int>(R_.cols());

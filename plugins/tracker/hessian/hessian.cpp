@@ -27,7 +27,12 @@ double uniform01(scfw::Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1
 
 class HessianTracker final : public scfw::Tracker {
  public:
-  HessianTracker(const scfw::Params&, const scfw::Context&) {}
+  HessianTracker(const scfw::Params&, const scfw::Context& ctx) {
+    // bind() sizes J_ and HV_ (n x d each), f_ (n), dy_ and y_alpha_ (d each).
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({2, ctx.outputs, ctx.dim, 8}), scfw::bytes_of({std::int64_t{ctx.outputs} + 2 * std::int64_t{ctx.dim}, 8})),
+                       "the tracker's Jacobian and Hessian action (2 x " + std::to_string(ctx.outputs) + " x " +
+                           std::to_string(ctx.dim) + ")");
+  }
 
   void bind(const scfw::Oracle& oracle) override {
     if (!oracle.has_hessian_action())

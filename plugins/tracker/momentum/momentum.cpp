@@ -18,8 +18,11 @@ using scfw::Vec;
 
 class Momentum final : public scfw::Tracker {
  public:
-  Momentum(const scfw::Params& p, const scfw::Context&) {
+  Momentum(const scfw::Params& p, const scfw::Context& ctx) {
     taylor_ = p.get<std::string>("value") == "taylor";  // or "polyak", the other declared choice
+    // bind() sizes J_ (n x d), f_ (n) and dy_ (d).
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({ctx.outputs, ctx.dim, 8}), scfw::bytes_of({std::int64_t{ctx.outputs} + ctx.dim, 8})),
+                       "the tracker's Jacobian (" + std::to_string(ctx.outputs) + " x " + std::to_string(ctx.dim) + ")");
   }
 
   void bind(const scfw::Oracle& oracle) override {

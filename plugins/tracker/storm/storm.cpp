@@ -18,7 +18,11 @@ namespace {
 
 class StormTracker final : public scfw::Tracker {
  public:
-  StormTracker(const scfw::Params&, const scfw::Context&) {}
+  StormTracker(const scfw::Params&, const scfw::Context& ctx) {
+    // bind() sizes J_ and J_prev_ (n x d each), f_ (n) and dy_ (d).
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({2, ctx.outputs, ctx.dim, 8}), scfw::bytes_of({std::int64_t{ctx.outputs} + ctx.dim, 8})),
+                       "the tracker's two Jacobians (2 x " + std::to_string(ctx.outputs) + " x " + std::to_string(ctx.dim) + ")");
+  }
 
   void bind(const scfw::Oracle& oracle) override {
     oracle_ = &oracle;

@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "scfw/memory.hpp"
 #include "scfw/params.hpp"
 #include "scfw/roles.hpp"
 #include "scfw/sdk_interface.hpp"
@@ -57,6 +58,9 @@ struct Context {
   int dim = -1;           ///< d of the problem's oracle (-1 while building the oracle itself)
   int outputs = -1;       ///< n of the problem's oracle (-1 while building the oracle itself)
   std::string base_dir;   ///< folder of the problem file: relative data paths resolve against it
+  /// The run's memory account: charge what the factory is about to allocate, before allocating
+  /// it (memory.hpp). Charges over the limit are refused at the block's pointer with exit 2.
+  Memory memory;
 };
 
 /// Builds a component from parameters the host has validated against the declarations (defaults

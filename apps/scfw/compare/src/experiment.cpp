@@ -356,7 +356,9 @@ namespace {
 Composition compose_run(const Registry& registry, const Experiment& e, size_t method, long K, std::uint64_t seed) {
   const json doc = run_document(registry, e, method, K, seed);
   try {
-    return compose(registry, doc, e.source, e.base_dir);
+    Overrides overrides;
+    overrides.memory = e.memory;
+    return compose(registry, doc, e.source, e.base_dir, overrides);
   } catch (const InputError&) {
     rethrow_in_method(e, method);
   }
@@ -369,7 +371,7 @@ Composition compose_fresh(const Registry& registry, const Experiment& e, size_t 
 }
 
 Problem compose_experiment_problem(const Registry& registry, const Experiment& e) {
-  Problem problem = compose_problem(registry, e.problem, e.source, e.base_dir);
+  Problem problem = compose_problem(registry, e.problem, e.source, e.base_dir, e.memory ? &*e.memory : nullptr);
   problem.name = e.name;
   return problem;
 }

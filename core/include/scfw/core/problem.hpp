@@ -28,6 +28,7 @@
 #include "scfw/core/options.hpp"
 #include "scfw/core/params_json.hpp"
 #include "scfw/core/registry.hpp"
+#include "scfw/memory.hpp"
 #include "scfw/roles.hpp"
 
 namespace scfw {
@@ -39,6 +40,9 @@ struct Overrides {
   std::optional<std::string> trace;
   std::optional<double> gap_tolerance;
   std::optional<double> time_limit;
+  /// The account the run is charged to, with its limit (memory_limit.hpp: memory_account());
+  /// none: SCFW_MEMORY_LIMIT or the default limit.
+  std::optional<MemoryAccount> memory;
 };
 
 /// (role, plugin name) pairs, in the order of a problem file: "oracle" -> "least_squares_tasks".
@@ -73,6 +77,10 @@ struct Problem {
   int outputs() const { return oracle ? oracle->outputs() : 0; }
 
   std::function<std::unique_ptr<Domain>()> make_domain;  ///< set by compose_problem()
+
+  /// What the problem's data and any run on it hold, charged before it was allocated
+  /// (docs/memory.md): the oracle's data, the domain's workspaces, V and the iterates.
+  MemoryAccount memory;
 };
 
 /// The method: the tracker of (z, V), the step schedule, and the GLMO with a second instance of
@@ -88,6 +96,10 @@ struct Method {
 
   PluginNames plugins;             ///< glmo, tracker, schedule
   std::vector<std::string> notes;  ///< choices the host made (e.g. a GLMO selected automatically)
+
+  /// The problem's charges, then the method's: the tracker's copies, the samples, the GLMOs.
+  /// held() is the estimate of what a run of this method holds (docs/memory.md).
+  MemoryAccount memory;
 };
 
 /// A whole problem file: the problem, a method on it, and the run's options.
@@ -115,9 +127,10 @@ nlohmann::json read_json_file(const std::filesystem::path& file);
 
 /// The problem of a document: its "oracle", "outer" and "domain" blocks (other keys are not
 /// looked at) and "name" (default: the stem of `source`). Relative data paths resolve against
-/// `base_dir`.
+/// `base_dir`. Its memory is charged to a copy of `memory` (nullptr: memory_account(), the limit
+/// of SCFW_MEMORY_LIMIT or the default); a charge over the limit is an InputError at the block.
 Problem compose_problem(const Registry& registry, const nlohmann::json& doc, const std::string& source,
-                        const std::filesystem::path& base_dir);
+                        const std::filesystem::path& base_dir, const MemoryAccount* memory = nullptr);
 
 /// A method on `problem` from its tracker, schedule and glmo blocks (each validated before any
 /// factory runs). Messages name `problem.source` and each block's pointer.

@@ -31,6 +31,9 @@ struct RunRecord {
   double gap_tolerance = 0, time_limit = 0;
   int dim = 0, outputs = 0;
   std::vector<Plugin> plugins;
+  /// The estimate of what the run holds (Method::memory, docs/memory.md) and the limit it was
+  /// checked against (UINT64_MAX: none).
+  std::uint64_t memory_bytes = 0, memory_limit_bytes = UINT64_MAX;
 };
 
 /// The record of a composed problem and method run with `options`; the plugins' libraries and

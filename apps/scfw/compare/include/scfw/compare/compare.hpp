@@ -75,6 +75,9 @@ struct Experiment {
   std::vector<long> budgets;  ///< K values, increasing, distinct
   long report_points = 50;    ///< exact gaps per run: every ceil(K / points) iterations
   std::string out;            ///< default output folder ("" = "compare-<file stem>")
+  /// The account each composed problem starts from, with its limit: the run's limit divided by
+  /// the workers (memory_limit.hpp). None: memory_account(), the limit of SCFW_MEMORY_LIMIT or the default.
+  std::optional<MemoryAccount> memory;
 };
 
 /// Parses and validates an experiment document: its own keys, then every method's tracker and
