@@ -4,7 +4,11 @@
 // nonconvex r = 2 (as bench_iteration does for Task 1).
 //
 //   build/bin/bench_task2 [--iterations K] [--assets A] [--groups N] [--repeats R] [--glmo NAME]
-//                         [--max-rows R]
+//                         [--max-rows R] [--method variant2|vanilla]
+//
+// --method vanilla runs the vanilla tracker with the constant schedule gamma = K^-0.75, beta =
+// rho = 1 (experiments/task2_synthetic.json's "vanilla"); the default is Variant II (momentum
+// taylor, nonconvex r = 2). --glmo auto leaves the glmo block out (the composer's choice).
 //
 // --max-rows is passed to the dense_simplex GLMO (its LP here has groups + 1 rows). Each repeat is
 // a full run of K iterations with gap reports off; the figures are medians over the repeats.
@@ -25,7 +29,7 @@ int main(int argc, char** argv) {
   long K = 5000;
   int assets = 50, groups = 200, repeats = 3;
   long max_rows = -1;
-  std::string glmo = "dense_simplex";
+  std::string glmo = "dense_simplex", method = "variant2";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--iterations") K = std::atol(argv[i + 1]);
@@ -34,6 +38,7 @@ int main(int argc, char** argv) {
     else if (a == "--repeats") repeats = std::atoi(argv[i + 1]);
     else if (a == "--glmo") glmo = argv[i + 1];
     else if (a == "--max-rows") max_rows = std::atol(argv[i + 1]);
+    else if (a == "--method") method = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -57,11 +62,20 @@ int main(int argc, char** argv) {
         {"glmo", glmo_block},
         {"tracker", {{"plugin", "momentum"}, {"value", "taylor"}}},
         {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
+    nlohmann::json run = doc;
+    if (glmo == "auto") run.erase("glmo");
+    if (method == "vanilla") {
+      run["tracker"] = {{"plugin", "vanilla"}};
+      run["schedule"] = {{"plugin", "constant"}, {"gamma", "K^-0.75"}, {"beta", 1}, {"rho", 1}};
+    } else if (method != "variant2") {
+      std::fprintf(stderr, "unknown method %s\n", method.c_str());
+      return 2;
+    }
 
-    const bench::PhaseMedians m = bench::measure_phases(registry, doc, K, repeats);
+    const bench::PhaseMedians m = bench::measure_phases(registry, run, K, repeats);
     std::printf("bench_task2: Task 2 synthetic CVaR portfolio, A = %d assets (d = %d), n = %d groups, batch 1, "
-                "K = %ld, median of %d runs\n",
-                assets, assets + 1, groups, K, repeats);
+                "K = %ld, %s, median of %d runs\n",
+                assets, assets + 1, groups, K, method.c_str(), repeats);
     bench::print_phases(m);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
