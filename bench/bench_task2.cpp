@@ -4,7 +4,7 @@
 // nonconvex r = 2 (as bench_iteration does for Task 1).
 //
 //   build/bin/bench_task2 [--iterations K] [--assets A] [--groups N] [--repeats R] [--glmo NAME]
-//                         [--max-rows R] [--method variant2|vanilla]
+//                         [--max-rows R] [--method variant2|vanilla] [--days T]
 //
 // --method vanilla runs the vanilla tracker with the constant schedule gamma = K^-0.75, beta =
 // rho = 1 (experiments/task2_synthetic.json's "vanilla"); the default is Variant II (momentum
@@ -13,6 +13,7 @@
 // --max-rows is passed to the dense_simplex GLMO (its LP here has groups + 1 rows). Each repeat is
 // a full run of K iterations with gap reports off; the figures are medians over the repeats.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -28,7 +29,7 @@ using namespace scfw;
 int main(int argc, char** argv) {
   long K = 5000;
   int assets = 50, groups = 200, repeats = 3;
-  long max_rows = -1;
+  long max_rows = -1, days = 2000;
   std::string glmo = "dense_simplex", method = "variant2";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -39,6 +40,7 @@ int main(int argc, char** argv) {
     else if (a == "--glmo") glmo = argv[i + 1];
     else if (a == "--max-rows") max_rows = std::atol(argv[i + 1]);
     else if (a == "--method") method = argv[i + 1];
+    else if (a == "--days") days = std::atol(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -54,7 +56,7 @@ int main(int argc, char** argv) {
         {"iterations", K},
         {"oracle",
          {{"plugin", "portfolio_returns"},
-          {"synthetic", {{"assets", assets}, {"seed", 1}}},
+          {"synthetic", {{"assets", assets}, {"days", days}, {"seed", 1}}},
           {"groups", groups},
           {"batch", 1}}},
         {"outer", {{"plugin", "cvar_ru"}, {"alpha", 0.95}}},
@@ -66,7 +68,7 @@ int main(int argc, char** argv) {
     if (glmo == "auto") run.erase("glmo");
     if (method == "vanilla") {
       run["tracker"] = {{"plugin", "vanilla"}};
-      run["schedule"] = {{"plugin", "constant"}, {"gamma", "K^-0.75"}, {"beta", 1}, {"rho", 1}};
+      run["schedule"] = {{"plugin", "constant"}, {"gamma", std::pow(static_cast<double>(K), -0.75)}, {"beta", 1}, {"rho", 1}};
     } else if (method != "variant2") {
       std::fprintf(stderr, "unknown method %s\n", method.c_str());
       return 2;

@@ -808,10 +808,12 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run(long& pivots) {
   int rounds = 0;
   factor();
   recompute_basics();
+  bool priced = false;  // phase 2 after a bound flip: the basis and pi are unchanged, so are the reduced costs
   while (true) {
     if (pivots >= max_pivots) return Outcome::kFailed;
-    const bool phase1 = set_basic_costs();
-    price(phase1);
+    const bool phase1 = priced ? false : set_basic_costs();
+    if (!priced) price(phase1);
+    priced = false;
     double dq = 0.0;
     const int q = choose_entering(phase1, dq);
     if (q < 0) {
@@ -835,7 +837,10 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run(long& pivots) {
       return Outcome::kUnbounded;
     }
     ++pivots;
-    if (leave >= 0) pivot(leave, q);
+    if (leave >= 0)
+      pivot(leave, q);
+    else
+      priced = !phase1;  // the ratio test kept every basic variable feasible
   }
 }
 
