@@ -208,7 +208,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   Outcome run(long& pivots);
   scfw::GlmoResult clp_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x, int& status) const;
 
-  int max_structural_ = 2000;
+  int max_structural_ = 128;
   double min_row_ratio_ = 2.0;
   bool cross_check_ = false;
   long solves_ = 0, fallbacks_ = 0;
@@ -273,13 +273,13 @@ class ScenarioDualGlmo final : public scfw::Glmo {
 
 std::string ScenarioDualGlmo::decline_reason(const DualShape& s) const {
   if (!s.problem.empty()) return "scenario_dual: " + s.problem;
-  if (s.structural > max_structural_)
-    return "scenario_dual: the dual LP has " + std::to_string(s.structural) + " rows, more than max_structural = " +
-           std::to_string(max_structural_);
   if (static_cast<double>(s.rows) < min_row_ratio_ * static_cast<double>(s.structural))
     return "scenario_dual: the GLMO LP has " + std::to_string(s.rows) + " rows for " + std::to_string(s.structural) +
            " structural columns, fewer than min_row_ratio = " + scfw::format_number(min_row_ratio_) +
            " times as many (its dual would not be smaller)";
+  if (s.structural > max_structural_)
+    return "scenario_dual: the dual LP has " + std::to_string(s.structural) + " rows, more than max_structural = " +
+           std::to_string(max_structural_);
   return {};
 }
 
@@ -937,9 +937,11 @@ void register_components(scfw::Registrar& r) {
       "structural columns: the dual LP solved exactly by a primal simplex that keeps its basis from one solve to "
       "the next and factorizes only the basis columns that are not unit columns (Alg. 1 line 7)",
       {scfw::ParamSpec::integer("max_structural",
-                                "refuse LPs whose dual has more rows (structural columns of the primal) than this")
+                                "refuse LPs whose dual has more rows (structural columns of the primal) than this: "
+                                "its dense block is refactorized at every pivot, and at 201 (200 assets) it was "
+                                "3.5x slower than clp (docs/performance.md)")
            .range(1, 1 << 20)
-           .def(std::int64_t{2000}),
+           .def(std::int64_t{128}),
        scfw::ParamSpec::number("min_row_ratio",
                                "refuse LPs with fewer than this many primal rows per structural column (the dual "
                                "would not be smaller)")
