@@ -4,11 +4,16 @@
 // nonconvex r = 2 (as bench_iteration does for Task 1).
 //
 //   build/bin/bench_task2 [--iterations K] [--assets A] [--groups N] [--repeats R] [--glmo NAME]
-//                         [--max-rows R]
+//                         [--max-rows R] [--method variant2|vanilla] [--days T]
+//
+// --method vanilla runs the vanilla tracker with the constant schedule gamma = K^-0.75, beta =
+// rho = 1 (experiments/task2_synthetic.json's "vanilla"); the default is Variant II (momentum
+// taylor, nonconvex r = 2). --glmo auto leaves the glmo block out (the composer's choice).
 //
 // --max-rows is passed to the dense_simplex GLMO (its LP here has groups + 1 rows). Each repeat is
 // a full run of K iterations with gap reports off; the figures are medians over the repeats.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
@@ -24,8 +29,8 @@ using namespace scfw;
 int main(int argc, char** argv) {
   long K = 5000;
   int assets = 50, groups = 200, repeats = 3;
-  long max_rows = -1;
-  std::string glmo = "dense_simplex";
+  long max_rows = -1, days = 2000;
+  std::string glmo = "dense_simplex", method = "variant2";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--iterations") K = std::atol(argv[i + 1]);
@@ -34,6 +39,8 @@ int main(int argc, char** argv) {
     else if (a == "--repeats") repeats = std::atoi(argv[i + 1]);
     else if (a == "--glmo") glmo = argv[i + 1];
     else if (a == "--max-rows") max_rows = std::atol(argv[i + 1]);
+    else if (a == "--method") method = argv[i + 1];
+    else if (a == "--days") days = std::atol(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -49,7 +56,7 @@ int main(int argc, char** argv) {
         {"iterations", K},
         {"oracle",
          {{"plugin", "portfolio_returns"},
-          {"synthetic", {{"assets", assets}, {"seed", 1}}},
+          {"synthetic", {{"assets", assets}, {"days", days}, {"seed", 1}}},
           {"groups", groups},
           {"batch", 1}}},
         {"outer", {{"plugin", "cvar_ru"}, {"alpha", 0.95}}},
@@ -57,11 +64,20 @@ int main(int argc, char** argv) {
         {"glmo", glmo_block},
         {"tracker", {{"plugin", "momentum"}, {"value", "taylor"}}},
         {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
+    nlohmann::json run = doc;
+    if (glmo == "auto") run.erase("glmo");
+    if (method == "vanilla") {
+      run["tracker"] = {{"plugin", "vanilla"}};
+      run["schedule"] = {{"plugin", "constant"}, {"gamma", std::pow(static_cast<double>(K), -0.75)}, {"beta", 1}, {"rho", 1}};
+    } else if (method != "variant2") {
+      std::fprintf(stderr, "unknown method %s\n", method.c_str());
+      return 2;
+    }
 
-    const bench::PhaseMedians m = bench::measure_phases(registry, doc, K, repeats);
+    const bench::PhaseMedians m = bench::measure_phases(registry, run, K, repeats);
     std::printf("bench_task2: Task 2 synthetic CVaR portfolio, A = %d assets (d = %d), n = %d groups, batch 1, "
-                "K = %ld, median of %d runs\n",
-                assets, assets + 1, groups, K, repeats);
+                "K = %ld, %s, median of %d runs\n",
+                assets, assets + 1, groups, K, method.c_str(), repeats);
     bench::print_phases(m);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

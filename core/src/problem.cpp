@@ -377,6 +377,11 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
                               (glmo_auto ? "column_generation was selected" : "clp handed over to column_generation") +
                               " (a restricted master LP over the domain's LMO atoms)");
     build_glmos();
+  } else if (glmo_auto && use_glmo("scenario_dual") && supported(why)) {
+    // Many rows (one per scenario) against few structural columns: the dual is the small LP.
+    build_glmos();
+    problem.notes.push_back("glmo: scenario_dual selected automatically (the GLMO LP has many rows against few "
+                            "structural columns; its dual is solved, warm)");
   } else if (glmo_auto && use_glmo("dense_simplex")) {
     if (supported(why)) {
       build_glmos();

@@ -1,0 +1,209 @@
+// The `scenario_dual` GLMO (many-row LPs solved through their dual, warm) against cold Clp solves
+// of the same LP (the `clp` GLMO with warm_start false), both loaded as real plugins:
+//
+//   * optimal values equal Clp's within 1e-9 (relative) on random instances of cvar_ru over
+//     simplex_interval and max over l1_ball / box with many outputs, on degenerate ones (V = 0,
+//     duplicate rows of V, z all equal), and along 3000-step momentum-like drifts solved warm;
+//   * the returned x lies in the domain and F(z + V (x - y), x) at it is the returned value;
+//   * supports() declines LPs with few rows per structural column, word for word;
+//   * solve() allocates nothing over 1000 warm solves.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "plugin_support.hpp"
+#include "scfw/core/registry.hpp"
+#include "scfw/scfw.hpp"
+
+using namespace scfw;
+using namespace scfw::test;
+
+extern "C" void* __libc_malloc(std::size_t);
+static std::atomic<long> g_mallocs{0};
+extern "C" void* malloc(std::size_t size) {
+  g_mallocs.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(size);
+}
+
+namespace {
+
+std::unique_ptr<Glmo> make_cold_clp(int d, int n) {
+  return make<Glmo>("clp", params({{"warm_start", false}}), context(d, n));
+}
+std::unique_ptr<Glmo> make_dual(int d, int n) { return make<Glmo>("scenario_dual", {}, context(d, n)); }
+std::unique_ptr<OuterFunction> make_cvar(int d, int n) {
+  return make<OuterFunction>("cvar_ru", params({{"alpha", 0.95}}), context(d, n));
+}
+std::unique_ptr<Domain> make_simplex_interval(int d, int n) {
+  return make<Domain>("simplex_interval", params({{"dim", d}}), context(d, n));
+}
+
+// One solve by both; checks value agreement, x in the domain, value = F(u(x), x). Returns the
+// relative difference of the optimal values.
+double compare(Glmo& dual, Glmo& clp, const OuterFunction& outer, const Domain& domain, const Instance& in,
+               long* pivots = nullptr) {
+  Vec xd(domain.dim()), xc(domain.dim());
+  const GlmoResult rd = dual.solve(in.z, in.V, in.y, xd);
+  const GlmoResult rc = clp.solve(in.z, in.V, in.y, xc);
+  const double diff = rel_diff(rd.value, rc.value);
+  CHECK(diff <= 1e-9);
+  CHECK(domain.contains(xd, 1e-8));
+  const Vec u = in.z + in.V * (xd - in.y);
+  CHECK(rel_diff(outer.value(u, xd), rd.value) <= 1e-9);
+  if (pivots) *pivots += rd.iterations;
+  return diff;
+}
+
+struct Case {
+  std::string name;
+  std::unique_ptr<OuterFunction> outer;
+  std::unique_ptr<Domain> domain;
+  int n, d;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  c.push_back({"cvar_ru over simplex_interval, n = 200, d = 11", make_cvar(11, 200), make_simplex_interval(11, 200), 200, 11});
+  c.push_back({"cvar_ru over simplex_interval, n = 60, d = 26", make_cvar(26, 60), make_simplex_interval(26, 60), 60, 26});
+  c.push_back({"max over l1_ball, n = 80, d = 8", make_max(8, 80), make_l1(8, 80, 2.0), 80, 8});
+  c.push_back({"max over box, n = 50, d = 5", make_max(5, 50),
+               make_box(5, 50, {-1.0, -2.0, 0.0, -1.0, -0.5}, {1.0, 0.5, 3.0, 1.0, 0.5}), 50, 5});
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("scenario_dual equals cold Clp on random instances") {
+  for (Case& c : cases()) {
+    CAPTURE(c.name);
+    auto dual = make_dual(c.d, c.n);
+    auto clp = make_cold_clp(c.d, c.n);
+    dual->setup(*c.outer, *c.domain, c.n, c.d);
+    clp->setup(*c.outer, *c.domain, c.n, c.d);
+    std::mt19937_64 rng(11);
+    for (int k = 0; k < 40; ++k) {
+      const Instance in = random_instance(*c.domain, c.n, rng, k % 2 == 1);
+      compare(*dual, *clp, *c.outer, *c.domain, in);
+    }
+  }
+}
+
+TEST_CASE("scenario_dual equals Clp on degenerate instances") {
+  // Clp solved cold asserts on the explicit zero elements V = 0 leaves in its matrix
+  // (ClpPackedMatrix.cpp: `elValue`); the warm clp GLMO is the reference here.
+  for (Case& c : cases()) {
+    CAPTURE(c.name);
+    auto dual = make_dual(c.d, c.n);
+    auto clp = make<Glmo>("clp", {}, context(c.d, c.n));
+    dual->setup(*c.outer, *c.domain, c.n, c.d);
+    clp->setup(*c.outer, *c.domain, c.n, c.d);
+    std::mt19937_64 rng(5);
+    for (int k = 0; k < 10; ++k) {
+      Instance in = random_instance(*c.domain, c.n, rng);
+      SUBCASE("V = 0") { in.V.setZero(); }
+      SUBCASE("duplicate rows of V and z") {
+        for (int i = 1; i < c.n; i += 2) {
+          in.V.row(i) = in.V.row(i - 1);
+          in.z[i] = in.z[i - 1];
+        }
+      }
+      SUBCASE("z all equal, a zero column of V") {
+        in.z.setConstant(0.25);
+        in.V.col(0).setZero();
+      }
+      compare(*dual, *clp, *c.outer, *c.domain, in);
+    }
+  }
+}
+
+TEST_CASE("scenario_dual equals cold Clp along 3000-step momentum-like drifts, solved warm") {
+  for (Case& c : cases()) {
+    for (double b : {0.01, 0.1}) {
+      CAPTURE(c.name);
+      CAPTURE(b);
+      auto dual = make_dual(c.d, c.n);
+      auto clp = make_cold_clp(c.d, c.n);
+      dual->setup(*c.outer, *c.domain, c.n, c.d);
+      clp->setup(*c.outer, *c.domain, c.n, c.d);
+      std::mt19937_64 rng(7);
+      std::normal_distribution<double> normal;
+      Instance in = random_instance(*c.domain, c.n, rng);
+      Mat G(c.n, c.d);
+      Vec x(c.d), g(c.n);
+      long pivots = 0;
+      double worst = 0.0;
+      const int steps = b == 0.01 ? 3000 : 500;
+      for (int k = 0; k < steps; ++k) {
+        for (int i = 0; i < c.n; ++i) {
+          g[i] = normal(rng);
+          for (int j = 0; j < c.d; ++j) G(i, j) = normal(rng);
+        }
+        in.V = (1.0 - b) * in.V + b * G;
+        in.z = (1.0 - b) * in.z + b * g;
+        worst = std::max(worst, compare(*dual, *clp, *c.outer, *c.domain, in, &pivots));
+        dual->solve(in.z, in.V, in.y, x);
+        in.y = (1.0 - b) * in.y + b * x;
+      }
+      MESSAGE(c.name << ", drift b = " << b << ": " << static_cast<double>(pivots) / steps
+                     << " pivots per solve, largest relative difference " << worst);
+    }
+  }
+}
+
+TEST_CASE("scenario_dual declines LPs with few rows per structural column, word for word") {
+  const int d = 100, n = 10;
+  auto domain = make_l1(d, n, 5.0);
+  auto outer = make_max(d, n);
+  auto dual = make_dual(d, n);
+  std::string why;
+  CHECK_FALSE(dual->supports(*outer, *domain, n, d, &why));
+  CHECK(why ==
+        "scenario_dual: the GLMO LP has 11 rows for 201 structural columns, fewer than min_row_ratio = 2 times as "
+        "many (its dual would not be smaller)");
+  CHECK_THROWS_WITH_AS(dual->setup(*outer, *domain, n, d), why.c_str(), CapabilityError);
+  auto cvar = make_cvar(11, 200);
+  auto si = make_simplex_interval(11, 200);
+  CHECK(dual->supports(*cvar, *si, 200, 11, &why));
+  dual->setup(*cvar, *si, 200, 11);
+  CHECK(dual->describe() ==
+        "scenario_dual (primal simplex on the dual LP, kept basis, unit columns outside the dense kernel; dual LP 11 "
+        "rows x 223 columns for a primal of 201 rows)");
+  // Many rows but more than max_structural = 128 structural columns: clp is the faster one there
+  // (docs/performance.md, scenario_dual), so the automatic choice must pass over it.
+  auto wide_cvar = make_cvar(130, 400);
+  auto wide_si = make_simplex_interval(130, 400);
+  CHECK_FALSE(dual->supports(*wide_cvar, *wide_si, 400, 130, &why));
+  CHECK(why == "scenario_dual: the dual LP has 130 rows, more than max_structural = 128");
+}
+
+TEST_CASE("scenario_dual solve() allocates nothing over 1000 warm solves") {
+  const int d = 11, n = 200;
+  auto domain = make_simplex_interval(d, n);
+  auto outer = make_cvar(d, n);
+  auto dual = make_dual(d, n);
+  dual->setup(*outer, *domain, n, d);
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> normal;
+  Instance in = random_instance(*domain, n, rng);
+  const double b = 0.01;
+  std::vector<Mat> Vs(1000, in.V);
+  for (auto& Vk : Vs) {
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < d; ++j) in.V(i, j) = (1.0 - b) * in.V(i, j) + b * normal(rng);
+    Vk = in.V;
+  }
+  Vec x(d);
+  dual->solve(in.z, Vs[0], in.y, x);
+  long pivots = 0;
+  const long before = g_mallocs.load();
+  for (const Mat& Vk : Vs) pivots += dual->solve(in.z, Vk, in.y, x).iterations;
+  CHECK(g_mallocs.load() == before);
+  MESSAGE("allocation check: " << pivots << " pivots over 1000 warm solves");
+}
