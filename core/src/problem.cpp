@@ -19,6 +19,7 @@
 #include <system_error>
 #include <utility>
 
+#include "scfw/core/distributed.hpp"
 #include "scfw/core/input.hpp"
 #include "scfw/error.hpp"
 
@@ -228,7 +229,11 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   // The oracle first: its d and n are what every other factory is told.
   Context ctx;
   ctx.base_dir = base_dir.string();
-  problem.oracle = wrap_oracle(make<Oracle>(b.oracle, ctx, src), b.oracle.component->info.name, problem.counters);
+  ctx.shard = oracle_shard();  // null but under `mpirun scfw run` (distributed.hpp)
+  std::unique_ptr<Oracle> oracle = make<Oracle>(b.oracle, ctx, src);
+  if (ctx.shard && oracle->sharded()) oracle = wrap_sharded_oracle(std::move(oracle), ranks());
+  ctx.shard = nullptr;
+  problem.oracle = wrap_oracle(std::move(oracle), b.oracle.component->info.name, problem.counters);
   ctx.dim = problem.oracle->dim();
   ctx.outputs = problem.oracle->outputs();
 

@@ -21,6 +21,7 @@
 
 #include "scfw/params.hpp"
 #include "scfw/roles.hpp"
+#include "scfw/shard.hpp"
 
 namespace scfw {
 
@@ -55,6 +56,9 @@ struct Context {
   int dim = -1;           ///< d of the problem's oracle (-1 while building the oracle itself)
   int outputs = -1;       ///< n of the problem's oracle (-1 while building the oracle itself)
   std::string base_dir;   ///< folder of the problem file: relative data paths resolve against it
+  /// The oracle's share of the data when the run is spread over MPI ranks (shard.hpp); null in a
+  /// one-process run and for every role but the oracle.
+  const Shard* shard = nullptr;
 };
 
 /// Builds a component from parameters the host has validated against the declarations (defaults

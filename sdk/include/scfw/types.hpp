@@ -21,6 +21,6 @@ inline constexpr double inf = std::numeric_limits<double>::infinity();
 
 /// The plain ABI number checked before any C++ object crosses a library boundary. Bump it
 /// whenever a class layout or virtual table in this SDK changes.
-inline constexpr std::uint32_t kAbiVersion = 3;
+inline constexpr std::uint32_t kAbiVersion = 4;
 
 }  // namespace scfw
