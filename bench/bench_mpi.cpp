@@ -162,7 +162,7 @@ int main(int argc, char** argv) {
       std::printf("  read the share      %9.3f ms (slowest rank)\n", 1e3 * read_s);
       std::printf("  exact pass          %9.3f ms compute (slowest rank)\n", 1e3 * e);
       std::printf("  batch %5d / task  %9.3f ms compute (slowest rank)\n", batch, 1e3 * b);
-      std::printf("  reduce n(d+1) = %d doubles %9.3f ms\n", n * (d + 1), 1e3 * red);
+      std::printf("  reduce n(d+1) = %d doubles %9.1f us\n", n * (d + 1), 1e6 * red);
       std::printf("  peak resident       %9.1f MiB (largest rank)\n", peak / 1024.0);
     }
     // The reduction alone at several lengths: its latency (1 double) and its cost per double.
@@ -176,7 +176,7 @@ int main(int argc, char** argv) {
           t.push_back(since(t0));
         }
         const double m = slowest(median(t));
-        if (root) std::printf("  reduce %8zu doubles %9.3f ms\n", len, 1e3 * m);
+        if (root) std::printf("  reduce %8zu doubles %11.1f us\n", len, 1e6 * m);
       }
     }
   } catch (const std::exception& err) {
