@@ -2,7 +2,8 @@
 # scfw over MPI ranks (docs/scaling.md), with `mpirun -np 2`:
 #   compare: the runs spread over two ranks give the files of a one-process run but the timings;
 #   run: a LIBSVM oracle sharded over two ranks ("file" + tasks, and "files") gives the one-process
-#        iterates to 1e-12 relative for batch 1, a large batch and the exact oracle (batch 0);
+#        iterates to 1e-12 relative for batch 1, a large batch and the exact oracle (batch 0); so
+#        does a price CSV (portfolio_returns) for batch 1 and 50;
 #   memory: a data set one process cannot hold under a data-segment limit runs over two ranks;
 #   bad input: the one-process line, exit 2, and no rank left behind.
 # Registered only in a build with MPI (SCFW_WITH_MPI).
@@ -116,6 +117,48 @@ if [[ -f "$DATA/a9a" ]]; then
 else
   echo "cli_mpi: skipping the a9a checks: $DATA/a9a not found (docs/scaling.md)"
 fi
+
+# --- run: a sharded price CSV (portfolio_returns) ----------------------------------------------
+# 601 days of 8 prices: the returns across the ranks' boundary need the row before it.
+python3 - <<'PY'
+import random
+g = random.Random(3)
+p = [100.0] * 8
+with open("prices.csv", "w") as f:
+    f.write("date," + ",".join(f"A{a}" for a in range(8)) + "\n")
+    for t in range(601):
+        p = [v * (1 + g.gauss(0.0003, 0.01)) for v in p]
+        f.write(f"day{t}," + ",".join(f"{v:.4f}" for v in p) + "\n")
+PY
+for batch in 1 50; do
+  cat >pf.json <<JSON
+{ "name": "pf", "seed": 1, "iterations": 150,
+  "oracle": { "plugin": "portfolio_returns", "groups": 12, "batch": $batch, "file": "prices.csv" },
+  "outer": { "plugin": "cvar_ru", "alpha": 0.9 },
+  "domain": { "plugin": "product", "factors": [
+                { "plugin": "simplex", "dim": 8 }, { "plugin": "box", "dim": 1, "lower": -1, "upper": 1 } ] },
+  "tracker": { "plugin": "momentum", "value": "polyak" },
+  "schedule": { "plugin": "nonconvex", "r": 2 },
+  "report": { "every": 15 } }
+JSON
+  run "$SCFW" run pf.json --trace t1.csv --solution s1.csv -q
+  expect_rc 0 "portfolio_returns batch $batch, one process"
+  run "${MPIRUN[@]}" "$SCFW" run pf.json --trace t2.csv --solution s2.csv -q
+  expect_rc 0 "portfolio_returns batch $batch, mpirun -np 2"
+  run $SAME close s1.csv s2.csv 1e-12
+  expect_rc 0 "portfolio_returns batch $batch: y_K over two ranks: $OUT$ERR"
+  run $SAME close t1.csv t2.csv 1e-12
+  expect_rc 0 "portfolio_returns batch $batch: the trace over two ranks: $OUT$ERR"
+done
+sed '500s/,\([0-9.]*\),/,oops,/' prices.csv >bad_prices.csv
+sed 's/prices.csv/bad_prices.csv/' pf.json >bad_pf.json
+run "$SCFW" run bad_pf.json -q
+expect_rc 2 "a bad price, one process"
+one=$ERR
+expect_contains "$one" "bad_prices.csv:500: column" "a bad price, one process"
+run "${MPIRUN[@]}" "$SCFW" run bad_pf.json -q
+expect_rc 2 "a bad price in rank 1's share"
+expect_stderr "$one" "a bad price in rank 1's share"
 
 # --- memory: a data set larger than one rank's limit runs over two ranks --------------------------
 # 260488 rows (8 times a9a's), 19 MB of text. With the data segment limited to 110000 KiB per
