@@ -10,7 +10,8 @@
 # python3: the command-line tests check `scfw plugins --json` with it.
 # gnuplot-nox: `scfw compare` renders its plots (SVG, PNG) with it.
 packages=(g++ make cmake pkg-config libboost-dev libboost-program-options-dev libeigen3-dev
-          coinor-libclp-dev nlohmann-json3-dev doctest-dev python3 gnuplot-nox)
+          coinor-libclp-dev nlohmann-json3-dev doctest-dev python3 gnuplot-nox
+          libopenmpi-dev openmpi-bin libboost-mpi-dev)  # MPI: docs/scaling.md
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

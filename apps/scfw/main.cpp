@@ -34,6 +34,7 @@
 
 #include "run_checkpoint.hpp"
 #include "scfw/compare/compare.hpp"
+#include "scfw/core/distributed.hpp"
 #include "scfw/core/memory_limit.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
@@ -471,12 +472,31 @@ int cmd_run(const std::vector<std::string>& args) {
                                                           vm["progress"].as<std::string>() + "'");
   }
 
+  // Under mpirun (docs/scaling.md): the oracle's rows are shared out over the ranks, every rank
+  // runs the same iterations, and rank 0 alone prints and writes files.
+  const scfw::Ranks& mpi = scfw::ranks();
+  if (mpi.size() > 1) {
+    if (vm.count("checkpoint") || vm.count("resume"))
+      throw UsageError("--checkpoint, --resume: not available over several MPI ranks");
+    scfw::set_oracle_sharding(true);
+  }
+  const bool quiet_rank = !mpi.root();
+  if (quiet_rank) output_overrides.progress.reset();
+
   scfw::Registry registry;
   load_plugins(registry, plugin_paths(vm));
   const json doc = scfw::read_json_file(file);
   const fs::path base_dir = fs::path(file).parent_path();
-  const scfw::OutputOptions outputs = scfw::read_output_options(doc, file, base_dir, output_overrides);
+  scfw::OutputOptions outputs = scfw::read_output_options(doc, file, base_dir, output_overrides);
   scfw::Composition composed = scfw::compose(registry, doc, file, base_dir, overrides);
+  if (mpi.size() > 1 && composed.options.time_limit > 0)
+    throw UsageError("--time-limit, \"stop\": {\"time_limit\"}: not available over several MPI ranks (each rank's "
+                     "clock would stop at another iteration)");
+  if (quiet_rank) {
+    composed.options.trace.clear();
+    outputs.summary_json.clear();
+    outputs.progress = 0;
+  }
   const scfw::SolverOptions& options = composed.options;
   scfw::Solver solver(composed, options);
   std::unique_ptr<scfw_app::RunCheckpoint> checkpoint;
@@ -509,7 +529,7 @@ int cmd_run(const std::vector<std::string>& args) {
     solver.add_callback(*progress_log);
   }
   std::unique_ptr<scfw::ProgressLine> progress;
-  if (!quiet && !progress_log && isatty(STDERR_FILENO)) {
+  if (!quiet && !quiet_rank && !progress_log && isatty(STDERR_FILENO)) {
     progress = std::make_unique<scfw::ProgressLine>(std::cerr, 0.1);
     solver.add_callback(*progress);
   }
@@ -531,7 +551,7 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   if (progress) progress->finish();
   const bool json_to_stdout = outputs.summary_json == "-";  // stdout is the JSON then
-  if (json_to_stdout) {
+  if (json_to_stdout || quiet_rank) {
     // the JSON summary, written below, is all that goes to stdout
   } else if (quiet) std::cout << summary.brief() << '\n';
   else {
@@ -553,9 +573,11 @@ int cmd_run(const std::vector<std::string>& args) {
     if (trace->failed()) throw scfw::Error(trace->error());
   }
   if (summary.status != scfw::Status::Failed) {
-    if (!outputs.solution.empty())
-      scfw::write_solution(outputs.solution,
-                           scfw::make_solution(composed.problem, summary, outputs.best_iterate ? &best : nullptr));
+    if (!outputs.solution.empty()) {
+      // Every rank: f(y_K) in the solution sums over the ranks' rows (a collective).
+      const auto solution = scfw::make_solution(composed.problem, summary, outputs.best_iterate ? &best : nullptr);
+      if (!quiet_rank) scfw::write_solution(outputs.solution, solution);
+    }
     if (!outputs.summary_json.empty())
       scfw::write_json_file(outputs.summary_json,
                             scfw::to_json(summary, scfw::describe_run(registry, composed.problem, composed.method,
@@ -729,8 +751,14 @@ int cmd_compare(const std::vector<std::string>& args) {
       throw UsageError("--jobs: expected an integer >= 1, got '" + s + "'");
     jobs = j;
   }
-  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
-  const bool quiet = vm.count("quiet") > 0;
+  // Under mpirun each rank runs its share of the runs on its own threads (docs/scaling.md); the
+  // default shares the node's hardware threads among the ranks on it, and rank 0 alone prints.
+  const scfw::Ranks& mpi = scfw::ranks();
+  unsigned per_node = 1;
+  if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE"); local && mpi.size() > 1)
+    per_node = std::max(1, std::atoi(local));
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency() / per_node);
+  const bool quiet = vm.count("quiet") > 0 || !mpi.root();
 
   scfw::Registry registry;
   load_plugins(registry, plugin_paths(vm));
@@ -782,7 +810,9 @@ int cmd_compare(const std::vector<std::string>& args) {
   if (!quiet)
     std::cerr << "compare: " << experiment.name << ": " << experiment.methods.size() << " methods x "
               << experiment.seeds.size() << " seeds x " << experiment.budgets.size() << " budgets on " << jobs
-              << " worker" << (jobs == 1 ? "" : "s") << " -> " << options.out.string() << '\n';
+              << " worker" << (jobs == 1 ? "" : "s")
+              << (mpi.size() > 1 ? " per rank x " + std::to_string(mpi.size()) + " MPI ranks (progress: rank 0's share)" : "")
+              << " -> " << options.out.string() << '\n';
   scfw::CompareResult result;
   {
     SigintGuard guard;
@@ -794,6 +824,7 @@ int cmd_compare(const std::vector<std::string>& args) {
     }
   }
   if (tty) std::fputc('\n', stderr);
+  if (!mpi.root()) return kExitOk;  // rank 0 reports (and exits 1 when a run failed)
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!quiet)
     std::fprintf(stderr, "compare: %zu runs in %.1f s; composing: %.2f s (the problem %zu time%s)\n",
@@ -830,6 +861,7 @@ int dispatch(const Command& c, const std::vector<std::string>& args) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const scfw::MpiSession mpi_session(argc, argv);  // MPI under mpirun only (docs/scaling.md)
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     std::cerr << kTopUsage;
@@ -860,20 +892,30 @@ int main(int argc, char** argv) {
     return kExitBadInput;
   }
   args.erase(args.begin());
+  // Over several MPI ranks an error is printed by rank 0 only (the ranks fail alike: they read
+  // the same files, and a rank's bad share of the data fails all of them through Ranks::agree),
+  // and every rank leaves at once without MPI_Finalize, so that mpirun never waits for a rank
+  // that will not come: the job ends with the one line and the exit code.
+  const bool ranks = scfw::ranks().size() > 1, loud = scfw::ranks().root();
+  auto failed = [&](int code) {
+    if (ranks) scfw::MpiSession::exit_now(code);
+    return code;
+  };
   try {
     return dispatch(*cmd, args);
   } catch (const UsageError& e) {
-    std::cerr << "scfw " << cmd->name << ": " << one_line(e.what()) << '\n'
-              << usage_line(*cmd) << "Run 'scfw " << cmd->name << " --help' for the options.\n";
-    return kExitBadInput;
+    if (loud)
+      std::cerr << "scfw " << cmd->name << ": " << one_line(e.what()) << '\n'
+                << usage_line(*cmd) << "Run 'scfw " << cmd->name << " --help' for the options.\n";
+    return failed(kExitBadInput);
   } catch (const scfw::InputError& e) {
-    std::cerr << "error: " << one_line(e.what()) << '\n';
-    return kExitBadInput;
+    if (loud) std::cerr << "error: " << one_line(e.what()) << '\n';
+    return failed(kExitBadInput);
   } catch (const scfw::Error& e) {
-    std::cerr << "error: " << one_line(e.what()) << '\n';
-    return kExitFailure;
+    if (loud) std::cerr << "error: " << one_line(e.what()) << '\n';
+    return failed(kExitFailure);
   } catch (const std::exception& e) {
-    std::cerr << "error: " << one_line(e.what()) << '\n';
-    return kExitFailure;
+    if (loud) std::cerr << "error: " << one_line(e.what()) << '\n';
+    return failed(kExitFailure);
   }
 }

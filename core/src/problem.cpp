@@ -19,6 +19,7 @@
 #include <system_error>
 #include <utility>
 
+#include "scfw/core/distributed.hpp"
 #include "scfw/core/input.hpp"
 #include "scfw/core/memory_limit.hpp"
 #include "scfw/error.hpp"
@@ -244,7 +245,11 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   Context ctx;
   ctx.base_dir = base_dir.string();
   ctx.memory = Memory(&problem.memory);  // only while building: `problem` is moved when returned
-  problem.oracle = wrap_oracle(make<Oracle>(b.oracle, ctx, src), b.oracle.component->info.name, problem.counters);
+  ctx.shard = oracle_shard();  // null but under `mpirun scfw run` (distributed.hpp)
+  std::unique_ptr<Oracle> oracle = make<Oracle>(b.oracle, ctx, src);
+  if (ctx.shard && oracle->sharded()) oracle = wrap_sharded_oracle(std::move(oracle), ranks());
+  ctx.shard = nullptr;
+  problem.oracle = wrap_oracle(std::move(oracle), b.oracle.component->info.name, problem.counters);
   ctx.dim = problem.oracle->dim();
   ctx.outputs = problem.oracle->outputs();
   // What the solver holds for any run on this problem (solver.cpp sizes these before its loop).

@@ -7,6 +7,7 @@ namespace scfw {
 
 Component::~Component() = default;
 Sample::~Sample() = default;
+Shard::~Shard() = default;
 Registrar::~Registrar() = default;
 
 void Oracle::exact(const Vec&, Vec*, Mat*) const {

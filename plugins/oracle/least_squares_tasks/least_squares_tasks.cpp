@@ -21,6 +21,8 @@
 #include <vector>
 
 #include "libsvm.hpp"
+#include "libsvm_shard.hpp"
+#include "scfw/byte_range.hpp"
 
 namespace {
 
@@ -159,8 +161,11 @@ TaskRows from_file(const Params& p, const Context& ctx) {
   return t;
 }
 
-/// `files`: comma-separated paths, one file per task.
-TaskRows from_files(const Params& p, const Context& ctx) {
+struct Ownership;
+TaskRows from_files_shard(const Params& p, const Context& ctx, const std::vector<std::string>& paths, Ownership& own);
+
+/// `files`: comma-separated paths, one file per task (over ranks: from_files_shard).
+TaskRows from_files(const Params& p, const Context& ctx, Ownership* own) {
   std::vector<std::string> paths;
   const std::string list = p.get<std::string>("files");
   std::size_t start = 0;
@@ -178,6 +183,7 @@ TaskRows from_files(const Params& p, const Context& ctx) {
     p.fail("tasks", "\"files\" lists " + std::to_string(paths.size()) + " files (one per task), but tasks = " +
                         std::to_string(*tasks));
   }
+  if (ctx.shard) return from_files_shard(p, ctx, paths, *own);
   const int features = p.find<int>("features").value_or(0);  // 0: the largest index in the data
   std::vector<scfw::libsvm::Data> data;
   int max_index = 0;
@@ -203,6 +209,114 @@ TaskRows from_files(const Params& p, const Context& ctx) {
     }
     t.end_task();
   }
+  return t;
+}
+
+// ---------------------------------------------------------------------------------------------
+// LIBSVM data over MPI ranks (Context::shard, docs/scaling.md): each rank reads the lines of its
+// byte range of each file and keeps the rows it owns; the ranks exchange line counts (so that
+// messages name the file's line), row counts, the largest feature index and label counts. A bad
+// line in any rank's share fails every rank with that line's message (Shard::agree).
+
+/// Where this rank's rows sit among all ranks' rows of each task: task i's rows over the ranks
+/// are global rows task_begin[i] .. task_begin[i+1]-1, and this rank holds those from
+/// task_begin[i] + owned_begin[i] on (as many as its TaskRows has in task i).
+struct Ownership {
+  std::vector<std::int64_t> task_begin{0};
+  std::vector<std::int64_t> owned_begin;
+};
+
+/// This rank's lines of `path`, parsed; every rank throws when any rank's share is bad.
+scfw::libsvm::Data read_share(const std::string& path, int features, const scfw::Shard& shard) {
+  scfw::libsvm::Lines lines;
+  std::exception_ptr error;
+  try {
+    lines.text = scfw::read_line_share(path, shard.rank(), shard.size());
+  } catch (...) {
+    error = std::current_exception();
+  }
+  shard.agree(error);
+  const std::int64_t mine[] = {scfw::count_lines(lines.text)};
+  const auto counts = shard.all_gather(mine);
+  for (int r = 0; r < shard.rank(); ++r) lines.first_line += counts[static_cast<std::size_t>(r)][0];
+  scfw::libsvm::Data data;
+  try {
+    data = scfw::libsvm::read(path, features, &lines);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  shard.agree(error);
+  return data;
+}
+
+/// `file` + `tasks` over ranks: the label-stratified split of the whole file (libsvm_shard.hpp).
+TaskRows from_file_shard(const Params& p, const Context& ctx, Ownership& own) {
+  if (!p.has("tasks")) p.fail("tasks", "\"file\" needs \"tasks\", the number of subsets to split it into");
+  const scfw::Shard& shard = *ctx.shard;
+  const int m = p.get<int>("tasks");
+  const int features = p.find<int>("features").value_or(0);
+  const std::string path = resolve(p.get<std::string>("file"), ctx);
+  const scfw::libsvm::Data data = read_share(path, features, shard);
+  std::vector<std::int64_t> mine = {static_cast<std::int64_t>(data.rows()), data.max_index};
+  const std::vector<std::int64_t> labels = scfw::libsvm::label_counts(data.labels);
+  mine.insert(mine.end(), labels.begin(), labels.end());
+  auto all = shard.all_gather(mine);
+  std::int64_t rows = 0;
+  int max_index = 0;
+  for (auto& r : all) {
+    rows += r[0];
+    max_index = std::max<int>(max_index, static_cast<int>(r[1]));
+    r.erase(r.begin(), r.begin() + 2);  // the label counts remain
+  }
+  if (rows == 0) throw InputError(path + ": no data rows");
+  if (m > rows) {
+    throw InputError(path + ": task " + std::to_string(rows + 1) + " of " + std::to_string(m) +
+                     " has no rows (the file has " + std::to_string(rows) + " rows; use at most that many tasks)");
+  }
+  const scfw::libsvm::ShardSplit split = scfw::libsvm::shard_split(data.labels, m, all, shard.rank());
+  TaskRows t;
+  t.d = checked_dim(path, features, max_index);
+  t.cols.reserve(data.nnz());
+  t.vals.reserve(data.nnz());
+  for (int i = 0; i < m; ++i) {
+    for (std::size_t r = 0; r < data.rows(); ++r) {
+      if (split.task_of[r] != i) continue;
+      const std::int64_t b = data.row_ptr[r], e = data.row_ptr[r + 1];
+      t.push_row(data.cols.data() + b, data.vals.data() + b, e - b, data.labels[r]);
+    }
+    t.end_task();
+    own.task_begin.push_back(own.task_begin.back() + split.task_rows[static_cast<std::size_t>(i)]);
+  }
+  own.owned_begin = split.owned_begin;
+  return t;
+}
+
+/// `files` over ranks: file i is task i; this rank holds the rows of its share of each file.
+TaskRows from_files_shard(const Params& p, const Context& ctx, const std::vector<std::string>& paths, Ownership& own) {
+  const scfw::Shard& shard = *ctx.shard;
+  const int features = p.find<int>("features").value_or(0);
+  TaskRows t;
+  int max_index = 0;
+  for (const auto& path : paths) {
+    const scfw::libsvm::Data data = read_share(path, features, shard);
+    const std::int64_t mine[] = {static_cast<std::int64_t>(data.rows()), data.max_index};
+    const auto all = shard.all_gather(mine);
+    std::int64_t rows = 0, before = 0;
+    for (std::size_t r = 0; r < all.size(); ++r) {
+      rows += all[r][0];
+      if (static_cast<int>(r) < shard.rank()) before += all[r][0];
+      max_index = std::max<int>(max_index, static_cast<int>(all[r][1]));
+    }
+    if (rows == 0) throw InputError(path + ": no data rows (each file in \"files\" is one task)");
+    for (std::size_t r = 0; r < data.rows(); ++r) {
+      const std::int64_t b = data.row_ptr[r], e = data.row_ptr[r + 1];
+      t.push_row(data.cols.data() + b, data.vals.data() + b, e - b, data.labels[r]);
+    }
+    t.end_task();
+    own.task_begin.push_back(own.task_begin.back() + rows);
+    own.owned_begin.push_back(before);
+  }
+  t.d = checked_dim(paths.front(), features, max_index);
   return t;
 }
 
@@ -233,16 +347,27 @@ class LeastSquaresTasks final : public scfw::Oracle {
       if (p.has("features")) p.fail("features", "only used with \"file\" or \"files\"; the generator takes synthetic.dim");
       data_ = make_synthetic(p.object("synthetic"), ctx.memory);
     } else if (file) {
-      data_ = from_file(p, ctx);
+      data_ = ctx.shard ? from_file_shard(p, ctx, own_) : from_file(p, ctx);
     } else {
-      data_ = from_files(p, ctx);
+      data_ = from_files(p, ctx, &own_);
     }
     from_libsvm_ = !synthetic;
     // make_sample(): B row indices per task.
     ctx.memory.reserve(scfw::bytes_of({data_.tasks(), batch_, 8}),
                        "a sample of batch rows per task (tasks x batch = " + std::to_string(data_.tasks()) + " x " +
                            std::to_string(batch_) + ")");
+    // Synthetic data is generated whole on every rank (not sharded); files are read by share.
+    sharded_ = ctx.shard && !synthetic;
+    if (!sharded_) {
+      own_.task_begin = data_.task_begin;
+      own_.owned_begin.assign(static_cast<std::size_t>(data_.tasks()), 0);
+    }
+    shift_.resize(static_cast<std::size_t>(data_.tasks()));
+    for (int i = 0; i < data_.tasks(); ++i) shift_[i] = own_.task_begin[i] + own_.owned_begin[i] - data_.task_begin[i];
   }
+
+  /// Over MPI ranks (file data): the outputs are sums over this rank's rows (shard.hpp).
+  bool sharded() const override { return sharded_; }
 
   int dim() const override { return data_.d; }
   int outputs() const override { return data_.tasks(); }
@@ -269,7 +394,7 @@ class LeastSquaresTasks final : public scfw::Oracle {
     auto& rows = own(s).rows;
     if (full_) return;  // nothing to draw: the sample is the data set
     for (int i = 0, m = data_.tasks(); i < m; ++i) {
-      std::uniform_int_distribution<std::int64_t> pick(data_.task_begin[i], data_.task_begin[i + 1] - 1);
+      std::uniform_int_distribution<std::int64_t> pick(own_.task_begin[i], own_.task_begin[i + 1] - 1);
       for (int t = 0; t < batch_; ++t) rows[static_cast<std::size_t>(i) * batch_ + t] = pick(rng);
     }
   }
@@ -283,7 +408,8 @@ class LeastSquaresTasks final : public scfw::Oracle {
       double sum = 0.0;
       if (J) J->row(i).setZero();
       for (int t = 0; t < batch_; ++t) {
-        const std::int64_t r = rows[static_cast<std::size_t>(i) * batch_ + t];
+        const std::int64_t r = local_row(rows[static_cast<std::size_t>(i) * batch_ + t], i);
+        if (r < 0) continue;  // another rank's row
         const double res = row_dot(r, x) - data_.b[r];
         sum += res * res;
         if (J) add_row(r, res * inv_b, *J, i);
@@ -297,7 +423,7 @@ class LeastSquaresTasks final : public scfw::Oracle {
     check_sizes(x, f, J);
     for (int i = 0, m = data_.tasks(); i < m; ++i) {
       const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
-      const double inv_n = 1.0 / static_cast<double>(end - begin);
+      const double inv_n = 1.0 / static_cast<double>(own_.task_begin[i + 1] - own_.task_begin[i]);
       double sum = 0.0;
       if (J) J->row(i).setZero();
       for (std::int64_t r = begin; r < end; ++r) {
@@ -318,7 +444,7 @@ class LeastSquaresTasks final : public scfw::Oracle {
       for (int i = 0, m = data_.tasks(); i < m; ++i) {
         out.row(i).setZero();
         const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
-        const double inv_n = 1.0 / static_cast<double>(end - begin);
+        const double inv_n = 1.0 / static_cast<double>(own_.task_begin[i + 1] - own_.task_begin[i]);
         for (std::int64_t r = begin; r < end; ++r) add_row(r, row_dot(r, v) * inv_n, out, i);
       }
       return;
@@ -327,8 +453,8 @@ class LeastSquaresTasks final : public scfw::Oracle {
     for (int i = 0, m = data_.tasks(); i < m; ++i) {
       out.row(i).setZero();
       for (int t = 0; t < batch_; ++t) {
-        const std::int64_t r = rows[static_cast<std::size_t>(i) * batch_ + t];
-        add_row(r, row_dot(r, v) * inv_b, out, i);
+        const std::int64_t r = local_row(rows[static_cast<std::size_t>(i) * batch_ + t], i);
+        if (r >= 0) add_row(r, row_dot(r, v) * inv_b, out, i);
       }
     }
   }
@@ -350,6 +476,12 @@ class LeastSquaresTasks final : public scfw::Oracle {
                         std::to_string(m) + " x " + std::to_string(d));
   }
 
+  /// The stored row of global row g of task i, or -1 when another rank owns it.
+  std::int64_t local_row(std::int64_t g, int i) const {
+    const std::int64_t r = g - shift_[static_cast<std::size_t>(i)];
+    return r >= data_.task_begin[i] && r < data_.task_begin[i + 1] ? r : -1;
+  }
+
   double row_dot(std::int64_t r, const Vec& x) const {
     double s = 0.0;
     for (std::int64_t k = data_.row_ptr[r], e = data_.row_ptr[r + 1]; k < e; ++k) s += data_.vals[k] * x[data_.cols[k]];
@@ -361,7 +493,10 @@ class LeastSquaresTasks final : public scfw::Oracle {
     for (std::int64_t k = data_.row_ptr[r], e = data_.row_ptr[r + 1]; k < e; ++k) Ji[data_.cols[k]] += scale * data_.vals[k];
   }
 
-  TaskRows data_;
+  TaskRows data_;             // this rank's rows (all rows without MPI)
+  Ownership own_;             // where they sit among all ranks' rows (the identity without MPI)
+  std::vector<std::int64_t> shift_;  // global row - stored row, per task
+  bool sharded_ = false;
   int batch_ = 1;
   bool full_ = false;
   bool from_libsvm_ = false;  // "file" or "files": coordinates are LIBSVM feature indices

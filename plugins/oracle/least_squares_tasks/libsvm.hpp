@@ -37,6 +37,13 @@ struct Data {
   std::size_t nnz() const { return vals.size(); }
 };
 
+/// Lines of one rank's share of a file (libsvm_shard.hpp): their text and the file's line number
+/// of the first, so that messages name the file's line.
+struct Lines {
+  std::string text;
+  long first_line = 1;
+};
+
 namespace detail {
 
 inline bool parse_double(std::string_view s, double& v) {
@@ -84,17 +91,22 @@ inline std::string_view next_token(std::string_view line, std::size_t& pos) {
 /// Throws InputError("<path>: cannot open file"), InputError("<path>: is a directory") or
 /// InputError("<path>:<line>: <what>"); a non-finite label or value ("nan", "1e400") is refused
 /// with its line, and a quoted token is cut to 40 bytes (scfw::excerpt).
-inline Data read(const std::string& path, int features = 0) {
-  check_data_path(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open file");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
+/// With `share`, parses share->text (one rank's lines, read by libsvm_shard.hpp) instead.
+inline Data read(const std::string& path, int features = 0, const Lines* share = nullptr) {
+  std::string whole;
+  if (!share) {
+    check_data_path(path);
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot open file");
+    std::ostringstream buf;
+    buf << in.rdbuf();
+    whole = buf.str();
+  }
+  const std::string& text = share ? share->text : whole;
 
   Data data;
   data.path = path;
-  long line_no = 0;
+  long line_no = share ? share->first_line - 1 : 0;
   std::size_t begin = 0;
   while (begin < text.size()) {
     std::size_t end = text.find('\n', begin);

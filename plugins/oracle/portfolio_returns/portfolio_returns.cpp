@@ -19,6 +19,8 @@
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <exception>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -27,6 +29,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "scfw/byte_range.hpp"
 
 namespace {
 
@@ -108,9 +112,24 @@ std::string trim(const std::string& s) {
   return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
 }
 
-RowMat read_file(const std::string& path, bool prices, std::vector<std::string>& assets) {
-  scfw::check_data_path(path);
-  std::ifstream in(path);
+/// One rank's lines of the file (read_share below): the header line, then the rank's own lines,
+/// the first of them line `first_line` of the file.
+struct Share {
+  std::string text;
+  long first_line = 2;
+};
+
+/// With `share`: parses share->text and returns the rank's price (or return) rows as they are.
+RowMat read_file(const std::string& path, bool prices, std::vector<std::string>& assets, const Share* share = nullptr) {
+  std::ifstream file;
+  std::istringstream text;
+  if (share) {
+    text.str(share->text);
+  } else {
+    scfw::check_data_path(path);
+    file.open(path);
+  }
+  std::istream& in = share ? static_cast<std::istream&>(text) : file;
   if (!in) throw scfw::InputError(path + ": cannot open the file");
   std::string line;
   if (!std::getline(in, line)) throw scfw::InputError(path + ":1: empty file (expected a header row date,<asset>,...)");
@@ -135,8 +154,8 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
   assets.clear();
   for (size_t a = 1; a < header.size(); ++a) assets.push_back(trim(header[a]));
   std::vector<double> values;
-  std::vector<int> line_of;  // the line of each data row
-  int number = 1;
+  std::vector<long> line_of;  // the line of each data row
+  long number = share ? share->first_line - 1 : 1;
   while (std::getline(in, line)) {
     ++number;
     const std::string t = trim(line);
@@ -164,6 +183,7 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
     }
   }
   const std::int64_t rows = static_cast<std::int64_t>(values.size() / A);
+  if (share) return Eigen::Map<const RowMat>(values.data(), rows, static_cast<Eigen::Index>(A));
   if (rows < (prices ? 2 : 1))
     throw scfw::InputError(path + ": " + std::to_string(rows) + " data row(s); need at least " + (prices ? "2 prices" : "1 return"));
   const Eigen::Map<const RowMat> P(values.data(), rows, static_cast<Eigen::Index>(A));
@@ -192,6 +212,73 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
   return R;
 }
 
+/// This rank's days of returns over MPI ranks (Context::shard, docs/scaling.md): the rank reads
+/// the header and the lines of its byte range; a price row's return needs the row before it, so
+/// each rank gets the last price row of the ranks before it. Sets `first_day` to the global index
+/// of the rank's first return and `days` to the number of returns over all ranks.
+RowMat read_file_shard(const std::string& path, bool prices, std::vector<std::string>& assets,
+                       const scfw::Shard& shard, std::int64_t& first_day, std::int64_t& days) {
+  Share share;
+  std::exception_ptr error;
+  std::string header;
+  try {
+    std::ifstream in(path);
+    if (!in) throw scfw::InputError(path + ": cannot open the file");
+    std::getline(in, header);
+    share.text = scfw::read_line_share(path, shard.rank(), shard.size());
+    if (shard.rank() == 0) {  // its share starts with the header
+      const auto eol = share.text.find('\n');
+      share.text.erase(0, eol == std::string::npos ? share.text.size() : eol + 1);
+    }
+  } catch (...) {
+    error = std::current_exception();
+  }
+  shard.agree(error);
+  const std::int64_t lines[] = {scfw::count_lines(share.text)};
+  const auto counts = shard.all_gather(lines);
+  for (int r = 0; r < shard.rank(); ++r) share.first_line += counts[static_cast<std::size_t>(r)][0];
+  share.text = header + "\n" + share.text;
+  RowMat rows;
+  try {
+    rows = read_file(path, prices, assets, &share);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  shard.agree(error);
+  // Row counts and every rank's last row (bit patterns), so a rank can take the row before its first.
+  const Eigen::Index A = rows.cols();
+  std::vector<std::int64_t> mine{static_cast<std::int64_t>(rows.rows())};
+  for (Eigen::Index a = 0; a < A; ++a) mine.push_back(rows.rows() ? std::bit_cast<std::int64_t>(rows(rows.rows() - 1, a)) : 0);
+  const auto all = shard.all_gather(mine);
+  std::int64_t total = 0, before = 0;
+  int previous = -1;  // the last rank before this one with rows
+  for (std::size_t r = 0; r < all.size(); ++r) {
+    total += all[r][0];
+    if (static_cast<int>(r) < shard.rank()) {
+      before += all[r][0];
+      if (all[r][0] > 0) previous = static_cast<int>(r);
+    }
+  }
+  if (total < (prices ? 2 : 1))
+    throw scfw::InputError(path + ": " + std::to_string(total) + " data row(s); need at least " + (prices ? "2 prices" : "1 return"));
+  days = prices ? total - 1 : total;
+  if (!prices) {
+    first_day = before;
+    return rows;
+  }
+  // Return t (0-based) is p_{t+1} / p_t - 1: this rank owns the returns of its own price rows
+  // but the very first one of the file.
+  RowMat P(rows.rows() + (previous >= 0 ? 1 : 0), A);
+  if (previous >= 0)
+    for (Eigen::Index a = 0; a < A; ++a) P(0, a) = std::bit_cast<double>(all[static_cast<std::size_t>(previous)][static_cast<std::size_t>(a) + 1]);
+  P.bottomRows(rows.rows()) = rows;
+  first_day = previous >= 0 ? before - 1 : 0;
+  if (P.rows() < 2) return RowMat(0, A);
+  RowMat R(P.rows() - 1, A);
+  for (Eigen::Index t = 1; t < P.rows(); ++t) R.row(t - 1) = P.row(t).cwiseQuotient(P.row(t - 1)).array() - 1.0;
+  return R;
+}
+
 struct DaySample final : scfw::Sample {
   std::vector<std::int64_t> days;
 };
@@ -211,9 +298,15 @@ class PortfolioReturns final : public scfw::Oracle {
     } else {
       std::filesystem::path path(p.get<std::string>("file"));
       if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
-      R_ = read_file(path.string(), p.get<bool>("prices"), assets_);
+      if (ctx.shard) {
+        R_ = read_file_shard(path.string(), p.get<bool>("prices"), assets_, *ctx.shard, first_day_, days_);
+        sharded_ = true;
+      } else {
+        R_ = read_file(path.string(), p.get<bool>("prices"), assets_);
+      }
     }
-    const std::int64_t T = R_.rows();
+    if (!sharded_) days_ = R_.rows();
+    const std::int64_t T = days_;
     const std::int64_t n = p.get<std::int64_t>("groups");
     if (n > T) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(T) + " days of returns");
     batch_ = p.get<int>("batch");
@@ -226,9 +319,22 @@ class PortfolioReturns final : public scfw::Oracle {
     A_ = static_cast<int>(R_.cols());
     n_ = static_cast<int>(n);
     means_.resize(n_, A_);
-    for (int g = 0; g < n_; ++g)
-      means_.row(g) = R_.middleRows(begin_[g], begin_[g + 1] - begin_[g]).colwise().mean();
+    if (!sharded_) {
+      for (int g = 0; g < n_; ++g)
+        means_.row(g) = R_.middleRows(begin_[g], begin_[g + 1] - begin_[g]).colwise().mean();
+    } else {  // this rank's part of each group's mean: the sum of its own days / |G_g|
+      const std::int64_t lo = first_day_, hi = first_day_ + R_.rows();
+      for (int g = 0; g < n_; ++g) {
+        const std::int64_t b = std::max(lo, begin_[g]), e = std::min(hi, begin_[g + 1]);
+        means_.row(g).setZero();
+        if (b < e)
+          means_.row(g) = R_.middleRows(b - lo, e - b).colwise().sum() / static_cast<double>(begin_[g + 1] - begin_[g]);
+      }
+    }
   }
+
+  /// Over MPI ranks (file data): the outputs are sums over this rank's days (shard.hpp).
+  bool sharded() const override { return sharded_; }
 
   int dim() const override { return A_ + 1; }
   int outputs() const override { return n_; }
@@ -272,7 +378,8 @@ class PortfolioReturns final : public scfw::Oracle {
       double sum = 0.0;
       if (J) J->row(g).setZero();
       for (int b = 0; b < batch_; ++b) {
-        const std::int64_t t = days[static_cast<size_t>(g) * batch_ + b];
+        const std::int64_t t = days[static_cast<size_t>(g) * batch_ + b] - first_day_;
+        if (t < 0 || t >= R_.rows()) continue;  // another rank's day
         sum -= R_.row(t).dot(w);
         if (J) J->row(g).head(A_) -= inv * R_.row(t);
       }
@@ -313,7 +420,9 @@ class PortfolioReturns final : public scfw::Oracle {
                         std::to_string(n_) + " x " + std::to_string(d));
   }
 
-  RowMat R_;        // T x A returns
+  RowMat R_;        // T x A returns (over MPI ranks: this rank's days first_day_ ..)
+  std::int64_t first_day_ = 0, days_ = 0;  // days_: T over all ranks
+  bool sharded_ = false;
   RowMat means_;    // n x A group means
   std::vector<std::int64_t> begin_;
   std::vector<std::string> assets_;  // the file's header (empty for synthetic data)

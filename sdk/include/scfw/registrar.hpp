@@ -24,6 +24,7 @@
 #include "scfw/params.hpp"
 #include "scfw/roles.hpp"
 #include "scfw/sdk_interface.hpp"
+#include "scfw/shard.hpp"
 
 namespace scfw {
 
@@ -61,6 +62,9 @@ struct Context {
   /// The run's memory account: charge what the factory is about to allocate, before allocating
   /// it (memory.hpp). Charges over the limit are refused at the block's pointer with exit 2.
   Memory memory;
+  /// The oracle's share of the data when the run is spread over MPI ranks (shard.hpp); null in a
+  /// one-process run and for every role but the oracle.
+  const Shard* shard = nullptr;
 };
 
 /// Builds a component from parameters the host has validated against the declarations (defaults

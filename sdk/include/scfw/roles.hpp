@@ -69,6 +69,11 @@ class Oracle : public Component {
   virtual bool has_hessian_action() const { return false; }
   virtual void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const;
 
+  /// Capability "sharded" (shard.hpp): built with a Context::shard, this oracle holds only its
+  /// rank's rows, and evaluate(), exact() and hessian_action() return the sums over those rows;
+  /// the host adds them over the ranks. False (the default): the outputs are whole.
+  virtual bool sharded() const { return false; }
+
   /// Optional: the names of x's d coordinates (asset names, feature indices), written into
   /// solution files. Empty (the default): the coordinates have no names.
   virtual std::vector<std::string> variable_names() const { return {}; }

@@ -6,10 +6,12 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "internal.hpp"
 #include "scfw/compare/compare.hpp"
+#include "scfw/core/distributed.hpp"
 #include "scfw/core/report.hpp"
 #include "scfw/core/summary_json.hpp"
 #include "scfw/error.hpp"
@@ -59,6 +61,69 @@ class WorkerProblem {
   std::optional<Problem> problem_;
 };
 
+/// What a rank sends rank 0 for one finished run under MPI (run_all): the run's fields, its
+/// trace CSV and its summary JSON, packed as bytes (doubles bit for bit).
+struct Packer {
+  std::string bytes;
+  template <class T>
+  void put(const T& v) {
+    bytes.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+  void put(const std::string& v) {
+    put(static_cast<std::uint64_t>(v.size()));
+    bytes += v;
+  }
+};
+
+struct Unpacker {
+  const std::string& bytes;
+  size_t at = 0;
+  template <class T>
+  void get(T& v) {
+    if (at + sizeof v > bytes.size()) throw Error("compare: a rank's results are truncated");
+    std::copy(bytes.data() + at, bytes.data() + at + sizeof v, reinterpret_cast<char*>(&v));
+    at += sizeof v;
+  }
+  void get(std::string& v) {
+    std::uint64_t n = 0;
+    get(n);
+    if (at + n > bytes.size()) throw Error("compare: a rank's results are truncated");
+    v.assign(bytes.data() + at, n);
+    at += n;
+  }
+};
+
+void pack_run(Packer& p, size_t index, const CompareRun& r, const std::string& trace, const std::string& summary) {
+  p.put(static_cast<std::uint64_t>(index));
+  p.put(static_cast<std::uint8_t>(r.ok));
+  p.put(r.error);
+  p.put(r.final_gap), p.put(r.best_gap), p.put(r.final_objective), p.put(r.seconds);
+  p.put(r.iterations);
+  p.put(r.times.oracle), p.put(r.times.tracker), p.put(r.times.glmo), p.put(r.times.update), p.put(r.times.gap);
+  p.put(r.compose_seconds);
+  p.put(trace);
+  p.put(summary);
+}
+
+/// Unpacks one run into result.runs[index]; returns its trace and summary texts.
+size_t unpack_run(Unpacker& u, std::vector<CompareRun>& runs, std::string& trace, std::string& summary) {
+  std::uint64_t index = 0;
+  u.get(index);
+  if (index >= runs.size()) throw Error("compare: a rank sent an unknown run");
+  CompareRun& r = runs[index];
+  std::uint8_t ok = 0;
+  u.get(ok);
+  r.ok = ok != 0;
+  u.get(r.error);
+  u.get(r.final_gap), u.get(r.best_gap), u.get(r.final_objective), u.get(r.seconds);
+  u.get(r.iterations);
+  u.get(r.times.oracle), u.get(r.times.tracker), u.get(r.times.glmo), u.get(r.times.update), u.get(r.times.gap);
+  u.get(r.compose_seconds);
+  u.get(trace);
+  u.get(summary);
+  return index;
+}
+
 }  // namespace
 
 void run_all(const Registry& registry, const Experiment& e, const fs::path& out, const CompareOptions& options,
@@ -77,6 +142,19 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
   std::vector<size_t> order(result.runs.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return result.runs[a].K > result.runs[b].K; });
+  // Under mpirun (docs/scaling.md) rank r takes the runs at positions r, r + P, r + 2P, ... of that
+  // order, each run still single-threaded with its own seed, so every number but the timings is
+  // what one process computes. The traces and summaries go to rank 0, which writes every file.
+  const Ranks& mpi = ranks();
+  const size_t P = static_cast<size_t>(mpi.size()), me = static_cast<size_t>(mpi.rank());
+  const size_t total = order.size();
+  if (P > 1) {
+    std::vector<size_t> mine;
+    for (size_t i = me; i < order.size(); i += P) mine.push_back(order[i]);
+    order = std::move(mine);
+  }
+  std::vector<std::string> trace_text(P > 1 ? result.runs.size() : 0), summary_text(P > 1 ? result.runs.size() : 0);
+  std::vector<char> finished(result.runs.size(), 0);
 
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<size_t>(jobs, std::max<size_t>(1, order.size())));
@@ -121,7 +199,9 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
           ++result.problems_composed;
         }
         Solver solver(*problem, fresh ? fresh->method : *method, so);
-        auto file = open_trace_file(out / r.trace);
+        std::unique_ptr<std::ostream> file;
+        if (P > 1) file = std::make_unique<std::ostringstream>();  // rank 0 writes it (below)
+        else file = open_trace_file(out / r.trace);
         TraceCsv trace(*file, (out / r.trace).string());
         solver.add_callback(trace);
         std::optional<StopRequest> stop;
@@ -132,8 +212,14 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
         const Summary s = solver.run();
         // The run's JSON summary (docs/outputs.md): summaries/<run>.json beside traces/<run>.csv.
         const fs::path summary_file = out / "summaries" / fs::path(r.trace).filename().replace_extension(".json");
-        write_json_file(summary_file, to_json(s, describe_run(registry, *problem, fresh ? fresh->method : *method, so,
-                                                              SCFW_VERSION)));
+        const nlohmann::json summary_json =
+            to_json(s, describe_run(registry, *problem, fresh ? fresh->method : *method, so, SCFW_VERSION));
+        if (P > 1) {
+          trace_text[order[slot]] = static_cast<std::ostringstream&>(*file).str();
+          summary_text[order[slot]] = summary_json.dump();
+        } else {
+          write_json_file(summary_file, summary_json);
+        }
         r.ok = s.status == Status::IterationLimit && s.has_gap;
         if (!r.ok) r.error = s.message.empty() ? std::string(to_string(s.status)) : s.message;
         r.final_gap = s.final_gap, r.best_gap = s.best_gap, r.final_objective = s.final_objective;
@@ -149,6 +235,7 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
       }
       std::lock_guard<std::mutex> lock(mu);
       ++done;
+      finished[order[slot]] = 1;
       if (!r.ok) ++result.failed;
       result.compose_seconds += r.compose_seconds;
       if (options.on_progress) options.on_progress(done, order.size());
@@ -157,8 +244,38 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < jobs; ++t) threads.emplace_back(worker);
   for (auto& t : threads) t.join();
+  if (P > 1) {
+    mpi.agree(input_error);  // a bad problem on any rank: the same InputError on every rank
+    Packer mine;
+    mine.put(static_cast<std::uint64_t>(result.problems_composed));
+    for (size_t i = 0; i < result.runs.size(); ++i)
+      if (finished[i]) pack_run(mine, i, result.runs[i], trace_text[i], summary_text[i]);
+    const std::vector<std::string> all = mpi.gather_to_root(mine.bytes);
+    if (!mpi.root()) return;  // rank 0 summarizes and writes
+    result.failed = 0, result.compose_seconds = 0, result.problems_composed = 0, done = 0;
+    std::string trace, summary;
+    for (const std::string& bytes : all) {
+      Unpacker u{bytes};
+      std::uint64_t composed = 0;
+      u.get(composed);
+      result.problems_composed += composed;
+      while (u.at < bytes.size()) {
+        const size_t i = unpack_run(u, result.runs, trace, summary);
+        const CompareRun& r = result.runs[i];
+        auto file = open_trace_file(out / r.trace);
+        *file << trace;
+        file->close();
+        if (!*file) throw Error((out / r.trace).string() + ": cannot write the trace file");
+        write_json_file(out / "summaries" / fs::path(r.trace).filename().replace_extension(".json"),
+                        nlohmann::json::parse(summary));
+        ++done;
+        if (!r.ok) ++result.failed;
+        result.compose_seconds += r.compose_seconds;
+      }
+    }
+  }
   if (input_error) std::rethrow_exception(input_error);
-  if (done < order.size()) result.interrupted = true;
+  if (done < total) result.interrupted = true;
 }
 
 }  // namespace scfw
