@@ -2,7 +2,7 @@
 #
 # Writes the generated SDK header scfw/sdk_interface.hpp: the SDK version and a 64-bit hash of the
 # declarations in the given headers (the ones whose classes and functions cross between the host
-# and a plugin: types, error, params, model, state, roles, registrar, memory). Comments and runs of white
+# and a plugin: types, error, params, model, state, roles, registrar, memory, shard). Comments and runs of white
 # space are dropped before hashing, so re-wording a comment keeps the hash, while a new virtual
 # method, member or parameter changes it. Every plugin records the hash of the headers it was
 # compiled against in its descriptor; the host skips a library whose hash differs from its own.
