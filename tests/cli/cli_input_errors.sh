@@ -83,4 +83,31 @@ expect_rc 0 "describe l1_ball"
 expect_contains "$OUT" "l1_ball (domain" "describe l1_ball"
 grep -Eq '^ +radius +number +1 +\(0, inf\) +radius' <<<"$OUT" || fail "describe l1_ball: no radius row in:
 $OUT"
+
+# Issue #12, numbers that reach a solver: values that made Clp abort the process (Assertion
+# fabs(obj[i]) < 1.0e25) or failed at iteration 1 are refused by `validate`, one line, exit 2.
+hostile() {  # hostile NAME OUTER_BLOCK DOMAIN_BLOCK EXPECTED_STDERR
+  write_problem "$1.json" "$2"
+  sed -i "s|\"domain\": { \"plugin\": \"l1_ball\", \"radius\": 2 }|\"domain\": $3|" "$1.json"
+  grep -qF "\"domain\": $3" "$1.json" || fail "$1: the sed did not apply"
+  run "$SCFW" validate "$1.json"
+  expect_rc 2 "$1"
+  expect_stderr "$4" "$1"
+  [[ -z "$OUT" ]] || fail "$1: stdout should be empty, got: $OUT"
+}
+L1='{ "plugin": "l1_ball", "radius": 2 }'
+hostile cvar_alpha '{ "plugin": "cvar", "alpha": 1e-300 }' "$L1" \
+  "error: cvar_alpha.json: /outer/alpha: expected a number in [1e-06, 1), got 1e-300"
+hostile penalty_lambda '{ "plugin": "penalty", "lambda": 1e308 }' "$L1" \
+  "error: penalty_lambda.json: /outer/lambda: expected a number in (0, 100000000], got 1e+308"
+hostile dro_rho '{ "plugin": "dro_chi2", "rho": 1e308 }' "$L1" \
+  "error: dro_rho.json: /outer/rho: expected a number in (0, 1000000], got 1e+308"
+hostile regularized_c '{ "plugin": "regularized", "c": 1e308 }' "$L1" \
+  "error: regularized_c.json: /outer/c: expected an array of numbers in [-100000000, 100000000], got 1e+308"
+hostile l1_radius '{ "plugin": "max" }' '{ "plugin": "l1_ball", "radius": 1e308 }' \
+  "error: l1_radius.json: /domain/radius: expected a number in (0, 1e10] (an LP bound), got 1e+308"
+hostile l2_radius '{ "plugin": "max" }' '{ "plugin": "l2_ball", "radius": 1e308 }' \
+  "error: l2_radius.json: /domain/radius: expected a number in (0, 1e10] (an LP bound), got 1e+308"
+hostile box_lower '{ "plugin": "max" }' '{ "plugin": "box", "lower": -1e308, "upper": 1e308 }' \
+  "error: box_lower.json: /domain/lower: expected an array of numbers in [-10000000000, 10000000000], got -1e+308"
 echo "cli_input_errors: ok"
