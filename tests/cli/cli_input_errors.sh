@@ -110,4 +110,22 @@ hostile l2_radius '{ "plugin": "max" }' '{ "plugin": "l2_ball", "radius": 1e308 
   "error: l2_radius.json: /domain/radius: expected a number in (0, 1e10] (an LP bound), got 1e+308"
 hostile box_lower '{ "plugin": "max" }' '{ "plugin": "box", "lower": -1e308, "upper": 1e308 }' \
   "error: box_lower.json: /domain/lower: expected an array of numbers in [-10000000000, 10000000000], got -1e+308"
+# A numerical failure of Clp on an always-feasible LP (l1 ball, data entries ~1e10) is a run-time
+# failure, exit 1, said to be numerical (it used to read "the GLMO LP is infeasible").
+python3 -c "
+import random
+random.seed(1)
+for i in range(60):
+    print(random.choice([1, 2]), ' '.join('%d:%.6g' % (j, random.uniform(-1, 1) * 1e10) for j in range(1, 9)))
+" >big.svm
+cat >big.json <<'JSON'
+{ "seed": 1, "iterations": 50,
+  "oracle": { "plugin": "least_squares_tasks", "file": "big.svm", "tasks": 2, "batch": 1 },
+  "outer": { "plugin": "max" }, "domain": { "plugin": "l1_ball", "radius": 5 },
+  "glmo": { "plugin": "clp" }, "report": { "every": 10 } }
+JSON
+run "$SCFW" run big.json
+expect_rc 1 "clp numerical failure"
+expect_contains "$ERR" "error: iteration 1 (GLMO): clp: Clp declared the GLMO LP infeasible; over a nonempty domain, with an outer model feasible for every u (every shipped outer function's is), this is a numerical failure (the largest LP entry is " "clp numerical failure"
+expect_contains "$ERR" " in magnitude); hint: scale the data so that f and its Jacobian are of moderate size, or shrink the domain" "clp numerical failure"
 echo "cli_input_errors: ok"
