@@ -313,7 +313,13 @@ TEST_CASE("clp reports infeasible and unbounded LPs and model-less domains word 
     BrokenOuter outer(BrokenOuter::Kind::Infeasible);
     auto glmo = make_clp(d, n, algorithm);
     glmo->setup(outer, *domain, n, d);
-    CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "clp: the GLMO LP is infeasible", Error);
+    // (This outer model is infeasible on purpose; the message names the usual cause.)
+    CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x),
+                         "clp: Clp declared the GLMO LP infeasible; over a nonempty domain, with an outer model feasible for every u "
+                         "(every shipped outer function's is), this is a numerical failure (the largest LP entry is 1 in "
+                         "magnitude); hint: scale the data so that f and its Jacobian are of moderate size, or shrink the "
+                         "domain",
+                         Error);
   }
   {
     // Cones used to be refused at setup; now they are solved by outer-approximation cuts.

@@ -101,6 +101,61 @@ inline void check_out_mat(const std::string& plugin, const char* call, const cha
     bad_output_matrix(plugin, call, arg, m.rows(), m.cols(), n, d);
 }
 
+// Finiteness of every number a plugin hands back (issue #12: a NaN from the oracle used to
+// surface as "the GLMO LP is unbounded", a NaN outer value as a run with exit 0 and a NaN gap).
+// The hot path is one vectorized pass: sum(v * 0) is 0 exactly when every entry is finite (inf * 0
+// and NaN * 0 are NaN). Eigen's allFinite() compares entry by entry and cost 8.8 instructions per
+// double under callgrind; this costs about 1.6 (docs/performance.md, "Finiteness checks"). The
+// index is found only on failure.
+// The solver puts "iteration K (phase): " in front of the message.
+
+std::string number_words(double v) {
+  std::ostringstream os;
+  os.precision(17);
+  os << v;
+  return os.str();
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void not_finite_vec(const std::string& plugin, const char* call,
+                                                           const char* verb, const char* arg, const Vec& v) {
+  Eigen::Index i = 0;
+  while (i < v.size() && std::isfinite(v[i])) ++i;
+  fail(plugin, std::string(call) + "() " + verb + " a non-finite value at " + arg + "[" + std::to_string(i) +
+                   "] = " + number_words(i < v.size() ? v[i] : 0.0));
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void not_finite_mat(const std::string& plugin, const char* call,
+                                                           const char* verb, const char* arg, const Mat& m) {
+  for (Eigen::Index i = 0; i < m.rows(); ++i)
+    for (Eigen::Index j = 0; j < m.cols(); ++j)
+      if (!std::isfinite(m(i, j)))
+        fail(plugin, std::string(call) + "() " + verb + " a non-finite value at " + arg + "[" + std::to_string(i) +
+                         "," + std::to_string(j) + "] = " + number_words(m(i, j)));
+  fail(plugin, std::string(call) + "() " + verb + " a non-finite value in " + arg);
+}
+
+[[noreturn, gnu::cold, gnu::noinline]] void not_finite_scalar(const std::string& plugin, const char* call,
+                                                              const char* what, double v) {
+  fail(plugin, std::string(call) + "() returned a non-finite " + what + ": " + number_words(v));
+}
+
+template <class M>
+inline bool all_finite(const M& m) {
+  return (m.array() * 0.0).sum() == 0.0;
+}
+
+inline void finite_vec(const std::string& plugin, const char* call, const char* verb, const char* arg,
+                       const Vec& v) {
+  if (!all_finite(v)) [[unlikely]]
+    not_finite_vec(plugin, call, verb, arg, v);
+}
+
+inline void finite_mat(const std::string& plugin, const char* call, const char* verb, const char* arg,
+                       const Mat& m) {
+  if (!all_finite(m)) [[unlikely]]
+    not_finite_mat(plugin, call, verb, arg, m);
+}
+
 template <class T>
 std::unique_ptr<T> require_inner(std::unique_ptr<T> inner, const std::string& plugin) {
   if (!inner) fail(plugin, "its factory returned no object");
@@ -167,6 +222,8 @@ class CheckedOracle final : public Oracle {
     }
     if (f) check_out_vec(plugin_, "evaluate", "f", *f, "n", n_);
     if (J) check_out_mat(plugin_, "evaluate", "J", *J, n_, d_);
+    if (f) finite_vec(plugin_, "evaluate", "returned", "f", *f);
+    if (J) finite_mat(plugin_, "evaluate", "returned", "J", *J);
   }
 
   bool has_exact() const override {
@@ -183,6 +240,8 @@ class CheckedOracle final : public Oracle {
     SCFW_GUARD(plugin_, inner_->exact(x, f, J));
     if (f) check_out_vec(plugin_, "exact", "f", *f, "n", n_);
     if (J) check_out_mat(plugin_, "exact", "J", *J, n_, d_);
+    if (f) finite_vec(plugin_, "exact", "returned", "f", *f);
+    if (J) finite_mat(plugin_, "exact", "returned", "J", *J);
   }
 
   bool has_hessian_action() const override {
@@ -201,6 +260,7 @@ class CheckedOracle final : public Oracle {
       SCFW_GUARD(plugin_, inner_->hessian_action(s, x, v, out));
     }
     check_out_mat(plugin_, "hessian_action", "out", out, n_, d_);
+    finite_mat(plugin_, "hessian_action", "returned", "out", out);
   }
 
   std::vector<std::string> variable_names() const override {
@@ -247,6 +307,8 @@ class CheckedOuter final : public OuterFunction {
     ++counters_->outer_values;
     double r = 0.0;
     SCFW_GUARD(plugin_, r = inner_->value(u, x));
+    if (!std::isfinite(r)) [[unlikely]]
+      not_finite_scalar(plugin_, "value", "value", r);
     return r;
   }
 
@@ -308,6 +370,7 @@ class CheckedDomain final : public Domain {
     if (x.size() != d_) x.resize(d_);  // an output: sized here once, then reused by the caller
     SCFW_GUARD(plugin_, inner_->lmo(g, x));
     check_out_vec(plugin_, "lmo", "x", x, "d", d_);
+    finite_vec(plugin_, "lmo", "returned", "x", x);
   }
 
   Vec initial_point() const override {
@@ -316,6 +379,7 @@ class CheckedDomain final : public Domain {
     if (y.size() != d_)
       fail(plugin_, "initial_point: returned a point of size " + std::to_string(y.size()) +
                         ", expected d = " + std::to_string(d_));
+    finite_vec(plugin_, "initial_point", "returned", "y", y);
     return y;
   }
 
@@ -387,7 +451,12 @@ class CheckedGlmo final : public Glmo {
     GlmoResult r;
     SCFW_GUARD(plugin_, r = inner_->solve(z, V, y, x));
     check_out_vec(plugin_, "solve", "x", x, "d", d_);
+    finite_vec(plugin_, "solve", "returned", "x", x);
+    if (!std::isfinite(r.value)) [[unlikely]]
+      not_finite_scalar(plugin_, "solve", "value", r.value);
     if (std::isnan(r.lower_bound)) r.lower_bound = r.value;  // not set: an exact solve
+    if (!std::isfinite(r.lower_bound)) [[unlikely]]
+      not_finite_scalar(plugin_, "solve", "lower bound", r.lower_bound);
     return r;
   }
 
@@ -438,6 +507,8 @@ class CheckedTracker final : public Tracker {
     SCFW_GUARD(plugin_, inner_->start(y0, rng, z, V));
     check_out_vec(plugin_, "start", "z", z, "n", n_);
     check_out_mat(plugin_, "start", "V", V, n_, d_);
+    finite_vec(plugin_, "start", "left", "z", z);
+    finite_mat(plugin_, "start", "left", "V", V);
   }
 
   void update(long k, const Vec& y, const Vec& y_prev, const Steps& steps, Rng& rng, Vec& z,
@@ -451,6 +522,8 @@ class CheckedTracker final : public Tracker {
     SCFW_GUARD(plugin_, inner_->update(k, y, y_prev, steps, rng, z, V));
     check_out_vec(plugin_, "update", "z", z, "n", n_);
     check_out_mat(plugin_, "update", "V", V, n_, d_);
+    finite_vec(plugin_, "update", "left", "z", z);
+    finite_mat(plugin_, "update", "left", "V", V);
   }
 
   StateSupport state_support() const override {

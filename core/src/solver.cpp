@@ -251,7 +251,12 @@ Summary Solver::run() {
   };
 
   for (long k = first; k < K; ++k) {
-    const Steps steps = schedule.at(k, K);
+    Steps steps;
+    try {
+      steps = schedule.at(k, K);
+    } catch (...) {
+      fail(k + 1, "schedule");
+    }
 
     // Alg. 1 line 2 at k = 0, lines 4-6 afterwards.
     auto t0 = Clock::now();

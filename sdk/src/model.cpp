@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace scfw {
 
@@ -47,7 +48,14 @@ double Expr::evaluate(std::span<const double> values) const {
   return s;
 }
 
+const std::pair<int, double>* Model::unknown_term(const Expr& e) const {
+  for (const auto& t : e.terms())
+    if (!has_var(t.first)) return &t;
+  return nullptr;
+}
+
 Var Model::add_var(double lower, double upper, std::string name) {
+  if (std::isnan(lower) || std::isnan(upper)) throw std::invalid_argument("Model::add_var: a bound is NaN");
   if (lower > upper) throw std::invalid_argument("Model::add_var: lower bound above upper bound");
   lower_.push_back(lower);
   upper_.push_back(upper);
@@ -56,14 +64,17 @@ Var Model::add_var(double lower, double upper, std::string name) {
 }
 
 void Model::set_bounds(Var v, double lower, double upper) {
-  if (v.index < 0 || v.index >= num_vars()) throw std::out_of_range("Model::set_bounds: no such variable");
+  if (!has_var(v.index)) throw std::out_of_range("Model::set_bounds: no such variable");
+  if (std::isnan(lower) || std::isnan(upper)) throw std::invalid_argument("Model::set_bounds: a bound is NaN");
   lower_[static_cast<size_t>(v.index)] = lower;
   upper_[static_cast<size_t>(v.index)] = upper;
 }
 
 void Model::add_row(Expr e, double lower, double upper) {
-  for (const auto& [v, c] : e.terms())
-    if (v < 0 || v >= num_vars()) throw std::out_of_range("Model::add_row: expression uses an unknown variable");
+  if (const auto* t = unknown_term(e))
+    throw std::out_of_range("Model::add_row: the expression uses variable " + std::to_string(t->first) +
+                            ", but the model has " + std::to_string(num_vars()) + " variables");
+  if (std::isnan(lower) || std::isnan(upper)) throw std::invalid_argument("Model::add_row: a bound is NaN");
   // Fold the constant into the bounds: lower <= a^T v + c <= upper.
   const double c = e.constant();
   e -= Expr(c);
@@ -72,6 +83,14 @@ void Model::add_row(Expr e, double lower, double upper) {
 }
 
 void Model::add_second_order_cone(Expr t, std::vector<Expr> xs) {
+  const auto check = [&](const Expr& e) {
+    if (const auto* term = unknown_term(e))
+      throw std::out_of_range("Model::add_second_order_cone: an expression uses variable " +
+                              std::to_string(term->first) + ", but the model has " +
+                              std::to_string(num_vars()) + " variables");
+  };
+  check(t);
+  for (const Expr& x : xs) check(x);
   cones_.push_back(SecondOrderCone{std::move(t), std::move(xs)});
 }
 

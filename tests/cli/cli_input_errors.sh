@@ -122,4 +122,49 @@ before=$(ls -A | sort)
 run "$SCFW" compare exp.json --check --out fresh/folder
 expect_rc 0 "compare --check, a folder that can be made"
 [[ "$(ls -A | sort)" == "$before" ]] || fail "compare --check left something behind: $(ls -A)"
+
+# Issue #12, numbers that reach a solver: values that made Clp abort the process (Assertion
+# fabs(obj[i]) < 1.0e25) or failed at iteration 1 are refused by `validate`, one line, exit 2.
+hostile() {  # hostile NAME OUTER_BLOCK DOMAIN_BLOCK EXPECTED_STDERR
+  write_problem "$1.json" "$2"
+  sed -i "s|\"domain\": { \"plugin\": \"l1_ball\", \"radius\": 2 }|\"domain\": $3|" "$1.json"
+  grep -qF "\"domain\": $3" "$1.json" || fail "$1: the sed did not apply"
+  run "$SCFW" validate "$1.json"
+  expect_rc 2 "$1"
+  expect_stderr "$4" "$1"
+  [[ -z "$OUT" ]] || fail "$1: stdout should be empty, got: $OUT"
+}
+L1='{ "plugin": "l1_ball", "radius": 2 }'
+hostile cvar_alpha '{ "plugin": "cvar", "alpha": 1e-300 }' "$L1" \
+  "error: cvar_alpha.json: /outer/alpha: expected a number in [1e-06, 1), got 1e-300"
+hostile penalty_lambda '{ "plugin": "penalty", "lambda": 1e308 }' "$L1" \
+  "error: penalty_lambda.json: /outer/lambda: expected a number in (0, 100000000], got 1e+308"
+hostile dro_rho '{ "plugin": "dro_chi2", "rho": 1e308 }' "$L1" \
+  "error: dro_rho.json: /outer/rho: expected a number in (0, 1000000], got 1e+308"
+hostile regularized_c '{ "plugin": "regularized", "c": 1e308 }' "$L1" \
+  "error: regularized_c.json: /outer/c: expected an array of numbers in [-100000000, 100000000], got 1e+308"
+hostile l1_radius '{ "plugin": "max" }' '{ "plugin": "l1_ball", "radius": 1e308 }' \
+  "error: l1_radius.json: /domain/radius: expected a number in (0, 1e10] (an LP bound), got 1e+308"
+hostile l2_radius '{ "plugin": "max" }' '{ "plugin": "l2_ball", "radius": 1e308 }' \
+  "error: l2_radius.json: /domain/radius: expected a number in (0, 1e10] (an LP bound), got 1e+308"
+hostile box_lower '{ "plugin": "max" }' '{ "plugin": "box", "lower": -1e308, "upper": 1e308 }' \
+  "error: box_lower.json: /domain/lower: expected an array of numbers in [-10000000000, 10000000000], got -1e+308"
+# A numerical failure of Clp on an always-feasible LP (l1 ball, data entries ~1e10) is a run-time
+# failure, exit 1, said to be numerical (it used to read "the GLMO LP is infeasible").
+python3 -c "
+import random
+random.seed(1)
+for i in range(60):
+    print(random.choice([1, 2]), ' '.join('%d:%.6g' % (j, random.uniform(-1, 1) * 1e10) for j in range(1, 9)))
+" >big.svm
+cat >big.json <<'JSON'
+{ "seed": 1, "iterations": 50,
+  "oracle": { "plugin": "least_squares_tasks", "file": "big.svm", "tasks": 2, "batch": 1 },
+  "outer": { "plugin": "max" }, "domain": { "plugin": "l1_ball", "radius": 5 },
+  "glmo": { "plugin": "clp" }, "report": { "every": 10 } }
+JSON
+run "$SCFW" run big.json
+expect_rc 1 "clp numerical failure"
+expect_contains "$ERR" "error: iteration 1 (GLMO): clp: Clp declared the GLMO LP infeasible; over a nonempty domain, with an outer model feasible for every u (every shipped outer function's is), this is a numerical failure (the largest LP entry is " "clp numerical failure"
+expect_contains "$ERR" " in magnitude); hint: scale the data so that f and its Jacobian are of moderate size, or shrink the domain" "clp numerical failure"
 echo "cli_input_errors: ok"

@@ -62,9 +62,11 @@ class Box final : public scfw::Domain {
 
 void register_components(scfw::Registrar& r) {
   r.add<Box>("box", "X = {x : lower <= x <= upper}, a box (bounds per coordinate or one for all)",
-             {scfw::ParamSpec::number_list("lower", "lower bounds: one number for all coordinates or d numbers")
+             {scfw::ParamSpec::number_list("lower", "lower bounds: one number for all coordinates or d numbers, each in [-1e10, 1e10] (LP bounds)")
+                  .range(-1e10, 1e10)
                   .def(std::vector<double>{-1.0}),
-              scfw::ParamSpec::number_list("upper", "upper bounds: one number for all coordinates or d numbers")
+              scfw::ParamSpec::number_list("upper", "upper bounds: one number for all coordinates or d numbers, each in [-1e10, 1e10] (LP bounds)")
+                  .range(-1e10, 1e10)
                   .def(std::vector<double>{1.0}),
               scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
                   .at_least(1)});

@@ -56,7 +56,10 @@ class Simplex final : public scfw::Domain {
 void register_components(scfw::Registrar& r) {
   r.add<Simplex>("simplex",
                  "X = {x : x >= 0, sum_j x_j = scale}, the scaled probability simplex",
-                 {scfw::ParamSpec::number("scale", "the sum of the coordinates").positive().def(1.0),
+                 {scfw::ParamSpec::number("scale", "the sum of the coordinates, at most 1e10 (an LP bound)")
+                      .positive()
+                      .at_most(1e10)
+                      .def(1.0),
                   scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
                       .at_least(1)});
 }

@@ -84,8 +84,12 @@ void register_components(scfw::Registrar& r) {
   r.add<SimplexInterval>(
       "simplex_interval",
       "X = {(w, y0) : w >= 0, sum w = 1, lower <= y0 <= upper}, simplex x interval (Task 2's domain)",
-      {ParamSpec::number("lower", "lower end of the last coordinate's interval").def(-1.0),
-       ParamSpec::number("upper", "upper end of the last coordinate's interval").def(1.0),
+      {ParamSpec::number("lower", "lower end of the last coordinate's interval, in [-1e10, 1e10] (an LP bound)")
+           .range(-1e10, 1e10)
+           .def(-1.0),
+       ParamSpec::number("upper", "upper end of the last coordinate's interval, in [-1e10, 1e10] (an LP bound)")
+           .range(-1e10, 1e10)
+           .def(1.0),
        ParamSpec::integer("dim", "dimension d = assets + 1 (optional: must equal the oracle's d)").at_least(2)});
 }
 

@@ -436,10 +436,9 @@ void ClpGlmo::run_lp(bool first_round) {
       lp_->dual();
     status = lp_->status();
   }
-  if (status == 1) throw scfw::Error("clp: the GLMO LP is infeasible");
+  if (status == 1) glmo_lp::clp_numerical_failure("clp", *lp_, "infeasible");
   if (status == 2) throw scfw::Error("clp: the GLMO LP is unbounded");
-  if (status != 0)
-    throw scfw::Error("clp: the GLMO LP solve failed (status " + std::to_string(status) + ")");
+  if (status != 0) glmo_lp::clp_numerical_failure("clp", *lp_, "unsolved (status " + std::to_string(status) + ")");
 }
 
 void ClpGlmo::add_cuts(const std::vector<std::pair<int, std::vector<double>>>& cuts) {

@@ -344,7 +344,10 @@ void ColumnGeneration::build_base() {
   for (int i = 0; i < n_; ++i) m.add_row(u[static_cast<size_t>(i)], 0.0, 0.0);  // rhs set per solve
   conv_row_ = static_cast<int>(m.rows().size());
   m.add_row(scfw::Expr(0.0), 1.0, 1.0);
+  const int outer_var = m.num_vars(), outer_row = static_cast<int>(m.rows().size());
   scfw::Expr objective = outer_->model(m, u, xs);
+  glmo_lp::check_model("column_generation", "the outer function's model", m, outer_var, outer_row, 0, {}, "",
+                       &objective);
   if (!m.cones().empty())
     throw scfw::CapabilityError("column_generation: the outer function's model has second-order cones; the "
                                 "restricted master is solved as a linear program");

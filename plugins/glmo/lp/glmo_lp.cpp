@@ -2,9 +2,77 @@
 
 #include <CoinPackedMatrix.hpp>
 
+#include <scfw/helpers.hpp>
+
 #include <algorithm>
+#include <cmath>
 
 namespace scfw::glmo_lp {
+
+namespace {
+
+[[noreturn, gnu::cold]] void bad_model(const std::string& glmo, const std::string& who, const std::string& what) {
+  throw scfw::Error(glmo + ": " + who + ": " + what);
+}
+
+// A finite entry within the limit (false for NaN and infinities).
+bool lp_number(double v) { return std::abs(v) <= kLpLimit; }
+// A bound: infinite, or a finite entry within the limit (false for NaN).
+bool lp_bound(double v) { return lp_number(v) || v == scfw::inf || v == -scfw::inf; }
+
+std::string limit_words() {
+  return "LP entries must be finite and at most " + scfw::format_number(kLpLimit) + " in magnitude";
+}
+
+std::string var_words(const scfw::Model& m, int v) {
+  const std::string& name = m.name(v);
+  return "variable " + std::to_string(v) + (name.empty() ? "" : " (\"" + name + "\")");
+}
+
+void check_expr(const std::string& glmo, const std::string& who, const scfw::Model& m, const scfw::Expr& e,
+                const std::string& what) {
+  if (const auto* t = m.unknown_term(e))
+    bad_model(glmo, who,
+              what + " uses variable " + std::to_string(t->first) + ", but the model has " +
+                  std::to_string(m.num_vars()) + " variables");
+  for (const auto& [v, c] : e.terms())
+    if (!lp_number(c))
+      bad_model(glmo, who,
+                what + " has coefficient " + scfw::format_number(c) + " at " + var_words(m, v) + "; " +
+                    limit_words());
+  if (!lp_number(e.constant()))
+    bad_model(glmo, who, what + " has constant " + scfw::format_number(e.constant()) + "; " + limit_words());
+}
+
+}  // namespace
+
+void check_model(const std::string& glmo, const std::string& who, const scfw::Model& m, int first_var,
+                 int first_row, int first_cone, std::span<const scfw::Expr> exprs, const char* label,
+                 const scfw::Expr* objective) {
+  for (int v = std::max(first_var, 0); v < m.num_vars(); ++v)
+    if (!lp_bound(m.lower(v)) || !lp_bound(m.upper(v)))
+      bad_model(glmo, who,
+                var_words(m, v) + " has bounds [" + scfw::format_number(m.lower(v)) + ", " +
+                    scfw::format_number(m.upper(v)) + "]; " + limit_words());
+  const auto& rows = m.rows();
+  for (size_t r = static_cast<size_t>(std::max(first_row, 0)); r < rows.size(); ++r) {
+    const std::string what = "row " + std::to_string(r);
+    check_expr(glmo, who, m, rows[r].expr, what);
+    if (!lp_bound(rows[r].lower) || !lp_bound(rows[r].upper))
+      bad_model(glmo, who,
+                what + " has bounds [" + scfw::format_number(rows[r].lower) + ", " +
+                    scfw::format_number(rows[r].upper) + "]; " + limit_words());
+  }
+  const auto& cones = m.cones();
+  for (size_t k = static_cast<size_t>(std::max(first_cone, 0)); k < cones.size(); ++k) {
+    const std::string what = "cone " + std::to_string(k);
+    check_expr(glmo, who, m, cones[k].t, what);
+    for (const scfw::Expr& x : cones[k].xs) check_expr(glmo, who, m, x, what);
+  }
+  for (size_t j = 0; j < exprs.size(); ++j)
+    check_expr(glmo, who, m, exprs[j], std::string(label) + "[" + std::to_string(j) + "]");
+  if (objective) check_expr(glmo, who, m, *objective, "the objective");
+}
 
 GlmoModel build_model(const std::string& glmo, const scfw::OuterFunction& outer,
                       const scfw::Domain& domain, int n, int d) {
@@ -22,6 +90,9 @@ GlmoModel build_model(const std::string& glmo, const scfw::OuterFunction& outer,
   if (static_cast<int>(g.xs.size()) != d)
     throw scfw::Error(glmo + ": the domain's model has " + std::to_string(g.xs.size()) +
                       " coordinates, expected d = " + std::to_string(d));
+  check_model(glmo, "the domain's model", g.model, 0, 0, 0, g.xs, "x", nullptr);
+  const int outer_var = g.model.num_vars() + n, outer_row = static_cast<int>(g.model.rows().size()),
+            outer_cone = static_cast<int>(g.model.cones().size());
   g.u.reserve(static_cast<size_t>(n));
   g.u_var.reserve(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) {
@@ -30,6 +101,7 @@ GlmoModel build_model(const std::string& glmo, const scfw::OuterFunction& outer,
     g.u.emplace_back(v);
   }
   g.objective = outer.model(g.model, g.u, g.xs);
+  check_model(glmo, "the outer function's model", g.model, outer_var, outer_row, outer_cone, {}, "", &g.objective);
   g.objective.normalize();
   return g;
 }
@@ -41,6 +113,31 @@ void check_solve_sizes(const char* glmo, const scfw::Vec& z, const scfw::Mat& V,
                       std::to_string(V.rows()) + "x" + std::to_string(V.cols()) + ", " +
                       std::to_string(y.size()) + "; set up for n = " + std::to_string(n) +
                       ", d = " + std::to_string(d));
+  // The hot path is two vectorized passes per argument (the largest magnitude, and sum(v * 0),
+  // which is NaN when an entry is NaN or infinite); the entry is found only on failure, where NaN
+  // fails every comparison, so `!(|v| <= limit)` finds NaN, infinities and huge entries.
+  const auto fine = [](const auto& m) {
+    return m.size() == 0 || (m.cwiseAbs().maxCoeff() <= kLpLimit && (m.array() * 0.0).sum() == 0.0);
+  };
+  if (fine(z) && fine(V) && fine(y)) [[likely]]
+    return;
+  const auto bad = [&](const char* what, double v, long i, long j) {
+    std::string at = std::string(what) + "[" + std::to_string(i);
+    if (j >= 0) at += "," + std::to_string(j);
+    throw scfw::Error(std::string(glmo) + ": solve() got " + at + "] = " + scfw::format_number(v) +
+                      "; LP entries must be finite and at most " + scfw::format_number(kLpLimit) +
+                      " in magnitude");
+  };
+  for (int i = 0; i < n; ++i)
+    if (!(std::abs(z[i]) <= kLpLimit)) [[unlikely]]
+      bad("z", z[i], i, -1);
+  for (int j = 0; j < d; ++j) {
+    if (!(std::abs(y[j]) <= kLpLimit)) [[unlikely]]
+      bad("y", y[j], j, -1);
+    for (int i = 0; i < n; ++i)
+      if (!(std::abs(V(i, j)) <= kLpLimit)) [[unlikely]]
+        bad("V", V(i, j), i, j);
+  }
 }
 
 XMap::XMap(std::vector<scfw::Expr> x) : xs(std::move(x)), c(xs.size(), 0.0) {
@@ -95,6 +192,27 @@ int SparseLp::add_row(const std::vector<std::pair<int, double>>& terms, double l
   row_lo.push_back(lo);
   row_up.push_back(up);
   return r;
+}
+
+void clp_numerical_failure(const std::string& glmo, const ClpSimplex& lp, const std::string& verdict) {
+  double largest = 0.0;
+  const auto scan = [&](const double* v, int count) {
+    for (int i = 0; v && i < count; ++i)
+      if (std::abs(v[i]) < 1e27) largest = std::max(largest, std::abs(v[i]));  // Clp's infinity is above
+  };
+  ClpSimplex& m = const_cast<ClpSimplex&>(lp);  // Clp's accessors are not const
+  scan(m.matrix()->getElements(), static_cast<int>(m.matrix()->getNumElements()));
+  scan(m.objective(), m.numberColumns());
+  scan(m.columnLower(), m.numberColumns());
+  scan(m.columnUpper(), m.numberColumns());
+  scan(m.rowLower(), m.numberRows());
+  scan(m.rowUpper(), m.numberRows());
+  throw scfw::Error(glmo + ": Clp declared the GLMO LP " + verdict +
+                    "; over a nonempty domain, with an outer model feasible for every u (every shipped outer "
+                    "function's is), this is a numerical failure (the largest LP entry is " +
+                    scfw::format_number(largest, 3) +
+                    " in magnitude); hint: scale the data so that f and its Jacobian are of moderate size, or "
+                    "shrink the domain");
 }
 
 void load_clp(ClpSimplex& lp, const SparseLp& s) {

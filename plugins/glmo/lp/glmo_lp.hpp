@@ -41,12 +41,28 @@ struct GlmoModel {
   bool domain_has_cones = false;  // the domain's own model has second-order cones
 };
 
+// The largest magnitude of a finite number the model hands to an LP solver: coefficients,
+// objective entries, bounds and right-hand sides (Clp asserts on an objective entry of 1e25 and
+// treats bounds beyond 1e27 as infinite; a declared parameter range keeps every plugin's entries
+// far below). Infinite bounds are fine; NaN never is.
+inline constexpr double kLpLimit = 1e20;
+
+// Checks the part of a model added by `who` ("the domain's model", "the outer function's
+// model"): the variables from first_var on (bounds), the rows from first_row on (variables and
+// coefficients, bounds), the cones from first_cone on, the expressions `exprs` (labelled
+// `label`[j]) and, when given, the objective. Throws scfw::Error("<glmo>: <who>: ...") for a
+// variable that is not in the model, a NaN, or a finite number beyond kLpLimit.
+void check_model(const std::string& glmo, const std::string& who, const scfw::Model& m, int first_var,
+                 int first_row, int first_cone, std::span<const scfw::Expr> exprs, const char* label,
+                 const scfw::Expr* objective);
+
 // Builds the GlmoModel; `glmo` names the plugin in the errors (n, d < 1; a domain without an LP
-// model: CapabilityError; a model with the wrong number of coordinates).
+// model: CapabilityError; a model with the wrong number of coordinates; check_model's errors).
 GlmoModel build_model(const std::string& glmo, const scfw::OuterFunction& outer,
                       const scfw::Domain& domain, int n, int d);
 
-// solve()'s arguments against the sizes set up: throws "<glmo>: solve() got z, V, y of sizes ...".
+// solve()'s arguments against the sizes set up: throws "<glmo>: solve() got z, V, y of sizes ...";
+// and their entries: NaN or beyond kLpLimit throws "<glmo>: solve() got V[i,j] = ...".
 void check_solve_sizes(const char* glmo, const scfw::Vec& z, const scfw::Mat& V,
                        const scfw::Vec& y, int n, int d);
 
@@ -95,6 +111,14 @@ struct SparseLp {
   // Appends a row lo <= terms <= up (terms: (variable, coefficient)); returns its index.
   int add_row(const std::vector<std::pair<int, double>>& terms, double lo, double up);
 };
+
+// The GLMO LP is feasible whenever the domain is nonempty and the outer model is feasible for
+// every u (u is free; the shipped outer functions' epigraph variables are unbounded above), so
+// Clp's "infeasible" or a failed solve is then a numerical failure: throws "<glmo>: Clp declared
+// the GLMO LP <verdict>; ...: a numerical failure (the
+// largest LP entry is ...); hint: ..." with the largest finite magnitude among the loaded
+// coefficients, costs and bounds.
+[[noreturn]] void clp_numerical_failure(const std::string& glmo, const ClpSimplex& lp, const std::string& verdict);
 
 // Loads the LP into Clp (infinite bounds as COIN_DBL_MAX). Clp options that must hold while
 // loading (small elements, scaling) are the caller's, set before.

@@ -81,8 +81,10 @@ void register_components(scfw::Registrar& r) {
       "F(u) = CVaR_alpha(u) = inf_tau tau + 1/(alpha n) sum_i max(0, u_i - tau), the mean of the "
       "worst alpha-fraction of the n losses (L_F = 1/(alpha sqrt(n)) in the l2 norm; monotone, "
       "positively homogeneous; an LP)",
-      {scfw::ParamSpec::number("alpha", "level alpha: the fraction of worst losses averaged")
-           .above(0)
+      {scfw::ParamSpec::number("alpha",
+                               "level alpha: the fraction of worst losses averaged; at least 1e-6 (the "
+                               "LP weight 1/(alpha n) stays finite, and alpha <= 1/n is already max u)")
+           .at_least(1e-6)
            .below(1)
            .def(0.05)});
 }

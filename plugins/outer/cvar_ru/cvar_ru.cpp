@@ -69,9 +69,11 @@ void register_components(scfw::Registrar& r) {
   r.add<CvarRu>("cvar_ru",
                 "F(u, x) = y0 + 1/((1-alpha) n) sum_i max(0, u_i - y0) with y0 = x_last: Rockafellar-Uryasev CVaR "
                 "(Task 2)",
-                {scfw::ParamSpec::number("alpha", "confidence level; the tail fraction is 1 - alpha (paper: 0.95)")
+                {scfw::ParamSpec::number("alpha",
+                                         "confidence level; the tail fraction is 1 - alpha (paper: 0.95), at "
+                                         "least 1e-6 (the LP weight 1/((1-alpha) n) stays finite)")
                      .at_least(0)
-                     .below(1)
+                     .at_most(1 - 1e-6)
                      .def(0.95)});
 }
 

@@ -38,6 +38,13 @@ class DroChi2Outer final : public scfw::OuterFunction {
   // (largest first) and keeping the first candidate that is a valid q (q_i >= 0 on S and the
   // KKT sign condition at the excluded entries); k = 1 is the vertex e_argmax (F = max u) when
   // the ball contains it.
+  //
+  // The mean m_k and the sum of squared deviations ss_k = sum_S (s_i - m_k)^2 of the top k are
+  // updated one entry at a time (Welford): ss_k = ss_{k-1} + (s_k - m_{k-1}) (s_k - m_k) adds
+  // nonnegative terms, so it keeps its relative accuracy when the top entries nearly tie. The
+  // textbook sum(s^2) - k m^2 cancels there (issue #12: value() came out -inf or off by 1e-8).
+  // With c = sqrt(budget / ss): sum_S q_i s_i = m + c ss = m + sqrt(budget ss), and the
+  // validity test c (s_k - m) reads sqrt(budget) (s_k - m) / sqrt(ss), both free of 1/ss.
   double value(const scfw::Vec& u, const scfw::Vec&) const override {
     const int n = static_cast<int>(u.size());
     if (n == 0) throw scfw::Error("dro_chi2: the chi^2 ball needs at least one output (n >= 1)");
@@ -46,25 +53,27 @@ class DroChi2Outer final : public scfw::OuterFunction {
     std::sort(s.begin(), s.end(), std::greater<double>());
     // If the vertex e_1 is in the ball, F = max u: ||e_1 - 1/n||^2 = (n - 1)/n.
     if ((n - 1.0) / n <= r2 || n == 1) return s[0];
-    double prefix = 0.0;
-    std::vector<double> pre(static_cast<size_t>(n) + 1, 0.0), pre2(static_cast<size_t>(n) + 1, 0.0);
-    for (int i = 0; i < n; ++i) {
-      pre[static_cast<size_t>(i) + 1] = pre[static_cast<size_t>(i)] + s[static_cast<size_t>(i)];
-      pre2[static_cast<size_t>(i) + 1] = pre2[static_cast<size_t>(i)] + s[static_cast<size_t>(i)] * s[static_cast<size_t>(i)];
+    std::vector<double> mean(static_cast<size_t>(n) + 1, 0.0), dev2(static_cast<size_t>(n) + 1, 0.0);
+    for (int k = 1; k <= n; ++k) {
+      const double v = s[static_cast<size_t>(k) - 1];
+      const double m_prev = mean[static_cast<size_t>(k) - 1];
+      const double m = m_prev + (v - m_prev) / k;
+      mean[static_cast<size_t>(k)] = m;
+      dev2[static_cast<size_t>(k)] = dev2[static_cast<size_t>(k) - 1] + (v - m_prev) * (v - m);
     }
-    (void)prefix;
     double best = -scfw::inf;
     for (int k = n; k >= 1; --k) {
       // On S = top k: q_i = 1/k + c (s_i - m), c >= 0, with the budget
       // ||q_S - 1/n||^2 + (n - k)/n^2 = r2, and ||q_S - 1/n||^2 = k (1/k - 1/n)^2 + c^2 var_S.
-      const double m = pre[static_cast<size_t>(k)] / k;
-      const double ss = std::max(0.0, pre2[static_cast<size_t>(k)] - k * m * m);  // sum (s_i - m)^2
+      const double m = mean[static_cast<size_t>(k)];
+      const double ss = dev2[static_cast<size_t>(k)];  // sum (s_i - m)^2, >= 0
       const double budget = r2 - (n - k) / (double(n) * n) - k * std::pow(1.0 / k - 1.0 / n, 2);
       if (budget < -1e-15) continue;  // even the uniform q on S lies outside the ball
-      const double c = ss > 0.0 ? std::sqrt(std::max(0.0, budget) / ss) : 0.0;
-      // Validity: q_i >= 0 on S.
-      if (1.0 / k + c * (s[static_cast<size_t>(k) - 1] - m) < -1e-12) continue;
-      const double val = m + c * ss;  // sum_S q_i s_i = m + c sum (s_i - m)^2
+      const double root_budget = std::sqrt(std::max(0.0, budget)), root_ss = std::sqrt(ss);
+      // Validity: q_i >= 0 on S (the smallest entry of S is s_k).
+      if (root_ss > 0.0 && 1.0 / k + root_budget * ((s[static_cast<size_t>(k) - 1] - m) / root_ss) < -1e-12)
+        continue;
+      const double val = m + root_budget * root_ss;  // sum_S q_i s_i = m + c sum (s_i - m)^2
       best = std::max(best, val);
     }
     return best;
@@ -114,8 +123,11 @@ void register_components(scfw::Registrar& r) {
       "F(u) = sup { q^T u : q in simplex, D(q, 1/n) <= rho } with D(q, p) = sum_i (q_i - p_i)^2 / "
       "p_i (chi^2-DRO; L_F = sqrt((1 + rho)/n) in the l2 norm; monotone, positively homogeneous; "
       "an SOCP by duality)",
-      {scfw::ParamSpec::number("rho", "radius rho of the chi^2 ball around the uniform distribution")
+      {scfw::ParamSpec::number("rho",
+                               "radius rho of the chi^2 ball around the uniform distribution, at most 1e6 "
+                               "(rho >= n - 1 already gives F = max u)")
            .positive()
+           .at_most(1e6)
            .def(1.0)});
 }
 

@@ -75,9 +75,13 @@ void register_components(scfw::Registrar& r) {
       "F(u, x) = u_0 + lambda max_{i>=1} |u_i - u_0| + mu Xi(x) (fairness-constrained ERM; L_F = "
       "sqrt((1 + lambda)^2 + lambda^2) in the l2 norm; not monotone for lambda > 0; "
       "subhomogeneous; LP, or one cone for Xi = l2)",
-      {scfw::ParamSpec::number("lambda", "weight lambda of the largest group-loss gap").nonnegative().def(1.0),
+      {scfw::ParamSpec::number("lambda", "weight lambda of the largest group-loss gap, at most 1e8 (an LP coefficient)")
+           .range(0, 1e8)
+           .def(1.0),
        scfw::ParamSpec::choice("regularizer", {"l1", "l2", "linf", "none"}, "the norm Xi").def("none"),
-       scfw::ParamSpec::number("mu", "weight mu of the regularizer Xi").nonnegative().def(0.1)});
+       scfw::ParamSpec::number("mu", "weight mu of the regularizer Xi, at most 1e8 (an LP coefficient)")
+           .range(0, 1e8)
+           .def(0.1)});
 }
 
 }  // namespace

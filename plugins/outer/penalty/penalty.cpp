@@ -91,10 +91,17 @@ void register_components(scfw::Registrar& r) {
       "F(u, x) = u_0 + <c, x> + lambda sum_{i>=1} max(0, u_i - tau_i) (exact penalty for "
       "constraints f_i(x) <= tau_i; L_F = sqrt(1 + lambda^2 (n - 1)) in the l2 norm; monotone; "
       "subhomogeneous iff c = 0 and tau <= 0; an LP)",
-      {scfw::ParamSpec::number("lambda", "penalty weight lambda").positive().def(1.0),
-       scfw::ParamSpec::number_list("tau", "constraint levels tau_i: one number (broadcast) or n - 1 numbers")
+      {scfw::ParamSpec::number("lambda", "penalty weight lambda, at most 1e8 (an LP coefficient)")
+           .positive()
+           .at_most(1e8)
+           .def(1.0),
+       scfw::ParamSpec::number_list("tau", "constraint levels tau_i: one number (broadcast) or n - 1 numbers, "
+                                           "each in [-1e12, 1e12] (LP right-hand sides)")
+           .range(-1e12, 1e12)
            .def(std::vector<double>{0.0}),
-       scfw::ParamSpec::number_list("c", "linear term c: one number (broadcast) or d numbers")
+       scfw::ParamSpec::number_list("c", "linear term c: one number (broadcast) or d numbers, each in "
+                                         "[-1e8, 1e8] (LP objective coefficients)")
+           .range(-1e8, 1e8)
            .def(std::vector<double>{0.0})});
 }
 

@@ -95,8 +95,12 @@ void register_components(scfw::Registrar& r) {
       "F(u, x) = u_0 + <c, x> + lambda Xi(x), Xi in {l1, l2, linf, none} (composite regularized "
       "risk; L_F = 1; monotone; subhomogeneous iff ||c||_* <= lambda; LP, or one cone for l2)",
       {scfw::ParamSpec::choice("regularizer", {"l1", "l2", "linf", "none"}, "the norm Xi").def("l1"),
-       scfw::ParamSpec::number("lambda", "weight lambda of the regularizer").nonnegative().def(0.1),
-       scfw::ParamSpec::number_list("c", "linear term c: one number (broadcast) or d numbers")
+       scfw::ParamSpec::number("lambda", "weight lambda of the regularizer, at most 1e8 (an LP coefficient)")
+           .range(0, 1e8)
+           .def(0.1),
+       scfw::ParamSpec::number_list("c", "linear term c: one number (broadcast) or d numbers, each in "
+                                         "[-1e8, 1e8] (LP objective coefficients)")
+           .range(-1e8, 1e8)
            .def(std::vector<double>{0.0})});
 }
 

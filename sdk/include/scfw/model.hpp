@@ -65,7 +65,9 @@ struct Row {
   double upper = inf;
 };
 
-/// ||xs||_2 <= t.
+/// ||xs||_2 <= t. add_var, set_bounds, add_row and add_second_order_cone throw std::out_of_range
+/// for an expression or Var that names no variable of the model, and std::invalid_argument for a
+/// NaN bound; a GLMO that reads the model checks the expressions it is handed (unknown_term).
 struct SecondOrderCone {
   Expr t;
   std::vector<Expr> xs;
@@ -83,6 +85,11 @@ class Model {
   void add_second_order_cone(Expr t, std::vector<Expr> xs);
 
   int num_vars() const { return static_cast<int>(lower_.size()); }
+  bool has_var(int v) const { return v >= 0 && v < num_vars(); }
+  /// The first variable of `e` that is not a variable of this model (an index from another model,
+  /// or a default-constructed Var's -1), or nullptr when every term names one. A GLMO reads the
+  /// expressions a plugin hands back through this before it indexes anything with them.
+  const std::pair<int, double>* unknown_term(const Expr& e) const;
   double lower(int v) const { return lower_[v]; }
   double upper(int v) const { return upper_[v]; }
   const std::string& name(int v) const { return names_[v]; }
