@@ -36,7 +36,7 @@ read -r -a targets <<<"${FUZZ_TARGETS:-problem_json libsvm price_csv udata polyt
 declare -A max_len=([problem_json]=4096 [libsvm]=1024 [price_csv]=1024 [udata]=1024 [polytope_csv]=512)
 
 # Every report fatal, with a stack; leaks checked at exit.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1:strict_string_checks=1:check_initialization_order=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 
 start=$SECONDS
@@ -48,7 +48,10 @@ cmake --build build-san -j"$jobs"
 built=$SECONDS
 echo "sanitize: build $((built - start)) s" >&2
 
-ctest --test-dir build-san --output-on-failure -j"$jobs"
+# Not here: cli_out_of_tree and cli_host_api install the build and compile a plugin and a host
+# program against it with the system compiler, without the sanitizer runtime; they check the
+# packaging, which the g++ run of ./test.sh covers.
+ctest --test-dir build-san --output-on-failure -j"$jobs" -E '^(cli_out_of_tree|cli_host_api)$'
 tested=$SECONDS
 echo "sanitize: suite $((tested - built)) s" >&2
 
@@ -58,7 +61,7 @@ for t in "${targets[@]}"; do
   corpus=build-san/fuzz/corpus/$t
   mkdir -p "$corpus"
   echo "sanitize: fuzzing $t for ${fuzz_seconds} s" >&2
-  build-san/bin/fuzz_"$t" -max_total_time="$fuzz_seconds" -max_len="${max_len[$t]}" -timeout=10 \
+  build-san/bin/fuzz_"$t" -max_total_time="$fuzz_seconds" -max_len="${max_len[$t]}" -timeout=30 \
     -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="build-san/fuzz/artifacts/$t-" \
     "$corpus" tests/fuzz/corpus/"$t"
 done
