@@ -114,7 +114,8 @@ std::vector<Case> domains(int d, int n) {
 
 TEST_CASE("dense_simplex equals Clp on random instances (max and linear over l1_ball, simplex, box)") {
   std::mt19937_64 rng(11);
-  for (const auto& [d, n] : std::vector<std::pair<int, int>>{{5, 3}, {30, 4}, {100, 10}}) {
+  for (const auto& dn : std::vector<std::pair<int, int>>{{5, 3}, {30, 4}, {100, 10}}) {
+    const int d = dn.first, n = dn.second;  // not a structured binding: clang 14 cannot CAPTURE one
     for (auto& c : domains(d, n)) {
       for (int which = 0; which < 2; ++which) {
         CAPTURE(c.name);
