@@ -377,9 +377,10 @@ void check_composed_once_is_bitwise_fresh(const json& doc, const std::string& na
   for (const auto& out : {once1.out, once2.out}) {
     const auto got = numbers_written(out);
     REQUIRE(got.size() == expect.size());
-    for (const auto& [file, text] : expect) {
-      CAPTURE(file);
-      CHECK(got.at(file) == text);
+    for (const auto& entry : expect) {
+      const std::string& file = entry.first;  // not a structured binding: CAPTURE's lambda takes
+      CAPTURE(file);                          // it by reference, which clang 14 refuses
+      CHECK(got.at(file) == entry.second);
     }
   }
 }

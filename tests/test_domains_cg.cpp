@@ -88,7 +88,8 @@ std::string data_dir() {
 TEST_CASE("nuclear_ball: LMO = -tau u1 v1^T, value -tau sigma_max, no feasible matrix does better") {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> normal;
-  for (auto [r, c] : {std::pair{7, 5}, std::pair{3, 9}, std::pair{120, 90}, std::pair{150, 140}}) {  // 150 x 140: the Lanczos path
+  for (auto rc : {std::pair{7, 5}, std::pair{3, 9}, std::pair{120, 90}, std::pair{150, 140}}) {  // 150 x 140: the Lanczos path
+    const int r = rc.first, c = rc.second;  // not a structured binding: clang 14 cannot CAPTURE one
     CAPTURE(r);
     CAPTURE(c);
     const double tau = 2.5;

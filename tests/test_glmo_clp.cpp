@@ -157,7 +157,8 @@ class BrokenOuter final : public OuterFunction {
 
 TEST_CASE("clp + max over the l1 ball equals brute-force vertex enumeration of the lifted polyhedron") {
   std::mt19937_64 rng(20240611);
-  for (const auto& [d, n] : {std::pair{3, 4}, std::pair{4, 5}}) {
+  for (const auto& dn : {std::pair{3, 4}, std::pair{4, 5}}) {
+    const int d = dn.first, n = dn.second;  // not a structured binding: clang 14 cannot CAPTURE one
     const double radius = 1.5;
     auto outer = make_max(d, n);
     auto domain = make_l1(d, n, radius);
@@ -182,7 +183,8 @@ TEST_CASE("clp + max over the l1 ball equals brute-force vertex enumeration of t
 
 TEST_CASE("clp + max over the simplex equals brute-force vertex enumeration of the lifted polyhedron") {
   std::mt19937_64 rng(77);
-  for (const auto& [d, n] : {std::pair{3, 4}, std::pair{4, 5}}) {
+  for (const auto& dn : {std::pair{3, 4}, std::pair{4, 5}}) {
+    const int d = dn.first, n = dn.second;  // not a structured binding: clang 14 cannot CAPTURE one
     const double scale = 2.0;
     auto outer = make_max(d, n);
     auto domain = make_simplex(d, n, scale);
@@ -211,7 +213,9 @@ TEST_CASE("clp + linear is the classical LMO of l1_ball, simplex and box") {
   domains.emplace_back("simplex", make_simplex(d, n, 3.0));
   domains.emplace_back("box", make_box(d, n, {-1.0, -2.0, 0.0, 0.5, -3.0, -1.0, 2.0},
                                        {1.0, 0.0, 0.0, 4.0, 3.0, -0.5, 2.5}));
-  for (const auto& [name, domain] : domains) {
+  for (const auto& entry : domains) {
+    const auto& name = entry.first;  // not a structured binding: clang 14 cannot CAPTURE one
+    const auto& domain = entry.second;
     for (int k : {0, n - 1}) {
       auto outer = make_linear(d, n, k);
       auto glmo = make_clp(d, n);
