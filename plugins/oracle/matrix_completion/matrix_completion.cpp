@@ -32,6 +32,7 @@
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -169,40 +170,50 @@ Entries read_file(const std::string& path, bool one_based, std::int64_t rows, st
 void restrict_to_top(Entries& e, std::int64_t top_rows, std::int64_t top_cols) {
   if (top_rows <= 0 && top_cols <= 0) return;
   const std::int64_t C = e.cols;
-  std::vector<std::int64_t> row_count(static_cast<size_t>(e.rows), 0), col_count(static_cast<size_t>(e.cols), 0);
-  for (const std::int64_t p : e.index) {
-    ++row_count[static_cast<size_t>(p / C)];
-    ++col_count[static_cast<size_t>(p % C)];
-  }
-  // new_index[k] = the new index of original index k, or -1 when k is dropped.
-  auto select = [](const std::vector<std::int64_t>& count, std::int64_t top) {
-    const std::int64_t total = static_cast<std::int64_t>(count.size());
-    std::vector<int> new_index(count.size(), 0);
-    if (top <= 0 || top >= total) {
-      std::iota(new_index.begin(), new_index.end(), 0);
-      return new_index;
+  // The kept original indices of one axis, increasing, or empty for "all of them". Only the
+  // observed indices are counted (work and memory grow with the entries, not with rows or cols:
+  // a file naming column 10^9 must not allocate by it); unobserved ones have count 0 and follow
+  // the observed ones, smaller index first, as under a stable sort of all counts.
+  auto select = [&](bool rows, std::int64_t top, std::int64_t total) {
+    std::vector<std::int64_t> kept;
+    if (top <= 0 || top >= total) return kept;
+    std::vector<std::int64_t> seen;
+    seen.reserve(e.index.size());
+    for (const std::int64_t p : e.index) seen.push_back(rows ? p / C : p % C);
+    std::sort(seen.begin(), seen.end());
+    std::vector<std::pair<std::int64_t, std::int64_t>> counted;  // (index, count), increasing index
+    for (size_t k = 0; k < seen.size();) {
+      size_t l = k;
+      while (l < seen.size() && seen[l] == seen[k]) ++l;
+      counted.emplace_back(seen[k], static_cast<std::int64_t>(l - k));
+      k = l;
     }
-    std::vector<int> order(count.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {  // stable: ties by smaller index
-      return count[static_cast<size_t>(a)] > count[static_cast<size_t>(b)];
-    });
-    std::vector<char> keep(count.size(), 0);
-    for (std::int64_t k = 0; k < top; ++k) keep[static_cast<size_t>(order[static_cast<size_t>(k)])] = 1;
-    int next = 0;
-    for (size_t k = 0; k < count.size(); ++k) new_index[k] = keep[k] ? next++ : -1;
-    return new_index;
+    std::stable_sort(counted.begin(), counted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    for (size_t k = 0; k < counted.size() && static_cast<std::int64_t>(kept.size()) < top; ++k) kept.push_back(counted[k].first);
+    std::sort(kept.begin(), kept.end());
+    // Fewer observed than top: the smallest unobserved indices make up the rest.
+    const std::vector<std::int64_t> observed = kept;
+    for (std::int64_t i = 0; static_cast<std::int64_t>(kept.size()) < top && i < total; ++i)
+      if (!std::binary_search(observed.begin(), observed.end(), i)) kept.push_back(i);
+    std::sort(kept.begin(), kept.end());
+    return kept;
   };
-  const std::vector<int> new_row = select(row_count, top_rows), new_col = select(col_count, top_cols);
-  const int R = static_cast<int>(*std::max_element(new_row.begin(), new_row.end()) + 1);
-  const int K = static_cast<int>(*std::max_element(new_col.begin(), new_col.end()) + 1);
+  const std::vector<std::int64_t> keep_row = select(true, top_rows, e.rows), keep_col = select(false, top_cols, C);
+  // The new index of original index i, or -1 when it is dropped.
+  auto renumber = [](const std::vector<std::int64_t>& kept, std::int64_t i) -> std::int64_t {
+    if (kept.empty()) return i;
+    const auto it = std::lower_bound(kept.begin(), kept.end(), i);
+    return it != kept.end() && *it == i ? it - kept.begin() : -1;
+  };
+  const std::int64_t R = keep_row.empty() ? e.rows : static_cast<std::int64_t>(keep_row.size());
+  const std::int64_t K = keep_col.empty() ? C : static_cast<std::int64_t>(keep_col.size());
   Entries kept;
-  kept.rows = R;
-  kept.cols = K;
+  kept.rows = static_cast<int>(R);
+  kept.cols = static_cast<int>(K);
   for (size_t k = 0; k < e.index.size(); ++k) {
-    const int i = new_row[static_cast<size_t>(e.index[k] / C)], j = new_col[static_cast<size_t>(e.index[k] % C)];
+    const std::int64_t i = renumber(keep_row, e.index[k] / C), j = renumber(keep_col, e.index[k] % C);
     if (i < 0 || j < 0) continue;
-    kept.index.push_back(static_cast<std::int64_t>(i) * K + j);
+    kept.index.push_back(i * K + j);
     kept.value.push_back(e.value[k]);
   }
   if (kept.value.empty())
