@@ -248,9 +248,13 @@ TEST_CASE("dense_simplex reports infeasible and unbounded LPs, cones, model-less
     BrokenOuter outer(BrokenOuter::Kind::Infeasible);
     auto glmo = make_dense(d, n);
     glmo->setup(outer, *domain, n, d);
-    CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "dense_simplex: the GLMO LP is infeasible", Error);
+    CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "dense_simplex: the GLMO LP is infeasible; over a nonempty domain, with an outer model feasible for every u (every "
+                         "shipped outer function's is), this is a numerical failure; hint: scale the data so that f and its "
+                         "Jacobian are of moderate size, or shrink the domain", Error);
     // And again from the basis the failed solve left behind.
-    CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "dense_simplex: the GLMO LP is infeasible", Error);
+    CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "dense_simplex: the GLMO LP is infeasible; over a nonempty domain, with an outer model feasible for every u (every "
+                         "shipped outer function's is), this is a numerical failure; hint: scale the data so that f and its "
+                         "Jacobian are of moderate size, or shrink the domain", Error);
   }
   {
     BrokenOuter outer(BrokenOuter::Kind::Cone);

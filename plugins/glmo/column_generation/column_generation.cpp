@@ -461,7 +461,7 @@ bool ColumnGeneration::solve_master(long& simplex_iterations, double& value) {
     const scfw_cg::DenseMaster::Status st = dm_.solve(limit);
     simplex_iterations += dm_.pivots();
     if (st == scfw_cg::DenseMaster::Status::infeasible)
-      throw scfw::Error("column_generation: the restricted master LP is infeasible");
+      throw scfw::Error(glmo_lp::infeasible_lp_message("column_generation", "the restricted master LP"));
     if (st == scfw_cg::DenseMaster::Status::unbounded)
       throw scfw::Error("column_generation: the restricted master LP is unbounded (the outer function's model is unbounded below)");
     if (st == scfw_cg::DenseMaster::Status::failed) return false;
@@ -472,7 +472,7 @@ bool ColumnGeneration::solve_master(long& simplex_iterations, double& value) {
   clp_start_ = 1 | 2;
   simplex_iterations += lp_->numberIterations();
   const int status = lp_->status();
-  if (status == 1) throw scfw::Error("column_generation: the restricted master LP is infeasible");
+  if (status == 1) throw scfw::Error(glmo_lp::infeasible_lp_message("column_generation", "the restricted master LP"));
   if (status == 2) throw scfw::Error("column_generation: the restricted master LP is unbounded (the outer function's model is unbounded below)");
   if (status != 0)
     throw scfw::Error("column_generation: the restricted master LP solve failed (Clp status " + std::to_string(status) + ")");

@@ -1044,7 +1044,7 @@ bool DenseSimplexGlmo::run_rounds(long& pivots) {
       case Loop::kIterLimit:
         return false;
       case Loop::kInfeasible:
-        throw scfw::Error("dense_simplex: the GLMO LP is infeasible");
+        throw scfw::Error(glmo_lp::infeasible_lp_message("dense_simplex", "the GLMO LP"));
       case Loop::kAmbiguous:
         if (escalations_ >= kMaxEscalations) return false;
         escalate();
@@ -1105,7 +1105,7 @@ scfw::GlmoResult DenseSimplexGlmo::fallback_solve(const scfw::Vec& z, const scfw
   double value = 0.0;
   const int status = clp_solve(z, V, y, x, value, iters);
   reset_basis();
-  if (status == 1) throw scfw::Error("dense_simplex: the GLMO LP is infeasible");
+  if (status == 1) throw scfw::Error(glmo_lp::infeasible_lp_message("dense_simplex", "the GLMO LP"));
   if (status == 2) throw scfw::Error("dense_simplex: the GLMO LP is unbounded");
   if (status != 0)
     throw scfw::Error("dense_simplex: the GLMO LP solve failed (Clp status " +

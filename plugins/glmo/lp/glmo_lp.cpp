@@ -215,6 +215,13 @@ void clp_numerical_failure(const std::string& glmo, const ClpSimplex& lp, const 
                     "shrink the domain");
 }
 
+std::string infeasible_lp_message(const std::string& glmo, const std::string& what) {
+  return glmo + ": " + what +
+         " is infeasible; over a nonempty domain, with an outer model feasible for every u (every shipped outer "
+         "function's is), this is a numerical failure; hint: scale the data so that f and its Jacobian are of "
+         "moderate size, or shrink the domain";
+}
+
 void load_clp(ClpSimplex& lp, const SparseLp& s) {
   std::vector<CoinBigIndex> start(1, 0);
   std::vector<int> index;

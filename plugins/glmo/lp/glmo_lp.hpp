@@ -120,6 +120,12 @@ struct SparseLp {
 // coefficients, costs and bounds.
 [[noreturn]] void clp_numerical_failure(const std::string& glmo, const ClpSimplex& lp, const std::string& verdict);
 
+// The same for a GLMO's own simplex (dense_simplex, column_generation's master): "<glmo>: <what>
+// is infeasible; over a nonempty domain, ... this is a numerical failure; hint: ...". A plugin
+// whose outer model is infeasible for some u breaks the SDK contract (roles.hpp) and gets the
+// same line: the first half says what was seen, the second what it means for every shipped one.
+std::string infeasible_lp_message(const std::string& glmo, const std::string& what);
+
 // Loads the LP into Clp (infinite bounds as COIN_DBL_MAX). Clp options that must hold while
 // loading (small elements, scaling) are the caller's, set before.
 void load_clp(ClpSimplex& lp, const SparseLp& s);
