@@ -70,6 +70,7 @@ std::string quoted_list(std::vector<std::string> names, bool sorted) {
 }
 
 std::string did_you_mean(const std::string& name, const std::vector<std::string>& candidates) {
+  if (name.size() > 256) return {};  // no name is that long; the edit distance would cost its length squared
   const std::string key = lower(name);
   std::string best;
   size_t best_distance = std::numeric_limits<size_t>::max();

@@ -109,7 +109,9 @@ Params validate_block(const std::vector<ParamSpec>& specs, const json& value, co
     } else {
       what += "; its parameters are " + quoted_list(declared);
     }
-    input_error(source, child(pointer, key), what);
+    // The key as the file spells it, cut to 40 bytes with control characters shown as '?' (a 10 MB
+    // key must not land whole in a one-line message).
+    input_error(source, child(pointer, excerpt(key)), what);
   }
 
   Params params(source, pointer);

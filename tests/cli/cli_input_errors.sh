@@ -167,4 +167,14 @@ run "$SCFW" run big.json
 expect_rc 1 "clp numerical failure"
 expect_contains "$ERR" "error: iteration 1 (GLMO): clp: Clp declared the GLMO LP infeasible; over a nonempty domain, with an outer model feasible for every u (every shipped outer function's is), this is a numerical failure (the largest LP entry is " "clp numerical failure"
 expect_contains "$ERR" " in magnitude); hint: scale the data so that f and its Jacobian are of moderate size, or shrink the domain" "clp numerical failure"
+# An unknown key of 100 000 bytes (and a carriage return) is cut to 40 bytes in the pointer, and
+# no did-you-mean is computed over it.
+python3 -c "
+import json
+k = 'q' * 100000 + chr(13)
+print(json.dumps({'oracle': {'plugin': 'least_squares_tasks', 'synthetic': {'tasks': 1, 'dim': 2, 'rows_per_task': 3, 'sparsity': 2}},
+                  'outer': {'plugin': 'max', k: 1}, 'domain': {'plugin': 'l1_ball'}}))" >longkey.json
+run "$SCFW" validate longkey.json
+expect_rc 2 "a 100 000-byte unknown key"
+expect_stderr "error: longkey.json: /outer/qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq... (100001 bytes): unknown parameter of max; it takes no parameters" "a 100 000-byte unknown key"
 echo "cli_input_errors: ok"
