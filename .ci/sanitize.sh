@@ -38,6 +38,8 @@ declare -A max_len=([problem_json]=4096 [libsvm]=1024 [price_csv]=1024 [udata]=1
 # Every report fatal, with a stack; leaks checked at exit.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+# Tests that limit the address space (ulimit -v) skip the limit here: ASan's shadow memory needs it.
+export SCFW_SANITIZED=1
 
 start=$SECONDS
 if [[ ! -f build-san/CMakeCache.txt ]]; then

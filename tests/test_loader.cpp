@@ -94,7 +94,8 @@ std::string interface_hash_in(const fs::path& header) {
   return "(no hash in " + header.string() + ")";
 }
 
-const std::string kBuiltBy = std::string(" (library built by GCC ") + __VERSION__ + " against scfw SDK " SCFW_SDK_VERSION
+// The fixtures are built by the compiler of this test (g++ in ./test.sh, clang in the sanitizer job).
+const std::string kBuiltBy = std::string(" (library built by ") + SCFW_DETAIL_COMPILER + " against scfw SDK " SCFW_SDK_VERSION
                                                                                "); rebuild it against this scfw";
 
 TEST_CASE("a library built with the other libstdc++ string ABI is skipped on its fingerprint") {
@@ -138,7 +139,7 @@ TEST_CASE("mismatched libraries beside the real plugins: skipped, and the rest l
 TEST_CASE("fingerprint_mismatch names each differing setting; sizes only when the named settings agree") {
   constexpr scfw::BuildFingerprint here = SCFW_BUILD_FINGERPRINT;
   CHECK(scfw::fingerprint_mismatch(here).empty());
-  CHECK(std::string(here.compiler) == std::string("GCC ") + __VERSION__);
+  CHECK(std::string(here.compiler) == SCFW_DETAIL_COMPILER);
   CHECK(here.sizes[0] == sizeof(std::string));
 
   scfw::BuildFingerprint other = here;

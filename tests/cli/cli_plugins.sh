@@ -73,7 +73,7 @@ run "$SCFW" plugins --plugin-path "$FIXTURES/string_abi" --plugin-path "$FIXTURE
 expect_rc 0 "plugins with mismatched libraries"
 [[ $(wc -l <<<"$ERR") == 2 ]] || fail "mismatched libraries: expected two warning lines, got:
 $ERR"
-expect_contains "$(sed -n 1p <<<"$ERR")" "scfw: warning: skipped $FIXTURES/string_abi/libstring_abi.so: build fingerprint mismatch: _GLIBCXX_USE_CXX11_ABI=0 in the library, 1 in this scfw (the std::string layouts differ) (library built by GCC " "string ABI"
+expect_contains "$(sed -n 1p <<<"$ERR")" "scfw: warning: skipped $FIXTURES/string_abi/libstring_abi.so: build fingerprint mismatch: _GLIBCXX_USE_CXX11_ABI=0 in the library, 1 in this scfw (the std::string layouts differ) (library built by " "string ABI"
 expect_contains "$(sed -n 2p <<<"$ERR")" "scfw: warning: skipped $FIXTURES/interface/libgood.so: build fingerprint mismatch: SDK interface hash " "interface hash"
 grep -Eq "^outer +max +" <<<"$OUT" || fail "mismatched libraries: the built-in plugins no longer load"
 write_problem mixed.json '{ "plugin": "max" }' 20
