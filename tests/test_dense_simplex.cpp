@@ -29,17 +29,7 @@
 using namespace scfw;
 using namespace scfw::test;
 
-// Counts every malloc of the process (plugins included: the executable's malloc interposes on
-// glibc's). operator new and Eigen's temporaries go through malloc.
-// Not under a sanitizer, which owns malloc (sanitizer_support.hpp): the check below skips there.
-static std::atomic<long> g_mallocs{0};
-#if !SCFW_ALLOCATOR_SANITIZED
-extern "C" void* __libc_malloc(std::size_t);
-extern "C" void* malloc(std::size_t size) {
-  g_mallocs.fetch_add(1, std::memory_order_relaxed);
-  return __libc_malloc(size);
-}
-#endif
+#include "malloc_counter.hpp"  // g_mallocs: every malloc of the process
 
 namespace {
 

@@ -15,18 +15,7 @@
 using scfw::Mat;
 using scfw::Vec;
 
-// Counts every malloc of the process (plugins included: the executable's malloc interposes on
-// glibc's), forwarding to glibc's allocator. Eigen's temporaries and operator new both go
-// through malloc, so a zero count over a call means the call allocated nothing.
-// Not under a sanitizer, which owns malloc (sanitizer_support.hpp): the check below skips there.
-static std::atomic<long> g_mallocs{0};
-#if !SCFW_ALLOCATOR_SANITIZED
-extern "C" void* __libc_malloc(std::size_t);
-extern "C" void* malloc(std::size_t size) {
-  g_mallocs.fetch_add(1, std::memory_order_relaxed);
-  return __libc_malloc(size);
-}
-#endif
+#include "malloc_counter.hpp"  // g_mallocs: every malloc of the process
 
 namespace {
 
