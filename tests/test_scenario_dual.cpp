@@ -169,8 +169,8 @@ TEST_CASE("scenario_dual declines LPs with few rows per structural column, word 
   CHECK(dual->supports(*cvar, *si, 200, 11, &why));
   dual->setup(*cvar, *si, 200, 11);
   CHECK(dual->describe() ==
-        "scenario_dual (primal simplex on the dual LP, kept basis, unit columns outside the dense kernel; dual LP 11 "
-        "rows x 223 columns for a primal of 201 rows)");
+        "scenario_dual (dual simplex on the dual LP with bound flipping, kept basis, explicit inverse; dual LP 11 rows "
+        "x 223 columns for a primal of 201 rows)");
   // Many rows but more than max_structural = 128 structural columns: clp is the faster one there
   // (docs/performance.md, scenario_dual), so the automatic choice must pass over it.
   auto wide_cvar = make_cvar(130, 400);

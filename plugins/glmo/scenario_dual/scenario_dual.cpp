@@ -22,27 +22,37 @@
 // the primal's 201 x 251. v = -pi, the simplex multipliers of the dual at its optimum, and the two
 // optimal values are equal, so value and x are exact.
 //
-// Why the dual. When z moves, only the dual's costs move, so the last optimal basis stays feasible
-// and the primal simplex continues from it in a few pivots; when V moves, its x_B moves a little
-// and a composite phase 1 restores feasibility. The basis is mostly unit columns: rho for every
-// structural column at a bound, multipliers lambda only for the scenarios on the margin and the
-// equality rows. With S the rows covered by a basic unit column and R the others, the basis is
-// [I_S | D] and only D_R (k x k, k = |R| = the number of structural columns strictly inside their
-// bounds, about the number of held assets) is factorized:
-//     B x = a:      x_D = D_R^{-1} a_R,           x_S = a_S - D_S x_D
-//     B^T pi = c:   pi_S = c_S,                   D_R^T pi_R = c_D - D_S^T pi_S
-// so a pivot costs O(D k + k^3) plus the pricing of the N multipliers (one N x D product). The LU
-// of D_R (partial pivoting) is rebuilt at every pivot: no product-form updates, no drift. A
-// singular D_R (V = 0, duplicate scenarios) is repaired by taking the dependent multipliers out
-// and the unit columns of the uncovered rows in.
+// Why the dual. The basis is mostly unit columns: rho for every structural column at a bound,
+// multipliers lambda only for the scenarios on the margin and the equality rows. With S the rows
+// covered by a basic unit column and R the others, the basis is [I_S | D] and
+//     B^{-1} = [[I, -D_S D_R^{-1}], [0, D_R^{-1}]]
+// with D_R k x k (k = |R| = the number of structural columns strictly inside their bounds, about
+// the number of held assets). A singular D_R (V = 0, duplicate scenarios) is repaired by taking
+// the dependent multipliers out and the unit columns of the uncovered rows in.
 //
+// The solve: a dual simplex on the dual LP, from the last basis. When z and V move, the basis
+// matrix and every reduced cost move, but each boxed multiplier can be put at the bound its
+// reduced cost asks for, so the kept basis is dual feasible at once and only the D basic
+// variables can be out of bounds. B^{-1} is built explicitly at the start of a solve (Gauss-
+// Jordan on D_R, k^3) and updated by one rank-one product per pivot (D^2); the leaving variable
+// is chosen by dual steepest edge (the exact weights ||e_r^T B^{-1}||^2, read off the inverse);
+// the ratio test passes the breakpoints of boxed multipliers while the dual objective still
+// improves (bound flipping: many scenarios cross the margin in one pivot), then takes among the
+// breakpoints within the dual tolerance the largest |alpha| (Harris). A nonbasic one-sided or
+// free column whose reduced cost has the wrong sign (a held asset whose weight would go
+// negative) gets an artificial bound 1e4 max(1, |b|) away and is put there; if one is still at
+// it at the end, or the dual simplex fails (a pivot limit, a singular pivot, drift), the primal
+// simplex below finishes from the basis reached.
+//
+// The primal simplex (the fallback): the LU of D_R (partial pivoting) rebuilt at every pivot.
 // Pricing: Dantzig. Ratio test: Harris two-pass with bound flips of the entering variable. Phase
 // 1: the composite one (the cost is the gradient of the sum of bound violations). After
-// kDegenerateRun consecutive degenerate pivots the solve switches to Bland's rule. Exactness: the
-// solve ends only when x_B recomputed from scratch is primal feasible (1e-9 relative to the bound)
-// and every reduced cost dual feasible (1e-9); otherwise, after kMaxRounds recomputations or the
-// pivot limit, the LP is solved cold by Clp (linked directly) and the fallback is counted in
-// describe().
+// kDegenerateRun consecutive degenerate pivots it switches to Bland's rule.
+//
+// Exactness: a solve ends only when x_B recomputed from the inverse is primal feasible (1e-9
+// relative to the bound) and every reduced cost recomputed is dual feasible (1e-9); otherwise,
+// after kMaxRounds recomputations or the pivot limit, the LP is solved cold by Clp (linked
+// directly) and the fallback is counted in describe().
 //
 // Allocation: solve() allocates nothing on its normal path (every buffer is sized in setup()).
 #include <scfw/helpers.hpp>
@@ -172,11 +182,14 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) override;
 
   std::string describe() const override {
-    std::string s = "scenario_dual (primal simplex on the dual LP, kept basis, unit columns outside the dense kernel; ";
+    std::string s = "scenario_dual (dual simplex on the dual LP with bound flipping, kept basis, explicit inverse; ";
     if (D_ == 0) return s + "not set up)";
     s += "dual LP " + std::to_string(D_) + " rows x " + std::to_string(nv_) + " columns for a primal of " +
          std::to_string(N_) + " rows";
     if (cross_check_) s += "; cross-checked against Clp at every solve";
+    if (primal_finished_ > 0)
+      s += "; " + std::to_string(primal_finished_) + " of " + std::to_string(solves_) +
+           " solve(s) finished by the primal simplex";
     if (fallbacks_ > 0) s += "; " + std::to_string(fallbacks_) + " solve(s) fell back to Clp";
     return s + ")";
   }
@@ -206,6 +219,16 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   double dual_value() const;
   enum class Outcome { kOptimal, kInfeasible, kUnbounded, kFailed };
   Outcome run(long& pivots);
+  // The dual simplex on the dual LP (scenario_dual_dual.inc): the explicit inverse of the whole
+  // basis, rank-one updates, dual steepest-edge pricing, bound-flipping ratio test.
+  bool refactor();
+  bool build_binv();
+  void price_binv();
+  void ftran_binv(const double* a, double* out) const;
+  void recompute_xb();
+  int place_nonbasics();
+  bool drop_artificial_bounds();
+  Outcome run_dual(long& pivots);
   scfw::GlmoResult clp_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x, int& status) const;
 
   int max_structural_ = 128;
@@ -262,6 +285,19 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   std::vector<double> vals_;       // model variable values (x map)
   bool bland_ = false;
   int degenerate_ = 0;
+  // The dual simplex's buffers.
+  std::vector<double> binv_;       // D x D: B^{-1} by column (column q: dual row q, entries by slot)
+  std::vector<double> wd_;         // D: DSE weights
+  std::vector<double> arow_;       // nv: the pivot row e_r^T B^{-1} M_j
+  Eigen::VectorXd lam_alpha_;      // N: P rho
+  std::vector<double> flip_;       // D: the columns of the flipped variables, times their moves
+  std::vector<double> ratio_;      // nv: ratios of the candidates
+  std::vector<int> cand_;          // candidates of the ratio test
+  long dual_finished_ = 0, primal_finished_ = 0;
+  std::vector<double> static_lo_, static_up_;  // nv: the dual column bounds (lo_, up_ carry artificial ones)
+  std::vector<int> art_;           // columns with an artificial bound
+  int nart_ = 0;
+  double art_bound_ = 0.0;
 
   // For Clp and the x map.
   glmo_lp::SparseLp lp_;
@@ -396,6 +432,20 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   cb_.assign(static_cast<size_t>(D_), 0.0);
   rhs_.assign(static_cast<size_t>(D_), 0.0);
   lam_price_.resize(N_);
+  binv_.assign(static_cast<size_t>(D_) * static_cast<size_t>(D_), 0.0);
+  wd_.assign(static_cast<size_t>(D_), 0.0);
+  lu_.assign(2 * static_cast<size_t>(D_) * static_cast<size_t>(D_), 0.0);
+  arow_.assign(static_cast<size_t>(nv_), 0.0);
+  lam_alpha_.resize(N_);
+  flip_.assign(static_cast<size_t>(D_), 0.0);
+  ratio_.assign(static_cast<size_t>(nv_), 0.0);
+  cand_.assign(static_cast<size_t>(nv_), 0);
+  dual_finished_ = 0;
+  primal_finished_ = 0;
+  static_lo_ = lo_;
+  static_up_ = up_;
+  art_.assign(static_cast<size_t>(nv_), 0);
+  nart_ = 0;
   dj_.assign(static_cast<size_t>(nv_), 0.0);
   vals_.assign(static_cast<size_t>(lp_.num_vars), 0.0);
   // The slack basis: in each row the unit column that is not fixed (rho+ when both are free to
@@ -844,6 +894,405 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run(long& pivots) {
   }
 }
 
+// ---- The dual simplex on the dual LP --------------------------------------------------------
+//
+// Nonbasic boxed multipliers sit at the bound their reduced cost asks for, so after z and V move
+// the kept basis is dual feasible as soon as every one-sided or free nonbasic column is (the
+// structural columns strictly inside their bounds stay inside); only the basic variables (D of
+// them) can be out of bounds, and a dual simplex removes that. B^{-1} is kept explicitly (D x D,
+// rows by slot), built from the LU of D_R at the start of a solve and updated by one rank-one
+// product per pivot (D^2), so a pivot costs the pivot row (one N x D product), an ftran and the
+// update. The leaving row is the one with the largest infeasibility^2 / ||e_r^T B^{-1}||^2 (dual
+// steepest edge, the norms read off the explicit inverse); the ratio test passes the breakpoints
+// of boxed multipliers while the dual objective still improves (bound flipping), then takes
+// among the breakpoints within the dual tolerance the largest |alpha| (Harris).
+
+// Slots by convention (the unit columns in their rows, the basic multipliers in the uncovered
+// rows R), then B^{-1}. A singular D_R is repaired by factor() first.
+bool ScenarioDualGlmo::refactor() {
+  k_ = 0;
+  for (int q = 0; q < D_; ++q) {
+    const int j = unit_at_[static_cast<size_t>(q)];
+    if (j >= 0) {
+      head_[static_cast<size_t>(q)] = j;
+      pos_[static_cast<size_t>(j)] = q;
+    } else {
+      rrows_[static_cast<size_t>(k_++)] = q;
+    }
+  }
+  for (int t = 0; t < k_; ++t) {
+    const int j = dense_[static_cast<size_t>(t)];
+    head_[static_cast<size_t>(rrows_[static_cast<size_t>(t)])] = j;
+    pos_[static_cast<size_t>(j)] = rrows_[static_cast<size_t>(t)];
+  }
+  if (!build_binv()) {
+    factor();  // takes the dependent multipliers out
+    if (!build_binv()) return false;
+  }
+  return true;
+}
+
+// B = [I_S | D] by slot: B^{-1} = [[I, -D_S D_R^{-1}], [0, D_R^{-1}]], stored by column.
+// D_R^{-1} by Gauss-Jordan with partial pivoting (row operations over contiguous rows). Returns
+// false when D_R is singular (a pivot <= kSingularTol relative to its largest entry).
+bool ScenarioDualGlmo::build_binv() {
+  const int k = k_;
+  const size_t K = static_cast<size_t>(k), DD = static_cast<size_t>(D_);
+  // lu_ holds [D_R | I] row by row (k x 2k): row a is dual row rrows_a, column t multiplier t.
+  const size_t W = 2 * K;
+  double scale = 0.0;
+  for (int a = 0; a < k; ++a) {
+    double* ra = lu_.data() + static_cast<size_t>(a) * W;
+    const int q = rrows_[static_cast<size_t>(a)];
+    for (int t = 0; t < k; ++t) {
+      ra[t] = lam_col(dense_[static_cast<size_t>(t)])[q];
+      scale = std::max(scale, std::abs(ra[t]));
+    }
+    std::fill(ra + K, ra + W, 0.0);
+    ra[K + static_cast<size_t>(a)] = 1.0;
+  }
+  for (int c = 0; c < k; ++c) {
+    int p = c;
+    double best = std::abs(lu_[static_cast<size_t>(c) * W + static_cast<size_t>(c)]);
+    for (int a = c + 1; a < k; ++a) {
+      const double v = std::abs(lu_[static_cast<size_t>(a) * W + static_cast<size_t>(c)]);
+      if (v > best) {
+        best = v;
+        p = a;
+      }
+    }
+    if (!(best > kSingularTol * std::max(1.0, scale))) return false;
+    double* rc = lu_.data() + static_cast<size_t>(c) * W;
+    if (p != c) std::swap_ranges(rc, rc + W, lu_.data() + static_cast<size_t>(p) * W);
+    const double inv = 1.0 / rc[c];
+    for (size_t b = static_cast<size_t>(c); b < W; ++b) rc[b] *= inv;
+    for (int a = 0; a < k; ++a) {
+      if (a == c) continue;
+      double* ra = lu_.data() + static_cast<size_t>(a) * W;
+      const double f = ra[c];
+      if (f == 0.0) continue;
+      for (size_t b = static_cast<size_t>(c); b < W; ++b) ra[b] -= f * rc[b];
+    }
+  }
+  // Row t of the right half is row t of D_R^{-1}: (D_R^{-1})_{t a} = lu_[t][k + a].
+  // Column rrows_a of B^{-1}: D_R^{-1}[., a] in the slots of R, -D_S D_R^{-1}[., a] in S.
+  std::fill(binv_.begin(), binv_.end(), 0.0);
+  for (int q = 0; q < D_; ++q)
+    if (unit_at_[static_cast<size_t>(q)] >= 0) binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(q)] = 1.0;
+  for (int a = 0; a < k; ++a) {
+    double* col = binv_.data() + static_cast<size_t>(rrows_[static_cast<size_t>(a)]) * DD;
+    for (int t = 0; t < k; ++t) {
+      const double f = lu_[static_cast<size_t>(t) * W + K + static_cast<size_t>(a)];
+      if (f == 0.0) continue;
+      const double* pc = lam_col(dense_[static_cast<size_t>(t)]);
+      for (size_t s = 0; s < DD; ++s) col[s] -= f * pc[s];
+    }
+    for (int t = 0; t < k; ++t) col[rrows_[static_cast<size_t>(t)]] = lu_[static_cast<size_t>(t) * W + K + static_cast<size_t>(a)];
+  }
+  return true;
+}
+
+// pi = B^{-T} c_B and the reduced costs of every nonbasic column.
+void ScenarioDualGlmo::price_binv() {
+  const size_t DD = static_cast<size_t>(D_);
+  for (int s = 0; s < D_; ++s) cb_[static_cast<size_t>(s)] = cost_[static_cast<size_t>(head_[static_cast<size_t>(s)])];
+  for (int q = 0; q < D_; ++q) {
+    const double* col = binv_.data() + static_cast<size_t>(q) * DD;
+    double v = 0.0;
+    for (size_t s = 0; s < DD; ++s) v += col[s] * cb_[s];
+    pi_[static_cast<size_t>(q)] = v;
+  }
+  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> P(P_.data(), N_, D_);
+  const Eigen::Map<const Eigen::VectorXd> pi(pi_.data(), D_);
+  lam_price_.noalias() = P * pi;
+  for (int j = 0; j < 2 * D_; ++j)
+    dj_[static_cast<size_t>(j)] = cost_[static_cast<size_t>(j)] - pi_[static_cast<size_t>(unit_row(j))];
+  for (int t = 0; t < nl_; ++t)
+    dj_[static_cast<size_t>(2 * D_ + t)] = cost_[static_cast<size_t>(2 * D_ + t)] - lam_price_[lam_row_[static_cast<size_t>(t)]];
+}
+
+// out (by slot) = B^{-1} a.
+void ScenarioDualGlmo::ftran_binv(const double* a, double* out) const {
+  const size_t DD = static_cast<size_t>(D_);
+  std::fill(out, out + D_, 0.0);
+  for (int q = 0; q < D_; ++q) {
+    const double f = a[q];
+    if (f == 0.0) continue;
+    const double* col = binv_.data() + static_cast<size_t>(q) * DD;
+    for (size_t s = 0; s < DD; ++s) out[s] += f * col[s];
+  }
+}
+
+// x_B = B^{-1} (b - N x_N).
+void ScenarioDualGlmo::recompute_xb() {
+  for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] = b_[static_cast<size_t>(q)];
+  for (int j = 0; j < 2 * D_; ++j)
+    if (pos_[static_cast<size_t>(j)] < 0) rhs_[static_cast<size_t>(unit_row(j))] -= xv_[static_cast<size_t>(j)];
+  for (int j = 2 * D_; j < nv_; ++j) {
+    const double v = xv_[static_cast<size_t>(j)];
+    if (pos_[static_cast<size_t>(j)] >= 0 || v == 0.0) continue;
+    const double* col = lam_col(j);
+    for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] -= col[q] * v;
+  }
+  ftran_binv(rhs_.data(), wk_.data());
+  for (int s = 0; s < D_; ++s) xv_[static_cast<size_t>(head_[static_cast<size_t>(s)])] = wk_[static_cast<size_t>(s)];
+}
+
+// Every nonbasic column at the bound its reduced cost asks for. Returns the number of columns
+// moved. A column that cannot move to another bound (one-sided, free) and is dual infeasible
+// gets an artificial bound at distance art_bound_ (recorded in art_, taken back by
+// drop_artificial_bounds()), which makes it boxed, and is put there.
+int ScenarioDualGlmo::place_nonbasics() {
+  int moved = 0;
+  for (int j = 0; j < nv_; ++j) {
+    if (pos_[static_cast<size_t>(j)] >= 0) continue;
+    double &lo = lo_[static_cast<size_t>(j)], &up = up_[static_cast<size_t>(j)];
+    if (lo == up) continue;
+    double& v = xv_[static_cast<size_t>(j)];
+    const double d = dj_[static_cast<size_t>(j)];
+    const bool flo = std::isfinite(lo), fup = std::isfinite(up);
+    if (!(flo && fup) && ((flo && d < -kDualTol) || (fup && d > kDualTol) || (!flo && !fup && std::abs(d) > kDualTol))) {
+      art_[static_cast<size_t>(nart_++)] = j;
+      if (!flo) lo = (fup ? up : 0.0) - art_bound_;
+      if (!fup) up = (flo ? lo : 0.0) + art_bound_;
+    }
+    double want = v;
+    if (std::isfinite(lo) && std::isfinite(up))
+      want = d < -kDualTol ? up : d > kDualTol ? lo : (v == up ? up : lo);
+    else if (std::isfinite(lo))
+      want = lo;
+    else if (std::isfinite(up))
+      want = up;
+    if (v != want) {
+      v = want;
+      ++moved;
+    }
+  }
+  return moved;
+}
+
+// Takes back the artificial bounds of place_nonbasics(). Returns whether a nonbasic column was
+// at one of them (it is put back at its real bound: the basis is then no longer optimal).
+bool ScenarioDualGlmo::drop_artificial_bounds() {
+  bool off = false;
+  for (int i = 0; i < nart_; ++i) {
+    const int jj = art_[static_cast<size_t>(i)];
+    double &lo = lo_[static_cast<size_t>(jj)], &up = up_[static_cast<size_t>(jj)];
+    lo = static_lo_[static_cast<size_t>(jj)];
+    up = static_up_[static_cast<size_t>(jj)];
+    if (pos_[static_cast<size_t>(jj)] >= 0) continue;
+    double& v = xv_[static_cast<size_t>(jj)];
+    if (v != lo && v != up) {
+      off = true;
+      v = std::isfinite(lo) ? lo : std::isfinite(up) ? up : 0.0;
+    }
+  }
+  nart_ = 0;
+  return off;
+}
+
+ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
+  const size_t DD = static_cast<size_t>(D_);
+  const long max_pivots = 4L * (nv_ + D_) + 50;
+  if (!refactor()) return Outcome::kFailed;
+  price_binv();
+  place_nonbasics();
+  recompute_xb();
+  int since = 0;  // pivots since B^{-1} was built from scratch
+  bool clean = true;  // pi, the reduced costs and x_B recomputed since the last pivot, nothing moved
+  int rounds = 0;
+  long local = 0;
+  while (true) {
+    // The leaving slot: dual steepest edge (the weights ||e_s^T B^{-1}||^2, column by column).
+    std::fill(wd_.begin(), wd_.end(), 0.0);
+    for (int q = 0; q < D_; ++q) {
+      const double* col = binv_.data() + static_cast<size_t>(q) * DD;
+      for (size_t s = 0; s < DD; ++s) wd_[s] += col[s] * col[s];
+    }
+    int r = -1;
+    double best = 0.0;
+    for (int s = 0; s < D_; ++s) {
+      const int j = head_[static_cast<size_t>(s)];
+      const double v = xv_[static_cast<size_t>(j)], lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
+      double inf;
+      if (v < lo - ptol(lo)) inf = v - lo;
+      else if (v > up + ptol(up)) inf = v - up;
+      else continue;
+      const double score = inf * inf / std::max(wd_[static_cast<size_t>(s)], 1e-300);
+      if (score > best) {
+        best = score;
+        r = s;
+      }
+    }
+    if (r < 0) {
+      // A candidate optimum: x_B, pi and the reduced costs recomputed (from a fresh inverse after
+      // the first round) must agree.
+      if (clean) return Outcome::kOptimal;
+      if (++rounds > kMaxRounds) return Outcome::kFailed;
+      if (rounds > 1 && since > 0) {
+        if (!refactor()) return Outcome::kFailed;
+        since = 0;
+      }
+      price_binv();
+      const int moved = place_nonbasics();
+      if (moved < 0) return Outcome::kFailed;
+      recompute_xb();
+      clean = moved == 0;
+      continue;
+    }
+    clean = false;
+    if (local >= max_pivots) return Outcome::kFailed;
+    const int p = head_[static_cast<size_t>(r)];
+    const bool to_lower = xv_[static_cast<size_t>(p)] < lo_[static_cast<size_t>(p)];
+    const double bound = to_lower ? lo_[static_cast<size_t>(p)] : up_[static_cast<size_t>(p)];
+    const double sgn = to_lower ? -1.0 : 1.0;
+    // The pivot row over the nonbasic columns.
+    for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] = binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(r)];
+    const double* rho = rhs_.data();
+    {
+      const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> P(P_.data(), N_, D_);
+      const Eigen::Map<const Eigen::VectorXd> rv(rho, D_);
+      lam_alpha_.noalias() = P * rv;
+    }
+    int nc = 0;
+    for (int j = 0; j < nv_; ++j) {
+      if (pos_[static_cast<size_t>(j)] >= 0) continue;
+      const double lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
+      if (lo == up) continue;
+      const double a = is_unit(j) ? rho[unit_row(j)] : lam_alpha_[lam_row_[static_cast<size_t>(j - 2 * D_)]];
+      arow_[static_cast<size_t>(j)] = a;
+      const double at = sgn * a;
+      if (std::abs(at) <= kPivotTol) continue;
+      const double v = xv_[static_cast<size_t>(j)], d = dj_[static_cast<size_t>(j)];
+      const bool at_lo = std::isfinite(lo) && v == lo, at_up = std::isfinite(up) && v == up;
+      if (at_lo && at > 0.0) ratio_[static_cast<size_t>(j)] = std::max(0.0, d / at);
+      else if (at_up && at < 0.0) ratio_[static_cast<size_t>(j)] = std::max(0.0, d / at);
+      else if (!at_lo && !at_up) ratio_[static_cast<size_t>(j)] = std::abs(d / at);  // free (or off bound)
+      else continue;
+      cand_[static_cast<size_t>(nc++)] = j;
+    }
+    if (nc == 0) return Outcome::kFailed;  // the dual's dual is unbounded: let the primal simplex say
+    // Bound flipping: pass the breakpoints of boxed columns, smallest ratio first, while the
+    // slope stays positive (the smallest found by selection: few are passed).
+    auto before = [this](int a, int b) {
+      const double ra = ratio_[static_cast<size_t>(a)], rb = ratio_[static_cast<size_t>(b)];
+      return ra < rb || (ra == rb && a < b);
+    };
+    double slope = std::abs(xv_[static_cast<size_t>(p)] - bound);
+    int i0 = 0;
+    for (; i0 < nc; ++i0) {
+      int m = i0;
+      for (int i = i0 + 1; i < nc; ++i)
+        if (before(cand_[static_cast<size_t>(i)], cand_[static_cast<size_t>(m)])) m = i;
+      std::swap(cand_[static_cast<size_t>(i0)], cand_[static_cast<size_t>(m)]);
+      const int j = cand_[static_cast<size_t>(i0)];
+      const double range = up_[static_cast<size_t>(j)] - lo_[static_cast<size_t>(j)];
+      const double after = slope - std::abs(arow_[static_cast<size_t>(j)]) * range;
+      if (!(after > 0.0)) break;  // also for an infinite range
+      slope = after;
+    }
+    if (i0 == nc) return Outcome::kFailed;
+    // Harris among the remaining breakpoints: the largest |alpha| within the dual tolerance.
+    double th = kInf;
+    for (int i = i0; i < nc; ++i) {
+      const int j = cand_[static_cast<size_t>(i)];
+      th = std::min(th, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(arow_[static_cast<size_t>(j)]));
+    }
+    int q = -1;
+    double amax = 0.0;
+    for (int i = i0; i < nc; ++i) {
+      const int j = cand_[static_cast<size_t>(i)];
+      if (ratio_[static_cast<size_t>(j)] > th) continue;
+      const double at = std::abs(arow_[static_cast<size_t>(j)]);
+      if (at > amax || (at == amax && j < q)) {
+        amax = at;
+        q = j;
+      }
+    }
+    if (q < 0) q = cand_[static_cast<size_t>(i0)];
+    // The flips move x_B.
+    if (i0 > 0) {
+      std::fill(flip_.begin(), flip_.end(), 0.0);
+      for (int i = 0; i < i0; ++i) {
+        const int j = cand_[static_cast<size_t>(i)];
+        double& v = xv_[static_cast<size_t>(j)];
+        const double nv = v == lo_[static_cast<size_t>(j)] ? up_[static_cast<size_t>(j)] : lo_[static_cast<size_t>(j)];
+        const double dv = nv - v;
+        v = nv;
+        if (is_unit(j)) {
+          flip_[static_cast<size_t>(unit_row(j))] += dv;
+        } else {
+          const double* col = lam_col(j);
+          for (int k = 0; k < D_; ++k) flip_[static_cast<size_t>(k)] += col[k] * dv;
+        }
+      }
+      ftran_binv(flip_.data(), wk_.data());
+      for (int s = 0; s < D_; ++s) xv_[static_cast<size_t>(head_[static_cast<size_t>(s)])] -= wk_[static_cast<size_t>(s)];
+    }
+    // alpha_q = B^{-1} M_q.
+    if (is_unit(q)) {
+      const double* col = binv_.data() + static_cast<size_t>(unit_row(q)) * DD;
+      std::copy(col, col + D_, alpha_.begin());
+    } else {
+      ftran_binv(lam_col(q), alpha_.data());
+    }
+    const double arq = arow_[static_cast<size_t>(q)], acq = alpha_[static_cast<size_t>(r)];
+    if (std::abs(arq - acq) > 1e-7 * std::max(1.0, std::abs(arq)) || std::abs(acq) <= kPivotTol) {
+      // The updated inverse has drifted: start over from a fresh one.
+      if (since == 0) return Outcome::kFailed;
+      if (!refactor()) return Outcome::kFailed;
+      since = 0;
+      price_binv();
+      place_nonbasics();
+      recompute_xb();
+      continue;
+    }
+    // The dual step: reduced costs.
+    const double thd = dj_[static_cast<size_t>(q)] / acq;
+    for (int j = 0; j < nv_; ++j) {
+      if (pos_[static_cast<size_t>(j)] >= 0 || lo_[static_cast<size_t>(j)] == up_[static_cast<size_t>(j)]) continue;
+      dj_[static_cast<size_t>(j)] -= thd * arow_[static_cast<size_t>(j)];
+    }
+    dj_[static_cast<size_t>(q)] = 0.0;
+    dj_[static_cast<size_t>(p)] = -thd;
+    // The primal step.
+    const double thp = (xv_[static_cast<size_t>(p)] - bound) / acq;
+    for (int s = 0; s < D_; ++s) xv_[static_cast<size_t>(head_[static_cast<size_t>(s)])] -= thp * alpha_[static_cast<size_t>(s)];
+    xv_[static_cast<size_t>(q)] += thp;
+    xv_[static_cast<size_t>(p)] = bound;
+    // The basis change and B^{-1} updated.
+    for (int c = 0; c < D_; ++c) {
+      double* col = binv_.data() + static_cast<size_t>(c) * DD;
+      const double v = col[r] / acq;
+      if (v == 0.0) continue;
+      for (size_t s = 0; s < DD; ++s) col[s] -= v * alpha_[s];
+      col[r] = v;
+    }
+    pos_[static_cast<size_t>(p)] = -1;
+    if (is_unit(p)) {
+      unit_at_[static_cast<size_t>(unit_row(p))] = -1;
+    } else {
+      int t = 0;
+      while (dense_[static_cast<size_t>(t)] != p) ++t;
+      for (; t + 1 < k_; ++t) dense_[static_cast<size_t>(t)] = dense_[static_cast<size_t>(t) + 1];
+      --k_;
+    }
+    if (is_unit(q)) unit_at_[static_cast<size_t>(unit_row(q))] = q;
+    else dense_[static_cast<size_t>(k_++)] = q;
+    head_[static_cast<size_t>(r)] = q;
+    pos_[static_cast<size_t>(q)] = r;
+    ++pivots;
+    ++local;
+    if (++since >= 64) {
+      if (!refactor()) return Outcome::kFailed;
+      since = 0;
+      price_binv();
+      place_nonbasics();
+      recompute_xb();
+    }
+  }
+}
+
 scfw::GlmoResult ScenarioDualGlmo::clp_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
                                              scfw::Vec& x, int& status) const {
   // The model's rows, then u_i - sum_v W_iv var_v = z_i - V_i (y - c), W = V A; cold.
@@ -883,7 +1332,19 @@ scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Mat& V,
   ++solves_;
   build(z, V, y);
   long pivots = 0;
-  const Outcome out = run(pivots);
+  double bscale = 1.0;
+  for (int q = 0; q < D_; ++q) bscale = std::max(bscale, std::abs(b_[static_cast<size_t>(q)]));
+  art_bound_ = 1e4 * bscale;
+  Outcome out = run_dual(pivots);
+  const bool off = drop_artificial_bounds();
+  if (out == Outcome::kFailed || off) {
+    // The dual simplex gave up, or ended with a column at an artificial bound: the primal
+    // simplex continues from its basis.
+    ++primal_finished_;
+    out = run(pivots);
+  } else {
+    ++dual_finished_;
+  }
   scfw::GlmoResult r;
   if (out == Outcome::kOptimal) {
     r.value = dual_value();
