@@ -374,14 +374,23 @@ class PortfolioReturns final : public scfw::Oracle {
     const auto& days = own(s).days;
     const double inv = 1.0 / batch_;
     const auto w = x.head(A_);
+    // J by plain loops over its contiguous rows (row-major), with the same operations per entry
+    // as 0 - inv r_1 - inv r_2 ..., so the values are bitwise those of Eigen's row expressions;
+    // the dot products stay Eigen's (their summation order is its own).
+    const std::int64_t T = R_.rows();
+    const size_t A = static_cast<size_t>(A_);
     for (int g = 0; g < n_; ++g) {
       double sum = 0.0;
-      if (J) J->row(g).setZero();
+      double* jr = J ? J->data() + static_cast<size_t>(g) * static_cast<size_t>(J->cols()) : nullptr;
+      if (jr) std::fill(jr, jr + A + 1, 0.0);
       for (int b = 0; b < batch_; ++b) {
         const std::int64_t t = days[static_cast<size_t>(g) * batch_ + b] - first_day_;
-        if (t < 0 || t >= R_.rows()) continue;  // another rank's day
+        if (t < 0 || t >= T) continue;  // another rank's day
         sum -= R_.row(t).dot(w);
-        if (J) J->row(g).head(A_) -= inv * R_.row(t);
+        if (jr) {
+          const double* r = R_.data() + static_cast<size_t>(t) * A;
+          for (size_t a = 0; a < A; ++a) jr[a] -= inv * r[a];
+        }
       }
       if (f) (*f)[g] = inv * sum;
     }
