@@ -60,12 +60,14 @@
 
 #include <ClpSimplex.hpp>
 #include <Eigen/Core>
+#include <immintrin.h>
 
 #include "dense_kernel.hpp"
 #include "glmo_lp.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <memory>
@@ -83,6 +85,64 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kDegenerateRun = 30;
 constexpr int kMaxRounds = 6;
 constexpr double kSingularTol = 1e-11;
+
+// The dense kernels of the dual simplex, in two builds: the baseline one (SSE2) and one for CPUs
+// with AVX2 and FMA, picked once at setup() (__builtin_cpu_supports). The AVX2 build fuses the
+// multiply-adds, so the last bits of B^{-1}, and of x at a tie, depend on the CPU; the optimal
+// values agree to the tolerances either way.
+namespace kern {
+void axpy_base(size_t n, double f, const double* __restrict x, double* __restrict y) {
+  for (size_t i = 0; i < n; ++i) y[i] += f * x[i];
+}
+__attribute__((target("avx2,fma"))) void axpy_avx2(size_t n, double f, const double* __restrict x,
+                                                   double* __restrict y) {
+  for (size_t i = 0; i < n; ++i) y[i] += f * x[i];
+}
+// out = A x, A rows x cols row-major.
+void gemv_base(int rows, int cols, const double* A, const double* x, double* out) {
+  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> M(A, rows, cols);
+  const Eigen::Map<const Eigen::VectorXd> v(x, cols);
+  Eigen::Map<Eigen::VectorXd> o(out, rows);
+  o.noalias() = M * v;
+}
+__attribute__((target("avx2,fma"))) void gemv_avx2(int rows, int cols, const double* A, const double* x, double* out) {
+  const size_t C = static_cast<size_t>(cols);
+  const long rem = static_cast<long>(C % 4);  // the last C % 4 entries, by a masked load
+  const __m256i tail = _mm256_set_epi64x(rem > 3 ? -1 : 0, rem > 2 ? -1 : 0, rem > 1 ? -1 : 0, rem > 0 ? -1 : 0);
+  for (int i = 0; i < rows; ++i) {
+    const double* a = A + static_cast<size_t>(i) * C;
+    __m256d s0 = _mm256_setzero_pd(), s1 = _mm256_setzero_pd();
+    size_t j = 0;
+    for (; j + 8 <= C; j += 8) {
+      s0 = _mm256_fmadd_pd(_mm256_loadu_pd(a + j), _mm256_loadu_pd(x + j), s0);
+      s1 = _mm256_fmadd_pd(_mm256_loadu_pd(a + j + 4), _mm256_loadu_pd(x + j + 4), s1);
+    }
+    if (j + 4 <= C) {
+      s0 = _mm256_fmadd_pd(_mm256_loadu_pd(a + j), _mm256_loadu_pd(x + j), s0);
+      j += 4;
+    }
+    if (j < C) s1 = _mm256_fmadd_pd(_mm256_maskload_pd(a + j, tail), _mm256_maskload_pd(x + j, tail), s1);
+    s0 = _mm256_add_pd(s0, s1);
+    const __m128d h = _mm_add_pd(_mm256_castpd256_pd128(s0), _mm256_extractf128_pd(s0, 1));
+    out[i] = _mm_cvtsd_f64(_mm_add_sd(h, _mm_unpackhi_pd(h, h)));
+  }
+}
+struct Kernels {
+  void (*axpy)(size_t, double, const double*, double*) = axpy_base;
+  void (*gemv)(int, int, const double*, const double*, double*) = gemv_base;
+  const char* name = "sse2";
+};
+Kernels pick() {
+  Kernels k;
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    k.axpy = axpy_avx2;
+    k.gemv = gemv_avx2;
+    k.name = "avx2";
+  }
+  return k;
+}
+}  // namespace kern
 
 double ptol(double bound) { return std::isinf(bound) ? 0.0 : glmo_lp::primal_tol(bound); }
 
@@ -180,6 +240,55 @@ class ScenarioDualGlmo final : public scfw::Glmo {
                 std::string* why) const override;
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override;
   scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) override;
+
+  // The warm state (checkpoints): the basis (the unit column of each dual row, the basic
+  // multipliers in their order, which fixes the pivoting of D_R) and the values of the nonbasic
+  // columns; everything else is rebuilt by the next solve, so a resumed run is bitwise the same.
+  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  void save_state(scfw::StateWriter& w) const override {
+    w.put("unit_at", unit_at_);
+    w.put("dense", std::vector<int>(dense_.begin(), dense_.begin() + k_));
+    w.put("values", xv_);
+    w.put("solves", static_cast<std::int64_t>(solves_));
+    w.put("fallbacks", static_cast<std::int64_t>(fallbacks_));
+    w.put("primal_finished", static_cast<std::int64_t>(primal_finished_));
+  }
+  void load_state(scfw::StateReader& r) override {
+    r.get_same_size("unit_at", unit_at_);
+    std::vector<int> dense;
+    r.get("dense", dense);
+    // The same checks a basis from the simplex passes: every dual row covered once.
+    int uncovered = 0;
+    for (int q = 0; q < D_; ++q) {
+      const int j = unit_at_[static_cast<size_t>(q)];
+      if (j < -1 || j >= 2 * D_ || (j >= 0 && unit_row(j) != q))
+        throw scfw::Error("scenario_dual: the saved basis does not fit this LP (unit column of dual row " +
+                          std::to_string(q) + ")");
+      if (j < 0) ++uncovered;
+    }
+    if (static_cast<int>(dense.size()) != uncovered)
+      throw scfw::Error("scenario_dual: the saved basis does not fit this LP (" + std::to_string(dense.size()) +
+                        " basic multipliers for " + std::to_string(uncovered) + " uncovered dual rows)");
+    std::fill(pos_.begin(), pos_.end(), -1);
+    for (int q = 0; q < D_; ++q)
+      if (unit_at_[static_cast<size_t>(q)] >= 0) pos_[static_cast<size_t>(unit_at_[static_cast<size_t>(q)])] = q;
+    k_ = uncovered;
+    for (int t = 0; t < k_; ++t) {
+      const int j = dense[static_cast<size_t>(t)];
+      if (j < 2 * D_ || j >= nv_ || pos_[static_cast<size_t>(j)] >= 0)
+        throw scfw::Error("scenario_dual: the saved basis does not fit this LP (basic multiplier " + std::to_string(j) + ")");
+      dense_[static_cast<size_t>(t)] = j;
+      pos_[static_cast<size_t>(j)] = 0;  // its slot is set by the next factorization
+    }
+    r.get_same_size("values", xv_);
+    std::int64_t v = 0;
+    r.get("solves", v);
+    solves_ = static_cast<long>(v);
+    r.get("fallbacks", v);
+    fallbacks_ = static_cast<long>(v);
+    r.get("primal_finished", v);
+    primal_finished_ = static_cast<long>(v);
+  }
 
   std::string describe() const override {
     std::string s = "scenario_dual (dual simplex on the dual LP with bound flipping, kept basis, explicit inverse; ";
@@ -287,7 +396,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   int degenerate_ = 0;
   // The dual simplex's buffers.
   std::vector<double> binv_;       // D x D: B^{-1} by column (column q: dual row q, entries by slot)
-  std::vector<double> wd_;         // D: DSE weights
+  kern::Kernels kern_;
   std::vector<double> arow_;       // nv: the pivot row e_r^T B^{-1} M_j
   Eigen::VectorXd lam_alpha_;      // N: P rho
   std::vector<double> flip_;       // D: the columns of the flipped variables, times their moves
@@ -433,7 +542,7 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   rhs_.assign(static_cast<size_t>(D_), 0.0);
   lam_price_.resize(N_);
   binv_.assign(static_cast<size_t>(D_) * static_cast<size_t>(D_), 0.0);
-  wd_.assign(static_cast<size_t>(D_), 0.0);
+  kern_ = kern::pick();
   lu_.assign(2 * static_cast<size_t>(D_) * static_cast<size_t>(D_), 0.0);
   arow_.assign(static_cast<size_t>(nv_), 0.0);
   lam_alpha_.resize(N_);
@@ -933,61 +1042,76 @@ bool ScenarioDualGlmo::refactor() {
 }
 
 // B = [I_S | D] by slot: B^{-1} = [[I, -D_S D_R^{-1}], [0, D_R^{-1}]], stored by column.
-// D_R^{-1} by Gauss-Jordan with partial pivoting (row operations over contiguous rows). Returns
-// false when D_R is singular (a pivot <= kSingularTol relative to its largest entry).
+// D_R^{-1} by Gauss-Jordan in place with partial pivoting (k^3, row operations over contiguous
+// rows), then -D_S D_R^{-1} ((D - k) k^2). Returns false when D_R is singular (a pivot <=
+// kSingularTol relative to its largest entry).
 bool ScenarioDualGlmo::build_binv() {
   const int k = k_;
   const size_t K = static_cast<size_t>(k), DD = static_cast<size_t>(D_);
-  // lu_ holds [D_R | I] row by row (k x 2k): row a is dual row rrows_a, column t multiplier t.
-  const size_t W = 2 * K;
+  // lu_ (k x k, row a = dual row rrows_a, column t = multiplier dense_t) becomes D_R^{-1} with
+  // rows and columns exchanged by the pivoting: perm_ records the row exchanges.
   double scale = 0.0;
-  for (int a = 0; a < k; ++a) {
-    double* ra = lu_.data() + static_cast<size_t>(a) * W;
-    const int q = rrows_[static_cast<size_t>(a)];
-    for (int t = 0; t < k; ++t) {
-      ra[t] = lam_col(dense_[static_cast<size_t>(t)])[q];
-      scale = std::max(scale, std::abs(ra[t]));
+  for (int t = 0; t < k; ++t) {
+    const double* pc = lam_col(dense_[static_cast<size_t>(t)]);
+    for (int a = 0; a < k; ++a) {
+      const double v = pc[rrows_[static_cast<size_t>(a)]];
+      lu_[static_cast<size_t>(a) * K + static_cast<size_t>(t)] = v;
+      scale = std::max(scale, std::abs(v));
     }
-    std::fill(ra + K, ra + W, 0.0);
-    ra[K + static_cast<size_t>(a)] = 1.0;
   }
   for (int c = 0; c < k; ++c) {
     int p = c;
-    double best = std::abs(lu_[static_cast<size_t>(c) * W + static_cast<size_t>(c)]);
+    double best = std::abs(lu_[static_cast<size_t>(c) * K + static_cast<size_t>(c)]);
     for (int a = c + 1; a < k; ++a) {
-      const double v = std::abs(lu_[static_cast<size_t>(a) * W + static_cast<size_t>(c)]);
+      const double v = std::abs(lu_[static_cast<size_t>(a) * K + static_cast<size_t>(c)]);
       if (v > best) {
         best = v;
         p = a;
       }
     }
     if (!(best > kSingularTol * std::max(1.0, scale))) return false;
-    double* rc = lu_.data() + static_cast<size_t>(c) * W;
-    if (p != c) std::swap_ranges(rc, rc + W, lu_.data() + static_cast<size_t>(p) * W);
+    perm_[static_cast<size_t>(c)] = p;
+    double* rc = lu_.data() + static_cast<size_t>(c) * K;
+    if (p != c) std::swap_ranges(rc, rc + K, lu_.data() + static_cast<size_t>(p) * K);
     const double inv = 1.0 / rc[c];
-    for (size_t b = static_cast<size_t>(c); b < W; ++b) rc[b] *= inv;
+    rc[c] = 1.0;
+    for (size_t b = 0; b < K; ++b) rc[b] *= inv;
     for (int a = 0; a < k; ++a) {
       if (a == c) continue;
-      double* ra = lu_.data() + static_cast<size_t>(a) * W;
+      double* ra = lu_.data() + static_cast<size_t>(a) * K;
       const double f = ra[c];
       if (f == 0.0) continue;
-      for (size_t b = static_cast<size_t>(c); b < W; ++b) ra[b] -= f * rc[b];
+      ra[c] = 0.0;
+      kern_.axpy(K, -f, rc, ra);
     }
   }
-  // Row t of the right half is row t of D_R^{-1}: (D_R^{-1})_{t a} = lu_[t][k + a].
-  // Column rrows_a of B^{-1}: D_R^{-1}[., a] in the slots of R, -D_S D_R^{-1}[., a] in S.
+  // The row exchanges of the pivoting are column exchanges of the inverse, in reverse order.
+  for (int c = k - 1; c >= 0; --c) {
+    const int p = perm_[static_cast<size_t>(c)];
+    if (p == c) continue;
+    for (int a = 0; a < k; ++a)
+      std::swap(lu_[static_cast<size_t>(a) * K + static_cast<size_t>(c)], lu_[static_cast<size_t>(a) * K + static_cast<size_t>(p)]);
+  }
+  // Now lu_[t][a] = (D_R^{-1})_{t a}. Column rrows_a of B^{-1}: D_R^{-1}[., a] in the slots of
+  // R, -(D_S D_R^{-1})[., a] in the slots of S.
   std::fill(binv_.begin(), binv_.end(), 0.0);
-  for (int q = 0; q < D_; ++q)
-    if (unit_at_[static_cast<size_t>(q)] >= 0) binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(q)] = 1.0;
-  for (int a = 0; a < k; ++a) {
-    double* col = binv_.data() + static_cast<size_t>(rrows_[static_cast<size_t>(a)]) * DD;
+  for (int t = 0; t < k; ++t) {
+    const double* di = lu_.data() + static_cast<size_t>(t) * K;
+    const size_t slot = static_cast<size_t>(rrows_[static_cast<size_t>(t)]);
+    for (int a = 0; a < k; ++a) binv_[static_cast<size_t>(rrows_[static_cast<size_t>(a)]) * DD + slot] = di[a];
+  }
+  for (int q = 0; q < D_; ++q) {
+    if (unit_at_[static_cast<size_t>(q)] < 0) continue;
+    binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(q)] = 1.0;
+    // wk_[a] = -(D_S[q, .] D_R^{-1})[a]
+    std::fill(wk_.begin(), wk_.begin() + k, 0.0);
     for (int t = 0; t < k; ++t) {
-      const double f = lu_[static_cast<size_t>(t) * W + K + static_cast<size_t>(a)];
+      const double f = lam_col(dense_[static_cast<size_t>(t)])[q];
       if (f == 0.0) continue;
-      const double* pc = lam_col(dense_[static_cast<size_t>(t)]);
-      for (size_t s = 0; s < DD; ++s) col[s] -= f * pc[s];
+      const double* di = lu_.data() + static_cast<size_t>(t) * K;
+      kern_.axpy(K, -f, di, wk_.data());
     }
-    for (int t = 0; t < k; ++t) col[rrows_[static_cast<size_t>(t)]] = lu_[static_cast<size_t>(t) * W + K + static_cast<size_t>(a)];
+    for (int a = 0; a < k; ++a) binv_[static_cast<size_t>(rrows_[static_cast<size_t>(a)]) * DD + static_cast<size_t>(q)] = wk_[static_cast<size_t>(a)];
   }
   return true;
 }
@@ -1002,9 +1126,7 @@ void ScenarioDualGlmo::price_binv() {
     for (size_t s = 0; s < DD; ++s) v += col[s] * cb_[s];
     pi_[static_cast<size_t>(q)] = v;
   }
-  const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> P(P_.data(), N_, D_);
-  const Eigen::Map<const Eigen::VectorXd> pi(pi_.data(), D_);
-  lam_price_.noalias() = P * pi;
+  kern_.gemv(N_, D_, P_.data(), pi_.data(), lam_price_.data());
   for (int j = 0; j < 2 * D_; ++j)
     dj_[static_cast<size_t>(j)] = cost_[static_cast<size_t>(j)] - pi_[static_cast<size_t>(unit_row(j))];
   for (int t = 0; t < nl_; ++t)
@@ -1019,7 +1141,7 @@ void ScenarioDualGlmo::ftran_binv(const double* a, double* out) const {
     const double f = a[q];
     if (f == 0.0) continue;
     const double* col = binv_.data() + static_cast<size_t>(q) * DD;
-    for (size_t s = 0; s < DD; ++s) out[s] += f * col[s];
+    kern_.axpy(DD, f, col, out);
   }
 }
 
@@ -1103,12 +1225,8 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
   int rounds = 0;
   long local = 0;
   while (true) {
-    // The leaving slot: dual steepest edge (the weights ||e_s^T B^{-1}||^2, column by column).
-    std::fill(wd_.begin(), wd_.end(), 0.0);
-    for (int q = 0; q < D_; ++q) {
-      const double* col = binv_.data() + static_cast<size_t>(q) * DD;
-      for (size_t s = 0; s < DD; ++s) wd_[s] += col[s] * col[s];
-    }
+    // The leaving slot: dual steepest edge (the weights ||e_s^T B^{-1}||^2 of the infeasible
+    // slots, read off the inverse).
     int r = -1;
     double best = 0.0;
     for (int s = 0; s < D_; ++s) {
@@ -1118,7 +1236,12 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       if (v < lo - ptol(lo)) inf = v - lo;
       else if (v > up + ptol(up)) inf = v - up;
       else continue;
-      const double score = inf * inf / std::max(wd_[static_cast<size_t>(s)], 1e-300);
+      double w = 0.0;
+      for (int q = 0; q < D_; ++q) {
+        const double b = binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(s)];
+        w += b * b;
+      }
+      const double score = inf * inf / std::max(w, 1e-300);
       if (score > best) {
         best = score;
         r = s;
@@ -1149,11 +1272,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
     // The pivot row over the nonbasic columns.
     for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] = binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(r)];
     const double* rho = rhs_.data();
-    {
-      const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> P(P_.data(), N_, D_);
-      const Eigen::Map<const Eigen::VectorXd> rv(rho, D_);
-      lam_alpha_.noalias() = P * rv;
-    }
+    kern_.gemv(N_, D_, P_.data(), rho, lam_alpha_.data());
     int nc = 0;
     for (int j = 0; j < nv_; ++j) {
       if (pos_[static_cast<size_t>(j)] >= 0) continue;
@@ -1265,7 +1384,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       double* col = binv_.data() + static_cast<size_t>(c) * DD;
       const double v = col[r] / acq;
       if (v == 0.0) continue;
-      for (size_t s = 0; s < DD; ++s) col[s] -= v * alpha_[s];
+      kern_.axpy(DD, -v, alpha_.data(), col);
       col[r] = v;
     }
     pos_[static_cast<size_t>(p)] = -1;
