@@ -369,7 +369,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   std::vector<UTerm> uterms_;      // row N: the objective
 
   // Per solve data.
-  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor> Vr_;  // V, row-major
+  bool x_identity_ = false;        // x_j = v_j (structural column j) for every j: W_i = V_i
   Eigen::VectorXd ymc_, g_, W_;    // y - c, g, one row of W over the structural columns
   std::vector<double> P_;          // N x D current coefficients
   std::vector<double> shift_;      // N: row bounds move by -shift
@@ -406,6 +406,8 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   std::vector<double> static_lo_, static_up_;  // nv: the dual column bounds (lo_, up_ carry artificial ones)
   std::vector<int> art_;           // columns with an artificial bound
   int nart_ = 0;
+  std::vector<int> nb_, nb_pos_;    // the nonbasic columns that are not fixed, and where each is in nb_
+  int nnb_ = 0;
   double art_bound_ = 0.0;
 
   // For Clp and the x map.
@@ -518,7 +520,9 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
       xterms_.push_back({q, j, a});
     }
   // Work buffers.
-  Vr_.resize(n_, d_);
+  x_identity_ = D_ == d_ && static_cast<int>(xterms_.size()) == d_;
+  for (size_t i = 0; x_identity_ && i < xterms_.size(); ++i)
+    x_identity_ = xterms_[i].q == static_cast<int>(i) && xterms_[i].j == static_cast<int>(i) && xterms_[i].a == 1.0;
   ymc_.resize(d_);
   g_.resize(n_);
   W_.resize(D_);
@@ -554,6 +558,8 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   static_lo_ = lo_;
   static_up_ = up_;
   art_.assign(static_cast<size_t>(nv_), 0);
+  nb_.assign(static_cast<size_t>(nv_), 0);
+  nb_pos_.assign(static_cast<size_t>(nv_), -1);
   nart_ = 0;
   dj_.assign(static_cast<size_t>(nv_), 0.0);
   vals_.assign(static_cast<size_t>(lp_.num_vars), 0.0);
@@ -574,7 +580,7 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
 
 // P, the dual's costs and right-hand side for (z, V, y).
 void ScenarioDualGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y) {
-  Vr_ = V;
+  static_assert(scfw::Mat::IsRowMajor, "the rows of V are read in place");
   for (int j = 0; j < d_; ++j) ymc_[j] = y[j] - xc_[static_cast<size_t>(j)];
   g_.noalias() = V * ymc_;
   g_ = z - g_;
@@ -595,8 +601,11 @@ void ScenarioDualGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
       }
     }
     // W_i over the structural columns, added with the term's coefficient.
-    const double* vrow = Vr_.data() + static_cast<size_t>(t.i) * static_cast<size_t>(d_);
-    for (const XTerm& x : xterms_) prow[x.q] += t.coef * x.a * vrow[x.j];
+    const double* vrow = V.data() + static_cast<size_t>(t.i) * static_cast<size_t>(d_);
+    if (x_identity_)
+      kern_.axpy(static_cast<size_t>(d_), t.coef, vrow, prow);
+    else
+      for (const XTerm& x : xterms_) prow[x.q] += t.coef * x.a * vrow[x.j];
     if (t.row < N_)
       shift_[static_cast<size_t>(t.row)] += t.coef * g_[t.i];
     else
@@ -1038,6 +1047,14 @@ bool ScenarioDualGlmo::refactor() {
     factor();  // takes the dependent multipliers out
     if (!build_binv()) return false;
   }
+  // The nonbasic columns that can move.
+  nnb_ = 0;
+  for (int j = 0; j < nv_; ++j) {
+    nb_pos_[static_cast<size_t>(j)] = -1;
+    if (pos_[static_cast<size_t>(j)] >= 0 || static_lo_[static_cast<size_t>(j)] == static_up_[static_cast<size_t>(j)]) continue;
+    nb_pos_[static_cast<size_t>(j)] = nnb_;
+    nb_[static_cast<size_t>(nnb_++)] = j;
+  }
   return true;
 }
 
@@ -1274,16 +1291,14 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
     const double* rho = rhs_.data();
     kern_.gemv(N_, D_, P_.data(), rho, lam_alpha_.data());
     int nc = 0;
-    for (int j = 0; j < nv_; ++j) {
-      if (pos_[static_cast<size_t>(j)] >= 0) continue;
-      const double lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-      if (lo == up) continue;
+    for (int i = 0; i < nnb_; ++i) {
+      const int j = nb_[static_cast<size_t>(i)];
       const double a = is_unit(j) ? rho[unit_row(j)] : lam_alpha_[lam_row_[static_cast<size_t>(j - 2 * D_)]];
       arow_[static_cast<size_t>(j)] = a;
       const double at = sgn * a;
       if (std::abs(at) <= kPivotTol) continue;
       const double v = xv_[static_cast<size_t>(j)], d = dj_[static_cast<size_t>(j)];
-      const bool at_lo = std::isfinite(lo) && v == lo, at_up = std::isfinite(up) && v == up;
+      const bool at_lo = v == lo_[static_cast<size_t>(j)], at_up = v == up_[static_cast<size_t>(j)];  // v is finite
       if (at_lo && at > 0.0) ratio_[static_cast<size_t>(j)] = std::max(0.0, d / at);
       else if (at_up && at < 0.0) ratio_[static_cast<size_t>(j)] = std::max(0.0, d / at);
       else if (!at_lo && !at_up) ratio_[static_cast<size_t>(j)] = std::abs(d / at);  // free (or off bound)
@@ -1368,8 +1383,8 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
     }
     // The dual step: reduced costs.
     const double thd = dj_[static_cast<size_t>(q)] / acq;
-    for (int j = 0; j < nv_; ++j) {
-      if (pos_[static_cast<size_t>(j)] >= 0 || lo_[static_cast<size_t>(j)] == up_[static_cast<size_t>(j)]) continue;
+    for (int i = 0; i < nnb_; ++i) {
+      const int j = nb_[static_cast<size_t>(i)];
       dj_[static_cast<size_t>(j)] -= thd * arow_[static_cast<size_t>(j)];
     }
     dj_[static_cast<size_t>(q)] = 0.0;
@@ -1400,6 +1415,16 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
     else dense_[static_cast<size_t>(k_++)] = q;
     head_[static_cast<size_t>(r)] = q;
     pos_[static_cast<size_t>(q)] = r;
+    {
+      const int i = nb_pos_[static_cast<size_t>(q)], last = nb_[static_cast<size_t>(--nnb_)];
+      nb_[static_cast<size_t>(i)] = last;
+      nb_pos_[static_cast<size_t>(last)] = i;
+      nb_pos_[static_cast<size_t>(q)] = -1;
+      if (static_lo_[static_cast<size_t>(p)] != static_up_[static_cast<size_t>(p)]) {
+        nb_pos_[static_cast<size_t>(p)] = nnb_;
+        nb_[static_cast<size_t>(nnb_++)] = p;
+      }
+    }
     ++pivots;
     ++local;
     if (++since >= 64) {
