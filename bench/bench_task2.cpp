@@ -4,13 +4,15 @@
 // nonconvex r = 2 (as bench_iteration does for Task 1).
 //
 //   build/bin/bench_task2 [--iterations K] [--assets A] [--groups N] [--repeats R] [--glmo NAME]
-//                         [--max-rows R] [--method variant2|vanilla] [--days T]
+//                         [--max-rows R] [--method variant2|vanilla] [--days T] [--max-structural S]
 //
 // --method vanilla runs the vanilla tracker with the constant schedule gamma = K^-0.75, beta =
 // rho = 1 (experiments/task2_synthetic.json's "vanilla"); the default is Variant II (momentum
 // taylor, nonconvex r = 2). --glmo auto leaves the glmo block out (the composer's choice).
 //
-// --max-rows is passed to the dense_simplex GLMO (its LP here has groups + 1 rows). Each repeat is
+// --max-structural is passed to the scenario_dual GLMO (its dual LP has assets + 1 rows; above
+// its default 128 the GLMO refuses the LP). --max-rows is passed to the dense_simplex GLMO (its
+// LP here has groups + 1 rows). Each repeat is
 // a full run of K iterations with gap reports off; the figures are medians over the repeats.
 #include <algorithm>
 #include <cmath>
@@ -29,7 +31,7 @@ using namespace scfw;
 int main(int argc, char** argv) {
   long K = 5000;
   int assets = 50, groups = 200, repeats = 3;
-  long max_rows = -1, days = 2000;
+  long max_rows = -1, days = 2000, max_structural = -1;
   std::string glmo = "dense_simplex", method = "variant2";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -41,6 +43,7 @@ int main(int argc, char** argv) {
     else if (a == "--max-rows") max_rows = std::atol(argv[i + 1]);
     else if (a == "--method") method = argv[i + 1];
     else if (a == "--days") days = std::atol(argv[i + 1]);
+    else if (a == "--max-structural") max_structural = std::atol(argv[i + 1]);
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -52,6 +55,7 @@ int main(int argc, char** argv) {
     registry.load_path(Registry::search_path());
     nlohmann::json glmo_block = {{"plugin", glmo}};
     if (glmo == "dense_simplex") glmo_block["max_rows"] = max_rows;
+    if (glmo == "scenario_dual" && max_structural > 0) glmo_block["max_structural"] = max_structural;
     const nlohmann::json doc = {
         {"iterations", K},
         {"oracle",

@@ -171,12 +171,12 @@ TEST_CASE("scenario_dual declines LPs with few rows per structural column, word 
   CHECK(dual->describe() ==
         "scenario_dual (dual simplex on the dual LP with bound flipping, kept basis, explicit inverse; dual LP 11 rows "
         "x 223 columns for a primal of 201 rows)");
-  // Many rows but more than max_structural = 128 structural columns: clp is the faster one there
-  // (docs/performance.md, scenario_dual), so the automatic choice must pass over it.
-  auto wide_cvar = make_cvar(130, 400);
-  auto wide_si = make_simplex_interval(130, 400);
-  CHECK_FALSE(dual->supports(*wide_cvar, *wide_si, 400, 130, &why));
-  CHECK(why == "scenario_dual: the dual LP has 130 rows, more than max_structural = 128");
+  // Many rows but more than max_structural = 256 structural columns (its basis inverse is dense):
+  // the automatic choice passes over it.
+  auto wide_cvar = make_cvar(260, 600);
+  auto wide_si = make_simplex_interval(260, 600);
+  CHECK_FALSE(dual->supports(*wide_cvar, *wide_si, 600, 260, &why));
+  CHECK(why == "scenario_dual: the dual LP has 260 rows, more than max_structural = 256");
 }
 
 TEST_CASE("scenario_dual solve() allocates nothing over 1000 warm solves") {
