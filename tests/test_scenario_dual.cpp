@@ -34,6 +34,10 @@ std::unique_ptr<Glmo> make_cold_clp(int d, int n) {
   return make<Glmo>("clp", params({{"warm_start", false}}), context(d, n));
 }
 std::unique_ptr<Glmo> make_dual(int d, int n) { return make<Glmo>("scenario_dual", {}, context(d, n)); }
+// The primal simplex alone: the fallback of the dual one, tested on its own.
+std::unique_ptr<Glmo> make_primal(int d, int n) {
+  return make<Glmo>("scenario_dual", params({{"algorithm", "primal"}}), context(d, n));
+}
 std::unique_ptr<OuterFunction> make_cvar(int d, int n) {
   return make<OuterFunction>("cvar_ru", params({{"alpha", 0.95}}), context(d, n));
 }
@@ -76,10 +80,11 @@ std::vector<Case> cases() {
 
 }  // namespace
 
-TEST_CASE("scenario_dual equals cold Clp on random instances") {
-  for (Case& c : cases()) {
+TEST_CASE("scenario_dual equals cold Clp on random instances, dual and primal simplex") {
+  for (Case& c : cases()) for (const bool primal : {false, true}) {
     CAPTURE(c.name);
-    auto dual = make_dual(c.d, c.n);
+    CAPTURE(primal);
+    auto dual = primal ? make_primal(c.d, c.n) : make_dual(c.d, c.n);
     auto clp = make_cold_clp(c.d, c.n);
     dual->setup(*c.outer, *c.domain, c.n, c.d);
     clp->setup(*c.outer, *c.domain, c.n, c.d);
@@ -91,12 +96,13 @@ TEST_CASE("scenario_dual equals cold Clp on random instances") {
   }
 }
 
-TEST_CASE("scenario_dual equals Clp on degenerate instances") {
+TEST_CASE("scenario_dual equals Clp on degenerate instances, dual and primal simplex") {
   // Clp solved cold asserts on the explicit zero elements V = 0 leaves in its matrix
   // (ClpPackedMatrix.cpp: `elValue`); the warm clp GLMO is the reference here.
-  for (Case& c : cases()) {
+  for (Case& c : cases()) for (const bool primal : {false, true}) {
     CAPTURE(c.name);
-    auto dual = make_dual(c.d, c.n);
+    CAPTURE(primal);
+    auto dual = primal ? make_primal(c.d, c.n) : make_dual(c.d, c.n);
     auto clp = make<Glmo>("clp", {}, context(c.d, c.n));
     dual->setup(*c.outer, *c.domain, c.n, c.d);
     clp->setup(*c.outer, *c.domain, c.n, c.d);
@@ -171,6 +177,11 @@ TEST_CASE("scenario_dual declines LPs with few rows per structural column, word 
   CHECK(dual->describe() ==
         "scenario_dual (dual simplex on the dual LP with bound flipping, kept basis, explicit inverse; dual LP 11 rows "
         "x 223 columns for a primal of 201 rows)");
+  auto primal = make_primal(11, 200);
+  primal->setup(*cvar, *si, 200, 11);
+  CHECK(primal->describe() ==
+        "scenario_dual (primal simplex on the dual LP, kept basis; dual LP 11 rows x 223 columns for a primal of 201 "
+        "rows)");
   // Many rows but more than max_structural = 256 structural columns (its basis inverse is dense):
   // the automatic choice passes over it.
   auto wide_cvar = make_cvar(260, 600);

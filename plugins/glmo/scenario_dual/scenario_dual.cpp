@@ -234,6 +234,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
     max_structural_ = p.get<int>("max_structural");
     min_row_ratio_ = p.get<double>("min_row_ratio");
     cross_check_ = p.get<bool>("cross_check");
+    primal_only_ = p.get<std::string>("algorithm") == "primal";
   }
 
   bool supports(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
@@ -291,12 +292,13 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   }
 
   std::string describe() const override {
-    std::string s = "scenario_dual (dual simplex on the dual LP with bound flipping, kept basis, explicit inverse; ";
+    std::string s = primal_only_ ? "scenario_dual (primal simplex on the dual LP, kept basis; "
+                                 : "scenario_dual (dual simplex on the dual LP with bound flipping, kept basis, explicit inverse; ";
     if (D_ == 0) return s + "not set up)";
     s += "dual LP " + std::to_string(D_) + " rows x " + std::to_string(nv_) + " columns for a primal of " +
          std::to_string(N_) + " rows";
     if (cross_check_) s += "; cross-checked against Clp at every solve";
-    if (primal_finished_ > 0)
+    if (primal_finished_ > 0 && !primal_only_)
       s += "; " + std::to_string(primal_finished_) + " of " + std::to_string(solves_) +
            " solve(s) finished by the primal simplex";
     if (fallbacks_ > 0) s += "; " + std::to_string(fallbacks_) + " solve(s) fell back to Clp";
@@ -343,6 +345,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   int max_structural_ = 256;
   double min_row_ratio_ = 2.0;
   bool cross_check_ = false;
+  bool primal_only_ = false;  // "algorithm": "primal": the fallback's primal simplex for every solve
   long solves_ = 0, fallbacks_ = 0;
 
   int n_ = 0, d_ = 0;
@@ -1479,7 +1482,7 @@ scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Mat& V,
   double bscale = 1.0;
   for (int q = 0; q < D_; ++q) bscale = std::max(bscale, std::abs(b_[static_cast<size_t>(q)]));
   art_bound_ = 1e4 * bscale;
-  Outcome out = run_dual(pivots);
+  Outcome out = primal_only_ ? Outcome::kFailed : run_dual(pivots);
   const bool off = drop_artificial_bounds();
   if (out == Outcome::kFailed || off) {
     // The dual simplex gave up, or ended with a column at an artificial bound: the primal
@@ -1552,6 +1555,11 @@ void register_components(scfw::Registrar& r) {
                                "would not be smaller)")
            .at_least(0.0)
            .def(2.0),
+       scfw::ParamSpec::choice("algorithm", {"dual", "primal"},
+                               "\"dual\": the dual simplex with bound flipping (the primal simplex finishes a solve "
+                               "it cannot); \"primal\": the primal simplex alone (the algorithm before the dual one, "
+                               "about 4x the pivots on Task 2; kept for comparison and tests)")
+           .def("dual"),
        scfw::ParamSpec::boolean("cross_check",
                                 "also solve every LP with Clp and stop at the first relative disagreement above "
                                 "1e-9 (debugging; slow)")
