@@ -130,7 +130,6 @@ __attribute__((target("avx2,fma"))) void gemv_avx2(int rows, int cols, const dou
 struct Kernels {
   void (*axpy)(size_t, double, const double*, double*) = axpy_base;
   void (*gemv)(int, int, const double*, const double*, double*) = gemv_base;
-  const char* name = "sse2";
 };
 Kernels pick() {
   Kernels k;
@@ -138,7 +137,6 @@ Kernels pick() {
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     k.axpy = axpy_avx2;
     k.gemv = gemv_avx2;
-    k.name = "avx2";
   }
   return k;
 }
@@ -550,7 +548,6 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   lam_price_.resize(N_);
   binv_.assign(static_cast<size_t>(D_) * static_cast<size_t>(D_), 0.0);
   kern_ = kern::pick();
-  lu_.assign(2 * static_cast<size_t>(D_) * static_cast<size_t>(D_), 0.0);
   arow_.assign(static_cast<size_t>(nv_), 0.0);
   lam_alpha_.resize(N_);
   flip_.assign(static_cast<size_t>(D_), 0.0);
