@@ -5,6 +5,7 @@
 //
 //   build/bin/bench_task2 [--iterations K] [--assets A] [--groups N] [--repeats R] [--glmo NAME]
 //                         [--max-rows R] [--method variant2|vanilla] [--days T] [--max-structural S]
+//                         [--kernels portable|native]
 //
 // --method vanilla runs the vanilla tracker with the constant schedule gamma = K^-0.75, beta =
 // rho = 1 (experiments/task2_synthetic.json's "vanilla"); the default is Variant II (momentum
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
   long K = 5000;
   int assets = 50, groups = 200, repeats = 3;
   long max_rows = -1, days = 2000, max_structural = -1;
+  std::string kernels;  // scenario_dual's "kernels" (its default when empty)
   std::string glmo = "dense_simplex", method = "variant2";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -44,6 +46,7 @@ int main(int argc, char** argv) {
     else if (a == "--method") method = argv[i + 1];
     else if (a == "--days") days = std::atol(argv[i + 1]);
     else if (a == "--max-structural") max_structural = std::atol(argv[i + 1]);
+    else if (a == "--kernels") kernels = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -56,6 +59,7 @@ int main(int argc, char** argv) {
     nlohmann::json glmo_block = {{"plugin", glmo}};
     if (glmo == "dense_simplex") glmo_block["max_rows"] = max_rows;
     if (glmo == "scenario_dual" && max_structural > 0) glmo_block["max_structural"] = max_structural;
+    if (glmo == "scenario_dual" && !kernels.empty()) glmo_block["kernels"] = kernels;
     const nlohmann::json doc = {
         {"iterations", K},
         {"oracle",

@@ -96,6 +96,24 @@ TEST_CASE("scenario_dual equals cold Clp on random instances, dual and primal si
   }
 }
 
+TEST_CASE("scenario_dual with \"kernels\": \"native\" equals cold Clp on random instances") {
+  // AVX2 + FMA when this CPU has them (the describe() line says which ran); the portable default
+  // is checked by the test above.
+  for (Case& c : cases()) {
+    CAPTURE(c.name);
+    auto dual = make<Glmo>("scenario_dual", params({{"kernels", "native"}}), context(c.d, c.n));
+    auto clp = make_cold_clp(c.d, c.n);
+    dual->setup(*c.outer, *c.domain, c.n, c.d);
+    clp->setup(*c.outer, *c.domain, c.n, c.d);
+    std::mt19937_64 rng(11);
+    for (int k = 0; k < 40; ++k) {
+      const Instance in = random_instance(*c.domain, c.n, rng, k % 2 == 1);
+      compare(*dual, *clp, *c.outer, *c.domain, in);
+    }
+    MESSAGE(dual->describe());
+  }
+}
+
 TEST_CASE("scenario_dual equals Clp on degenerate instances, dual and primal simplex") {
   // Clp solved cold asserts on the explicit zero elements V = 0 leaves in its matrix
   // (ClpPackedMatrix.cpp: `elValue`); the warm clp GLMO is the reference here.

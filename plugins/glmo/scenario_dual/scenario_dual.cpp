@@ -86,10 +86,12 @@ constexpr int kDegenerateRun = 30;
 constexpr int kMaxRounds = 6;
 constexpr double kSingularTol = 1e-11;
 
-// The dense kernels of the dual simplex, in two builds: the baseline one (SSE2) and one for CPUs
-// with AVX2 and FMA, picked once at setup() (__builtin_cpu_supports). The AVX2 build fuses the
-// multiply-adds, so the last bits of B^{-1}, and of x at a tie, depend on the CPU; the optimal
-// values agree to the tolerances either way.
+// The dense kernels of the dual simplex, in two builds: the baseline one (SSE2), the default, and
+// one for CPUs with AVX2 and FMA, used only with "kernels": "native" when __builtin_cpu_supports
+// says so. The AVX2 build fuses the multiply-adds, so the last bits of B^{-1}, and of x at a tie,
+// depend on the CPU: the optimal values agree to the tolerances either way, but a trace would no
+// longer be bitwise the same on every machine, nor every rank of an MPI run over different CPUs
+// the same GLMO answer. Hence portable by default.
 namespace kern {
 void axpy_base(size_t n, double f, const double* __restrict x, double* __restrict y) {
   for (size_t i = 0; i < n; ++i) y[i] += f * x[i];
@@ -130,13 +132,16 @@ __attribute__((target("avx2,fma"))) void gemv_avx2(int rows, int cols, const dou
 struct Kernels {
   void (*axpy)(size_t, double, const double*, double*) = axpy_base;
   void (*gemv)(int, int, const double*, const double*, double*) = gemv_base;
+  bool fused = false;  // the AVX2 + FMA build
 };
-Kernels pick() {
+Kernels pick(bool native) {
   Kernels k;
+  if (!native) return k;
   __builtin_cpu_init();
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
     k.axpy = axpy_avx2;
     k.gemv = gemv_avx2;
+    k.fused = true;
   }
   return k;
 }
@@ -233,6 +238,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
     min_row_ratio_ = p.get<double>("min_row_ratio");
     cross_check_ = p.get<bool>("cross_check");
     primal_only_ = p.get<std::string>("algorithm") == "primal";
+    native_kernels_ = p.get<std::string>("kernels") == "native";
   }
 
   bool supports(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
@@ -295,6 +301,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
     if (D_ == 0) return s + "not set up)";
     s += "dual LP " + std::to_string(D_) + " rows x " + std::to_string(nv_) + " columns for a primal of " +
          std::to_string(N_) + " rows";
+    if (kern_.fused) s += "; AVX2 + FMA kernels";
     if (cross_check_) s += "; cross-checked against Clp at every solve";
     if (primal_finished_ > 0 && !primal_only_)
       s += "; " + std::to_string(primal_finished_) + " of " + std::to_string(solves_) +
@@ -343,6 +350,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   int max_structural_ = 256;
   double min_row_ratio_ = 2.0;
   bool cross_check_ = false;
+  bool native_kernels_ = false;  // "kernels": "native": AVX2 + FMA when the CPU has them
   bool primal_only_ = false;  // "algorithm": "primal": the fallback's primal simplex for every solve
   long solves_ = 0, fallbacks_ = 0;
 
@@ -547,7 +555,7 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   rhs_.assign(static_cast<size_t>(D_), 0.0);
   lam_price_.resize(N_);
   binv_.assign(static_cast<size_t>(D_) * static_cast<size_t>(D_), 0.0);
-  kern_ = kern::pick();
+  kern_ = kern::pick(native_kernels_);
   arow_.assign(static_cast<size_t>(nv_), 0.0);
   lam_alpha_.resize(N_);
   flip_.assign(static_cast<size_t>(D_), 0.0);
@@ -1557,6 +1565,11 @@ void register_components(scfw::Registrar& r) {
                                "it cannot); \"primal\": the primal simplex alone (the algorithm before the dual one, "
                                "about 4x the pivots on Task 2; kept for comparison and tests)")
            .def("dual"),
+       scfw::ParamSpec::choice("kernels", {"portable", "native"},
+                               "\"portable\": baseline (SSE2) dense kernels, the same bits on every x86-64 CPU; "
+                               "\"native\": AVX2 + FMA kernels when the CPU has them (faster; the last bits, and x at "
+                               "a tie, then depend on the CPU)")
+           .def("portable"),
        scfw::ParamSpec::boolean("cross_check",
                                 "also solve every LP with Clp and stop at the first relative disagreement above "
                                 "1e-9 (debugging; slow)")
