@@ -197,10 +197,7 @@ void same_runs(const json& sparse_doc, const json& dense_doc, bool expect_dense_
   REQUIRE(ts.y.size() == 40);
   REQUIRE(td.y.size() == 40);
   double worst = 0;
-  for (size_t k = 0; k < ts.y.size(); ++k) {
-    worst = std::max(worst, (ts.y[k] - td.y[k]).cwiseAbs().maxCoeff());
-    if (std::getenv("SCFW_SPARSE_DEBUG")) MESSAGE(k << " " << (ts.y[k] - td.y[k]).cwiseAbs().maxCoeff());
-  }
+  for (size_t k = 0; k < ts.y.size(); ++k) worst = std::max(worst, (ts.y[k] - td.y[k]).cwiseAbs().maxCoeff());
   CHECK(worst <= 1e-12);
   REQUIRE(ts.gaps.size() == td.gaps.size());
   for (size_t k = 0; k < ts.gaps.size(); ++k) CHECK(std::abs(ts.gaps[k] - td.gaps[k]) <= 1e-10);
