@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
     }
     const int n = p.problem.oracle->outputs();
     Vec gf(n), gx(d);
-    Mat gJ(n, d);
+    Jacobian gJ = make_jacobian(*p.problem.oracle);
     std::size_t ip = 0;
     auto gap_eval = [&] {
       const GapValue gv = generalized_gap(*p.problem.oracle, *p.problem.outer, *p.method.gap_glmo, points[ip], gf, gJ, gx);
@@ -228,7 +228,7 @@ int main(int argc, char** argv) {
       g_sink = g_sink + gv.gap;
     };
     auto exact_only = [&] {
-      p.problem.oracle->exact(points[ip], &gf, &gJ);
+      exact(*p.problem.oracle, points[ip], &gf, &gJ);
       ip = (ip + 1) % points.size();
       g_sink = g_sink + gf[0];
     };

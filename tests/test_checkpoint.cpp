@@ -276,7 +276,7 @@ TEST_CASE("a GLMO with warm state it cannot save makes --checkpoint an error nam
     std::unique_ptr<Glmo> inner;
     explicit Unsaveable(std::unique_ptr<Glmo> g) : inner(std::move(g)) {}
     void setup(const OuterFunction& o, const Domain& d, int n, int dim) override { inner->setup(o, d, n, dim); }
-    GlmoResult solve(const Vec& z, const Mat& V, const Vec& y, Vec& x) override { return inner->solve(z, V, y, x); }
+    GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) override { return inner->solve(z, V, y, x); }
     std::string describe() const override { return inner->describe(); }
     StateSupport state_support() const override { return StateSupport::Unsaved; }
   };

@@ -693,7 +693,7 @@ TEST_CASE("compose: a product domain is composed from its factor blocks") {
   // The LP model of the product: with F = max and V = 0 the GLMO returns max(z) at a feasible x.
   scfw::Vec z(3), xo(5);
   z << 1.0, 2.0, -1.0;
-  const scfw::GlmoResult r = p.method.glmo->solve(z, scfw::Mat::Zero(3, 5), y0, xo);
+  const scfw::GlmoResult r = p.method.glmo->solve(z, scfw::Mat(scfw::Mat::Zero(3, 5)), y0, xo);
   CHECK(r.value == doctest::Approx(2.0));
   CHECK(p.problem.domain->contains(xo, 1e-9));
 }

@@ -363,17 +363,17 @@ TEST_CASE("dense_simplex solve() allocates nothing over 1000 warm solves") {
   std::normal_distribution<double> normal;
   Instance in = random_instance(*domain, n, rng);
   const double b = 0.01;
-  std::vector<Mat> Vs(1000, in.V);
+  std::vector<Jacobian> Vs(1000, Jacobian(in.V));
   for (auto& Vk : Vs) {
     for (int i = 0; i < n; ++i)
       for (int j = 0; j < d; ++j) in.V(i, j) = (1.0 - b) * in.V(i, j) + b * normal(rng);
-    Vk = in.V;
+    Vk.dense() = in.V;
   }
   Vec x(d);
   dense->solve(in.z, Vs[0], in.y, x);
   long pivots = 0;
   const long before = g_mallocs.load();
-  for (const Mat& Vk : Vs) pivots += dense->solve(in.z, Vk, in.y, x).iterations;
+  for (const Jacobian& Vk : Vs) pivots += dense->solve(in.z, Vk, in.y, x).iterations;
   CHECK(g_mallocs.load() == before);
   MESSAGE("allocation check: " << pivots << " pivots over 1000 warm solves");
 }

@@ -544,7 +544,7 @@ TEST_CASE("generalized gap with an inexact GLMO: taken from the certified lower 
     ball->lmo(g, y);
     y *= 0.1 * (trial + 1) / 10.0;  // points inside the ball
     Vec f(n), x(d);
-    Mat J(n, d);
+    Jacobian J(n, d);
     const GapValue a = generalized_gap(*oracle, *l1, *loose, y, f, J, x);
     const GapValue b = generalized_gap(*oracle, *l1, *tight, y, f, J, x);
     const GlmoResult ra = loose->solve(f, J, y, x), rb = tight->solve(f, J, y, x);

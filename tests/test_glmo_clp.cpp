@@ -289,7 +289,7 @@ TEST_CASE("a zero Jacobian does not drop coefficient slots: later solves still s
   Instance in = random_instance(*domain, n, rng);
   Vec x(d);
   // V = 0: u = z whatever x is, so the value is max_i z_i.
-  const GlmoResult r0 = glmo->solve(in.z, Mat::Zero(n, d), in.y, x);
+  const GlmoResult r0 = glmo->solve(in.z, Mat(Mat::Zero(n, d)), in.y, x);
   CHECK(rel_diff(r0.value, in.z.maxCoeff()) <= 1e-12);
   for (int trial = 0; trial < 5; ++trial) {
     CAPTURE(trial);

@@ -234,7 +234,7 @@ class NanGlmo final : public Glmo {
  public:
   explicit NanGlmo(std::unique_ptr<Glmo> inner) : inner_(std::move(inner)) {}
   void setup(const OuterFunction& o, const Domain& dom, int n, int d) override { inner_->setup(o, dom, n, d); }
-  GlmoResult solve(const Vec& z, const Mat& V, const Vec& y, Vec& x) override {
+  GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) override {
     GlmoResult r = inner_->solve(z, V, y, x);
     if (++solves_ == 7) x[0] = std::nan("");
     return r;
@@ -251,10 +251,10 @@ class InfTracker final : public Tracker {
  public:
   explicit InfTracker(std::unique_ptr<Tracker> inner) : inner_(std::move(inner)) {}
   void bind(const Oracle& o) override { inner_->bind(o); }
-  void start(const Vec& y0, Rng& rng, Vec& z, Mat& V) override { inner_->start(y0, rng, z, V); }
-  void update(long k, const Vec& y, const Vec& y_prev, const Steps& s, Rng& rng, Vec& z, Mat& V) override {
+  void start(const Vec& y0, Rng& rng, Vec& z, Jacobian& V) override { inner_->start(y0, rng, z, V); }
+  void update(long k, const Vec& y, const Vec& y_prev, const Steps& s, Rng& rng, Vec& z, Jacobian& V) override {
     inner_->update(k, y, y_prev, s, rng, z, V);
-    if (k == 4) V(1, 2) = std::numeric_limits<double>::infinity();
+    if (k == 4) V.dense()(1, 2) = std::numeric_limits<double>::infinity();
   }
 
  private:

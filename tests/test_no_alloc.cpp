@@ -211,6 +211,23 @@ TEST_CASE("no allocation in the iteration loop: Task 1, dense_simplex, momentum 
   }
 }
 
+TEST_CASE("no allocation in the iteration loop: a sparse Jacobian, every tracker on its values") {
+  // Task 1 with "jacobian": "sparse": the trackers' flat updates and products on the pattern's
+  // values, the sparse oracle entry points, and the host's dense copy of V for dense_simplex
+  // (which takes no sparse V; the buffer is sized before the loop).
+  for (const json& tracker : {json{{"plugin", "momentum"}, {"value", "taylor"}}, json{{"plugin", "momentum"}, {"value", "polyak"}},
+                              json{{"plugin", "storm"}}, json{{"plugin", "vanilla"}}, json{{"plugin", "clipped"}}}) {
+    CAPTURE(tracker.dump());
+    json doc = task1("taylor", {{"plugin", "dense_simplex"}});
+    doc["oracle"]["jacobian"] = "sparse";
+    doc["tracker"] = tracker;
+    const Window w = run_counted(doc, /*final_report=*/false);
+    REQUIRE(w.iterations == 1000);
+    MESSAGE(tracker.dump() << ": " << w.allocations() << " allocations in iterations 2..1000");
+    CHECK(w.allocations() == 0);
+  }
+}
+
 TEST_CASE("the counter sees allocations (the window is not vacuous)") {
   // Inside the window nothing else runs, so check the counter itself: a vector and an Eigen
   // temporary both register.

@@ -285,7 +285,7 @@ TEST_CASE("(b) CVaR: value() and the RU LP equal the RU formula at the alpha-qua
                                    context(1, n));
         glmo->setup(*F, *single, n, 1);
         Vec x(1);
-        const GlmoResult r = glmo->solve(u, Mat::Zero(n, 1), Vec::Zero(1), x);
+        const GlmoResult r = glmo->solve(u, Mat(Mat::Zero(n, 1)), Vec::Zero(1), x);
         CHECK(r.value == doctest::Approx(ref).epsilon(1e-9));
         CHECK(r.lower_bound == r.value);  // an LP: exact
       }
@@ -321,7 +321,7 @@ TEST_CASE("(b) chi^2-DRO: value() and the cone model equal the supremum by bisec
         const double ref = chi2_sup(u, rho);
         CHECK(F->value(u, Vec::Zero(1)) == doctest::Approx(ref).epsilon(1e-8));
         Vec x(1);
-        const GlmoResult r = glmo->solve(u, Mat::Zero(n, 1), Vec::Zero(1), x);
+        const GlmoResult r = glmo->solve(u, Mat(Mat::Zero(n, 1)), Vec::Zero(1), x);
         // value(): F at the (only) feasible point; the LP bound within the tolerance.
         CHECK(r.value == doctest::Approx(ref).epsilon(1e-8));
         CHECK(r.lower_bound <= ref + 1e-9 * std::max(1.0, std::abs(ref)));
@@ -689,7 +689,7 @@ TEST_CASE("l2_ball: LMO, contains, model and parameter errors") {
   glmo->setup(*lin, *ball, 1, d);
   const Vec g = (Vec(3) << 0.3, -1.0, 0.5).finished();
   Vec xg(d), xl(d);
-  const GlmoResult r = glmo->solve(Vec::Zero(1), g.transpose(), Vec::Zero(d), xg);
+  const GlmoResult r = glmo->solve(Vec::Zero(1), Mat(g.transpose()), Vec::Zero(d), xg);
   ball->lmo(g, xl);
   CHECK(r.value == doctest::Approx(g.dot(xl)).epsilon(1e-7));
   CHECK((xg - xl).norm() <= 1e-3);

@@ -156,6 +156,46 @@ inline void finite_mat(const std::string& plugin, const char* call, const char* 
     not_finite_mat(plugin, call, verb, arg, m);
 }
 
+// A sparse Jacobian's values: the failure names the row and column of the entry.
+[[noreturn, gnu::cold, gnu::noinline]] void not_finite_sparse(const std::string& plugin, const char* call,
+                                                              const char* verb, const char* arg,
+                                                              const JacobianPattern& p, const double* v) {
+  for (int i = 0; i < p.rows(); ++i)
+    for (std::int64_t k = p.row_start()[static_cast<std::size_t>(i)]; k < p.row_start()[static_cast<std::size_t>(i) + 1]; ++k)
+      if (!std::isfinite(v[k]))
+        fail(plugin, std::string(call) + "() " + verb + " a non-finite value at " + arg + "[" + std::to_string(i) +
+                         "," + std::to_string(p.col()[static_cast<std::size_t>(k)]) + "] = " + number_words(v[k]));
+  fail(plugin, std::string(call) + "() " + verb + " a non-finite value in " + arg);
+}
+
+inline void finite_sparse(const std::string& plugin, const char* call, const char* verb, const char* arg,
+                          const JacobianPattern& p, const double* v) {
+  if (!all_finite(Eigen::Map<const Vec>(v, static_cast<Eigen::Index>(p.nnz())))) [[unlikely]]
+    not_finite_sparse(plugin, call, verb, arg, p, v);
+}
+
+inline void finite_jacobian(const std::string& plugin, const char* call, const char* verb, const char* arg,
+                            const Jacobian& J) {
+  if (J.is_sparse())
+    finite_sparse(plugin, call, verb, arg, J.pattern(), J.data());
+  else
+    finite_mat(plugin, call, verb, arg, J.dense());
+}
+
+/// The Jacobian handed to a tracker or GLMO has the oracle's shape and kind (the host makes it
+/// with make_jacobian); a different one is the caller's bug, named here.
+inline void check_jacobian(const std::string& plugin, const char* call, const char* arg, const Jacobian& J,
+                           const JacobianPattern* pattern, long n, long d, bool output = false) {
+  if (J.rows() != n || J.cols() != d) [[unlikely]] {
+    if (output) bad_output_matrix(plugin, call, arg, J.rows(), J.cols(), n, d);
+    bad_matrix(plugin, call, arg, J.rows(), J.cols(), n, d);
+  }
+  if ((pattern != nullptr) != J.is_sparse() || (pattern && &J.pattern() != pattern && !J.pattern().same_as(*pattern)))
+      [[unlikely]]
+    fail(plugin, std::string(call) + ": " + arg + " is " + (J.is_sparse() ? "sparse" : "dense") +
+                     " but the oracle's Jacobian is " + (pattern ? "sparse in its pattern" : "dense"));
+}
+
 template <class T>
 std::unique_ptr<T> require_inner(std::unique_ptr<T> inner, const std::string& plugin) {
   if (!inner) fail(plugin, "its factory returned no object");
@@ -188,6 +228,12 @@ class CheckedOracle final : public Oracle {
     if (d_ < 1 || n_ < 1)
       fail(plugin_, "the oracle reports d = " + std::to_string(d_) + " and n = " + std::to_string(n_) +
                         "; both must be >= 1");
+    // The pattern is fixed after construction: asked once, checked against n x d.
+    SCFW_GUARD(plugin_, pattern_ = inner_->jacobian_pattern());
+    if (pattern_ && (pattern_->rows() != n_ || pattern_->cols() != d_))
+      fail(plugin_, "the oracle's Jacobian pattern is " + std::to_string(pattern_->rows()) + " x " +
+                        std::to_string(pattern_->cols()) + ", expected n x d = " + std::to_string(n_) + " x " +
+                        std::to_string(d_));
   }
 
   int dim() const override { return d_; }
@@ -263,6 +309,38 @@ class CheckedOracle final : public Oracle {
     finite_mat(plugin_, "hessian_action", "returned", "out", out);
   }
 
+  std::shared_ptr<const JacobianPattern> jacobian_pattern() const override { return pattern_; }
+
+  void evaluate_sparse(const Sample& s, const Vec& x, Vec* f, double* values) const override {
+    check_vec(plugin_, "evaluate_sparse", "x", x, "d", d_);
+    if (f) {
+      check_vec(plugin_, "evaluate_sparse", "f", *f, "n", n_);
+      ++counters_->values;
+    }
+    if (values) ++counters_->jacobians;
+    if (values && !pattern_) [[unlikely]]
+      fail(plugin_, "evaluate_sparse called, but the oracle declares no Jacobian pattern");
+    {
+      ScopedTimer timer(counters_->oracle_seconds);
+      SCFW_GUARD(plugin_, inner_->evaluate_sparse(s, x, f, values));
+    }
+    if (f) check_out_vec(plugin_, "evaluate_sparse", "f", *f, "n", n_);
+    if (f) finite_vec(plugin_, "evaluate_sparse", "returned", "f", *f);
+    if (values) finite_sparse(plugin_, "evaluate_sparse", "returned", "J", *pattern_, values);
+  }
+
+  void exact_sparse(const Vec& x, Vec* f, double* values) const override {
+    check_vec(plugin_, "exact_sparse", "x", x, "d", d_);
+    if (f) check_vec(plugin_, "exact_sparse", "f", *f, "n", n_);
+    if (values && !pattern_) [[unlikely]]
+      fail(plugin_, "exact_sparse called, but the oracle declares no Jacobian pattern");
+    ++counters_->exact;
+    SCFW_GUARD(plugin_, inner_->exact_sparse(x, f, values));
+    if (f) check_out_vec(plugin_, "exact_sparse", "f", *f, "n", n_);
+    if (f) finite_vec(plugin_, "exact_sparse", "returned", "f", *f);
+    if (values) finite_sparse(plugin_, "exact_sparse", "returned", "J", *pattern_, values);
+  }
+
   std::vector<std::string> variable_names() const override {
     std::vector<std::string> names;
     SCFW_GUARD(plugin_, names = inner_->variable_names());
@@ -289,6 +367,7 @@ class CheckedOracle final : public Oracle {
   std::string plugin_;
   std::shared_ptr<CallCounters> counters_;
   int d_ = 0, n_ = 0;
+  std::shared_ptr<const JacobianPattern> pattern_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -440,11 +519,20 @@ class CheckedGlmo final : public Glmo {
     d_ = d;
   }
 
-  GlmoResult solve(const Vec& z, const Mat& V, const Vec& y, Vec& x) override {
+  bool accepts_sparse() const override {
+    bool r = false;
+    SCFW_GUARD(plugin_, r = inner_->accepts_sparse());
+    return r;
+  }
+
+  GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) override {
     if (n_ < 0) [[unlikely]]
       fail(plugin_, "solve called before setup");
     check_vec(plugin_, "solve", "z", z, "n", n_);
-    check_mat(plugin_, "solve", "V", V, n_, d_);
+    if (V.rows() != n_ || V.cols() != d_) [[unlikely]]
+      bad_matrix(plugin_, "solve", "V", V.rows(), V.cols(), n_, d_);
+    if (V.is_sparse() && !inner_->accepts_sparse()) [[unlikely]]
+      fail(plugin_, "solve: V is sparse, and this GLMO does not accept a sparse V (the host densifies it first)");
     check_vec(plugin_, "solve", "y", y, "d", d_);
     if (x.size() != d_) x.resize(d_);  // an output: sized here once, then reused by the caller
     ++counters_->glmo_solves;
@@ -495,35 +583,39 @@ class CheckedTracker final : public Tracker {
     SCFW_GUARD(plugin_, inner_->bind(oracle));
     n_ = n;
     d_ = d;
+    oracle_ = &oracle;
+    SCFW_GUARD(plugin_, pattern_ = oracle.jacobian_pattern());
   }
 
-  void start(const Vec& y0, Rng& rng, Vec& z, Mat& V) override {
+  void start(const Vec& y0, Rng& rng, Vec& z, Jacobian& V) override {
     if (n_ < 0) [[unlikely]]
       fail(plugin_, "start called before bind");
     check_vec(plugin_, "start", "y0", y0, "d", d_);
-    // Outputs: sized here once at the start of a run, then updated in place.
+    // Outputs: sized here once at the start of a run, then updated in place; V of the oracle's
+    // kind (dense n x d, or sparse in its pattern).
     if (z.size() != n_) z.resize(n_);
-    if (V.rows() != n_ || V.cols() != d_) V.resize(n_, d_);
+    if (V.rows() != n_ || V.cols() != d_ || V.is_sparse() != (pattern_ != nullptr)) V = make_jacobian(*oracle_);
+    check_jacobian(plugin_, "start", "V", V, pattern_.get(), n_, d_);
     SCFW_GUARD(plugin_, inner_->start(y0, rng, z, V));
     check_out_vec(plugin_, "start", "z", z, "n", n_);
-    check_out_mat(plugin_, "start", "V", V, n_, d_);
+    check_jacobian(plugin_, "start", "V", V, pattern_.get(), n_, d_, true);
     finite_vec(plugin_, "start", "left", "z", z);
-    finite_mat(plugin_, "start", "left", "V", V);
+    finite_jacobian(plugin_, "start", "left", "V", V);
   }
 
   void update(long k, const Vec& y, const Vec& y_prev, const Steps& steps, Rng& rng, Vec& z,
-              Mat& V) override {
+              Jacobian& V) override {
     if (n_ < 0) [[unlikely]]
       fail(plugin_, "update called before bind");
     check_vec(plugin_, "update", "y", y, "d", d_);
     check_vec(plugin_, "update", "y_prev", y_prev, "d", d_);
     check_vec(plugin_, "update", "z", z, "n", n_);
-    check_mat(plugin_, "update", "V", V, n_, d_);
+    check_jacobian(plugin_, "update", "V", V, pattern_.get(), n_, d_);
     SCFW_GUARD(plugin_, inner_->update(k, y, y_prev, steps, rng, z, V));
     check_out_vec(plugin_, "update", "z", z, "n", n_);
-    check_out_mat(plugin_, "update", "V", V, n_, d_);
+    check_jacobian(plugin_, "update", "V", V, pattern_.get(), n_, d_, true);
     finite_vec(plugin_, "update", "left", "z", z);
-    finite_mat(plugin_, "update", "left", "V", V);
+    finite_jacobian(plugin_, "update", "left", "V", V);
   }
 
   StateSupport state_support() const override {
@@ -538,6 +630,8 @@ class CheckedTracker final : public Tracker {
   std::unique_ptr<Tracker> inner_;
   std::string plugin_;
   long n_ = -1, d_ = -1;
+  const Oracle* oracle_ = nullptr;
+  std::shared_ptr<const JacobianPattern> pattern_;
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -124,7 +124,15 @@ void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck) {
   w.put("z", s.z);
   w.put("V_rows", static_cast<std::int64_t>(s.V.rows()));
   w.put("V_cols", static_cast<std::int64_t>(s.V.cols()));
-  w.put("V", s.V);
+  if (s.V.is_sparse()) {
+    // A sparse V: its pattern (checked against the oracle's on resume) and its values.
+    w.put("V_row_start", s.V.pattern().row_start());
+    w.put("V_col", s.V.pattern().col());
+    w.put_raw("V_values", "f64", static_cast<std::size_t>(s.V.size()), s.V.data(),
+              static_cast<std::size_t>(s.V.size()) * sizeof(double));
+  } else {
+    w.put("V", s.V.dense());
+  }
   std::ostringstream rng;
   rng << s.rng;
   w.put("rng", rng.str());
@@ -223,8 +231,21 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
     r.get("V_rows", rows);
     r.get("V_cols", cols);
     if (rows < 0 || cols < 0 || rows > (1 << 24) || cols > (1 << 30)) throw Error("bad V size");
-    s.V.resize(rows, cols);
-    r.get("V", s.V);
+    if (r.next_name() == "V_row_start") {
+      std::vector<std::int64_t> row_start;
+      std::vector<int> col;
+      std::vector<double> values;
+      r.get("V_row_start", row_start);
+      r.get("V_col", col);
+      r.get("V_values", values);
+      s.V = Jacobian(std::make_shared<const JacobianPattern>(static_cast<int>(rows), static_cast<int>(cols),
+                                                             std::move(row_start), std::move(col)));
+      if (static_cast<std::int64_t>(values.size()) != s.V.size()) throw Error("bad sparse V size");
+      s.V.values() = Eigen::Map<const Vec>(values.data(), static_cast<Eigen::Index>(values.size()));
+    } else {
+      s.V = Jacobian(static_cast<int>(rows), static_cast<int>(cols));
+      r.get("V", s.V.dense());
+    }
     std::string rng;
     r.get("rng", rng);
     std::istringstream rs(rng);

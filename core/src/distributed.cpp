@@ -194,6 +194,11 @@ class ShardedOracle final : public Oracle {
  public:
   ShardedOracle(std::unique_ptr<Oracle> inner, const Ranks& ranks)
       : inner_(std::move(inner)), ranks_(ranks), n_(inner_->outputs()), d_(inner_->dim()) {
+    // The sum over ranks is a flat sum of J's stored values, which needs one pattern on every
+    // rank; a shard's pattern is that of its own rows. Refused rather than densified.
+    if (inner_->jacobian_pattern())
+      throw InputError("a sparse Jacobian cannot be summed over MPI ranks (each rank's rows have their own "
+                       "pattern): use the oracle's dense Jacobian (\"jacobian\": \"dense\") or run on one rank");
     // One buffer for the largest reduction (f, J and the failure flag), so that the iteration
     // loop allocates nothing.
     buffer_.resize(static_cast<std::size_t>(n_) + static_cast<std::size_t>(n_) * static_cast<std::size_t>(d_) + 1);

@@ -253,11 +253,20 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   ctx.dim = problem.oracle->dim();
   ctx.outputs = problem.oracle->outputs();
   // What the solver holds for any run on this problem (solver.cpp sizes these before its loop).
-  {
+  if (const auto pattern = problem.oracle->jacobian_pattern()) {
+    // A sparse Jacobian: V and the gap reports' J hold the pattern's values only.
+    const std::int64_t n = ctx.outputs, d = ctx.dim, nnz = pattern->nnz();
+    const std::string shape = times(n, d) + ", " + std::to_string(nnz) + " non-zeros";
+    charge(problem.memory, bytes_of({nnz, 8}), "V (" + shape + ")", src, "/oracle");
+    charge(problem.memory, bytes_of({nnz, 8}), "the Jacobian of the gap reports (" + shape + ")", src, "/oracle");
+  } else {
     const std::int64_t n = ctx.outputs, d = ctx.dim;
     charge(problem.memory, bytes_of({n, d, 8}), "V (" + times(n, d) + ")", src, "/oracle");
     charge(problem.memory, bytes_of({n, d, 8}), "the Jacobian of the gap reports (" + times(n, d) + ")", src,
            "/oracle");
+  }
+  {
+    const std::int64_t n = ctx.outputs, d = ctx.dim;
     charge(problem.memory, bytes_of({4, d, 8}), "the iterates y, x and their copies (4 x " + std::to_string(d) + ")",
            src, "/oracle");
     charge(problem.memory, bytes_of({2, n, 8}), "z and the gap reports' f (2 x " + std::to_string(n) + ")", src,
@@ -418,6 +427,8 @@ Method build_method(const Registry& registry, Problem& problem, const MethodBloc
   ctx.dim = d;
   ctx.outputs = n;
   ctx.memory = Memory(&method.memory);  // only while building: `method` is moved when returned
+  const auto pattern = problem.oracle->jacobian_pattern();
+  if (pattern) ctx.jacobian_nnz = pattern->nnz();
 
   method.tracker = wrap_tracker(make<Tracker>(b.tracker, ctx, src), b.tracker.component->info.name);
   try {
@@ -435,6 +446,16 @@ Method build_method(const Registry& registry, Problem& problem, const MethodBloc
   build_glmos(GlmoTarget{method.glmo, method.gap_glmo, problem.outer, problem.domain, all, method.notes}, registry,
               b.glmo_doc, b.glmo, src, ctx, n, d, problem.counters);
   method.plugins[0].second = all[3].second;
+  // A sparse V for a GLMO that takes only a dense one: the solver copies it into one dense
+  // n x d buffer before each solve (solver.cpp), charged here and said in the summary.
+  if (pattern && !(method.glmo->accepts_sparse() && method.gap_glmo->accepts_sparse())) {
+    const std::uint64_t bytes = bytes_of({n, d, 8});
+    charge(method.memory, bytes,
+           "a dense copy of V for the GLMO " + method.plugins[0].second + ", which takes no sparse V (" + times(n, d) + ")",
+           src, "/glmo");
+    method.notes.push_back("glmo: " + method.plugins[0].second + " takes no sparse V, so the host copies V (" +
+                           times(n, d) + ", " + format_bytes(bytes) + ") into a dense buffer before each solve");
+  }
   return method;
 }
 

@@ -56,7 +56,7 @@ CallCounters calls_since(const CallCounters& now, const CallCounters& start) {
 }
 
 // Checkpoints (checkpoint.hpp): the loop's state after `done` iterations, and back.
-RunState snapshot(long done, const Rng& rng, const Vec& y, const Vec& y_prev, const Vec& z, const Mat& V,
+RunState snapshot(long done, const Rng& rng, const Vec& y, const Vec& y_prev, const Vec& z, const Jacobian& V,
                   const Summary& s, const IterationState& state, const CallCounters& calls) {
   RunState r;
   r.done = done;
@@ -79,11 +79,15 @@ RunState snapshot(long done, const Rng& rng, const Vec& y, const Vec& y_prev, co
   return r;
 }
 
-void resume_state(const RunState& r, int d, int n, Rng& rng, Vec& y, Vec& y_prev, Vec& z, Mat& V, Summary& s,
+void resume_state(const RunState& r, int d, int n, Rng& rng, Vec& y, Vec& y_prev, Vec& z, Jacobian& V, Summary& s,
                   IterationState& state, CallCounters& calls_at_start, long& first, double& seconds_before) {
   if (r.y.size() != d || r.y_prev.size() != d || r.z.size() != n || r.V.rows() != n || r.V.cols() != d)
     throw InputError("the saved state has other dimensions than the problem (d = " + std::to_string(d) +
                      ", n = " + std::to_string(n) + ")");
+  if (!r.V.same_structure(V))
+    throw InputError(std::string("the saved V is ") + (r.V.is_sparse() ? "sparse" : "dense") +
+                     (r.V.is_sparse() && V.is_sparse() ? " in another pattern than" : " but") +
+                     " the oracle's Jacobian" + (r.V.is_sparse() && V.is_sparse() ? "" : V.is_sparse() ? " is sparse" : " is dense"));
   if (r.done < 1 || r.done > state.iterations)
     throw InputError("the saved state is at iteration " + std::to_string(r.done) + ", outside 1.." +
                      std::to_string(state.iterations));
@@ -92,7 +96,7 @@ void resume_state(const RunState& r, int d, int n, Rng& rng, Vec& y, Vec& y_prev
   y = r.y;
   y_prev = r.y_prev;
   z = r.z;
-  V = r.V;
+  V.values() = r.V.values();  // V keeps the oracle's pattern object
   state.best_gap = r.best_gap;
   s.best_gap = r.best_gap;
   s.has_gap = r.has_gap;
@@ -123,12 +127,20 @@ const char* to_string(Status s) {
 }
 
 GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo& glmo, const Vec& y,
-                         Vec& f, Mat& J, Vec& x) {
+                         Vec& f, Jacobian& J, Vec& x, Jacobian* dense_buffer) {
   // eq. (2): Delta(y) = phi(y) - min_{x in X} F(f(y) + grad f(y) (x - y), x), exact f and J.
-  oracle.exact(y, &f, &J);
+  exact(oracle, y, &f, &J);
   GapValue g;
   g.objective = outer.value(f, y);
-  const GlmoResult r = glmo.solve(f, J, y, x);
+  // A sparse J for a GLMO that takes only a dense one: densified into the caller's buffer.
+  const Jacobian* Jg = &J;
+  Jacobian local;
+  if (J.is_sparse() && !glmo.accepts_sparse()) {
+    Jacobian& buf = dense_buffer ? *dense_buffer : local;
+    J.to_dense(buf.dense());
+    Jg = &buf;
+  }
+  const GlmoResult r = glmo.solve(f, *Jg, y, x);
   // With an inexact GLMO (column generation to a tolerance), the certified lower bound of the
   // minimum: the gap reported is then an upper bound on the true gap, never an underestimate.
   const double bound = std::isnan(r.lower_bound) ? r.value : std::min(r.value, r.lower_bound);
@@ -181,9 +193,13 @@ Summary Solver::run() {
   Vec y_prev = y;
   Vec x = Vec::Zero(d);
   Vec z = Vec::Zero(n);
-  Mat V = Mat::Zero(n, d);
+  Jacobian V = make_jacobian(oracle);  // dense n x d, or sparse in the oracle's pattern
   Vec gap_f = Vec::Zero(n);
-  Mat gap_J = Mat::Zero(n, d);
+  Jacobian gap_J = V;
+  // A GLMO that takes only a dense V gets one, copied into this one buffer before each solve
+  // (the composer charged it to the memory account and noted it).
+  const bool densify = V.is_sparse() && (!glmo.accepts_sparse() || (can_report && !gap_glmo.accepts_sparse()));
+  Jacobian V_dense = densify ? Jacobian(n, d) : Jacobian();
   Vec gap_x = Vec::Zero(d);
 
   Summary s;
@@ -278,7 +294,12 @@ Summary Solver::run() {
     t0 = Clock::now();
     GlmoResult r;
     try {
-      r = glmo.solve(z, V, y, x);
+      if (V.is_sparse() && !glmo.accepts_sparse()) {
+        V.to_dense(V_dense.dense());
+        r = glmo.solve(z, V_dense, y, x);
+      } else {
+        r = glmo.solve(z, V, y, x);
+      }
     } catch (...) {
       fail(k + 1, "GLMO");
     }
@@ -308,7 +329,7 @@ Summary Solver::run() {
       t0 = Clock::now();
       GapValue g;
       try {
-        g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x);
+        g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x, &V_dense);
       } catch (...) {
         fail(done, "gap report");
       }
@@ -361,7 +382,7 @@ Summary Solver::run() {
     const auto t0 = Clock::now();
     GapValue g;
     try {
-      g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x);
+      g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x, &V_dense);
     } catch (...) {
       fail(done, "gap report");
     }

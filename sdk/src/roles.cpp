@@ -18,6 +18,14 @@ void Oracle::hessian_action(const Sample&, const Vec&, const Vec&, Mat&) const {
   throw CapabilityError("this oracle has no Hessian action (capability \"hessian_action\")");
 }
 
+void Oracle::evaluate_sparse(const Sample&, const Vec&, Vec*, double*) const {
+  throw CapabilityError("this oracle declares no sparse Jacobian (capability \"sparse Jacobian\")");
+}
+
+void Oracle::exact_sparse(const Vec&, Vec*, double*) const {
+  throw CapabilityError("this oracle has no sparse exact Jacobian (capabilities \"exact\" and \"sparse Jacobian\")");
+}
+
 std::vector<Expr> Domain::model(Model&) const {
   throw CapabilityError("this domain has no LP model; it is known only through its LMO");
 }

@@ -97,6 +97,12 @@ void StateReader::check_count(std::string_view name, std::size_t got, std::size_
                 " values saved, " + std::to_string(want) + " expected");
 }
 
+std::string_view StateReader::next_name() const {
+  if (at_end()) return {};
+  const std::size_t sp = text_.find(' ', pos_);
+  return std::string_view(text_).substr(pos_, (sp == std::string::npos ? text_.size() : sp) - pos_);
+}
+
 void StateReader::expect_end() const {
   if (!at_end()) {
     const std::size_t sp = text_.find(' ', pos_);

@@ -92,8 +92,10 @@ class ClpGlmo final : public scfw::Glmo {
   }
 
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override;
-  scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
+  scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y,
                          scfw::Vec& x) override;
+  /// A sparse V writes the u-rows from the pattern's entries (set_u_rows_sparse).
+  bool accepts_sparse() const override { return true; }
 
   // Checkpoints: the warm start is Clp's basis and solution arrays, and for cone models the cut
   // pool (its rows are rebuilt from (cone, normal) in the saved order). The u-rows are rewritten
@@ -194,11 +196,12 @@ class ClpGlmo final : public scfw::Glmo {
     std::vector<double> absolute;                            // ||xs*|| - t* of each
     std::vector<std::pair<int, std::vector<double>>> extra;  // the bracket-splitting cuts
   };
-  void set_u_rows(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y);
-  scfw::GlmoResult solve_with_cuts(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
+  void set_u_rows(const scfw::Vec& z, const scfw::Jacobian& V, const scfw::Vec& y);
+  void set_u_rows_sparse(const scfw::Vec& z, const scfw::Jacobian& V, const scfw::Vec& y);
+  scfw::GlmoResult solve_with_cuts(const scfw::Vec& z, const scfw::Jacobian& V, const scfw::Vec& y,
                                    scfw::Vec& x);
   void find_violated(std::span<const double> values, Violations& out) const;
-  double upper_bound(std::span<const double> values, const scfw::Vec& z, const scfw::Mat& V,
+  double upper_bound(std::span<const double> values, const scfw::Vec& z, const scfw::Jacobian& V,
                      const scfw::Vec& y);
   bool cuts_moved(const std::vector<PendingCut>& previous, std::span<const double> values) const;
   void run_lp(bool first_round);
@@ -231,6 +234,9 @@ class ClpGlmo final : public scfw::Glmo {
   scfw::Expr objective_;                  // F's model objective, with its constant
   // A column by column over the variables that appear in x (xvar_->var[k] is the LP column).
   std::unique_ptr<glmo_lp::XByVariable> xvar_;
+  // A sparse V (set_u_rows_sparse): LP column -> k of xvar_ (-1: not in x), and one row of W.
+  std::vector<int> k_of_var_;
+  std::vector<double> w_row_;
   // slot_[k * n + i]: position of W_{i, xvar_->var[k]} in the packed matrix's element array.
   std::vector<CoinBigIndex> slot_;
   const double* slot_elements_ = nullptr;
@@ -530,8 +536,10 @@ void ClpGlmo::repair(scfw::Vec& x) const {
   x = anchor + lo * (x - anchor);
 }
 
-scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
+scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y,
                                 scfw::Vec& x) {
+  // A sparse V: the u-rows' coefficients W = V A from the pattern's entries only.
+  const scfw::Jacobian& V = Vj;
   if (!lp_) throw scfw::Error("clp: solve() called before setup()");
   glmo_lp::check_solve_sizes("clp", z, V, y, n_, d_);
   if (!cones_.empty()) trim_cuts();
@@ -553,7 +561,9 @@ scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Mat& V, const sc
 
 // u-row i:  u_i - sum_v (V A)_iv var_v = z_i - sum_j V_ij (y_j - c_j): the coefficients in place
 // in Clp's packed matrix, the right-hand sides.
-void ClpGlmo::set_u_rows(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y) {
+void ClpGlmo::set_u_rows(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y) {
+  if (Vj.is_sparse()) return set_u_rows_sparse(z, Vj, y);
+  const scfw::Mat& V = Vj.dense();
   double* element = lp_->matrix()->getMutableElements();
   const size_t n = static_cast<size_t>(n_);
   for (int k = 0; k < xvar_->size(); ++k) {
@@ -567,6 +577,39 @@ void ClpGlmo::set_u_rows(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec
   }
   shift_ = y - x_const_;
   rhs_.noalias() = V * shift_;
+  for (int i = 0; i < n_; ++i) {
+    const double r = z[i] - rhs_[i];
+    lp_->setRowBounds(first_u_row_ + i, r, r);
+  }
+}
+
+// The same from a sparse V: row i's W_ik = sum_j V_ij a_jk over the pattern's columns j of row
+// i (ascending, as the dense sum over a column's coordinates), accumulated in w_row_; the
+// coordinates outside the pattern contribute exact zeros in the dense sum, so W is the same.
+void ClpGlmo::set_u_rows_sparse(const scfw::Vec& z, const scfw::Jacobian& V, const scfw::Vec& y) {
+  if (k_of_var_.empty()) {
+    // First sparse solve: the inverse of xvar_->var and one row of W (sized once, then reused).
+    k_of_var_.assign(static_cast<size_t>(lp_->numberColumns()), -1);
+    for (int k = 0; k < xvar_->size(); ++k) k_of_var_[static_cast<size_t>(xvar_->var[static_cast<size_t>(k)])] = k;
+    w_row_.assign(static_cast<size_t>(xvar_->size()), 0.0);
+  }
+  double* element = lp_->matrix()->getMutableElements();
+  const size_t n = static_cast<size_t>(n_);
+  for (int i = 0; i < n_; ++i) {
+    std::fill(w_row_.begin(), w_row_.end(), 0.0);
+    const scfw::Jacobian::Row r = V.row(i);
+    for (std::int64_t t = 0; t < r.size; ++t) {
+      const double v = r.values[t];
+      for (const auto& [var, a] : xmap_->xs[static_cast<size_t>(r.col(t))].terms())
+        w_row_[static_cast<size_t>(k_of_var_[static_cast<size_t>(var)])] += v * a;
+    }
+    for (int k = 0; k < xvar_->size(); ++k) {
+      const double w = w_row_[static_cast<size_t>(k)];
+      element[slot_[static_cast<size_t>(k) * n + static_cast<size_t>(i)]] = w != 0.0 ? -w : 1e-250;
+    }
+  }
+  shift_ = y - x_const_;
+  V.multiply(shift_, rhs_);
   for (int i = 0; i < n_; ++i) {
     const double r = z[i] - rhs_[i];
     lp_->setRowBounds(first_u_row_ + i, r, r);
@@ -617,11 +660,11 @@ void ClpGlmo::find_violated(std::span<const double> values, Violations& out) con
 // F's exact value at a feasible x: the LP's x (into x_try_), repaired into the domain when it
 // is outside.
 double ClpGlmo::upper_bound(std::span<const double> values, const scfw::Vec& z,
-                            const scfw::Mat& V, const scfw::Vec& y) {
+                            const scfw::Jacobian& V, const scfw::Vec& y) {
   xmap_->evaluate(values, x_try_);
   repair(x_try_);  // also when no cone is violated beyond the tolerance: x must be feasible
   shift_ = x_try_ - y;
-  u_buf_.noalias() = V * shift_;
+  V.multiply(shift_, u_buf_);
   u_buf_ += z;
   const double upper = outer_->value(u_buf_, x_try_);
   if (!std::isfinite(upper))
@@ -643,7 +686,7 @@ bool ClpGlmo::cuts_moved(const std::vector<PendingCut>& previous, std::span<cons
 }
 
 // Cones: outer approximation, re-solved warm until the gap closes (see the file comment).
-scfw::GlmoResult ClpGlmo::solve_with_cuts(const scfw::Vec& z, const scfw::Mat& V,
+scfw::GlmoResult ClpGlmo::solve_with_cuts(const scfw::Vec& z, const scfw::Jacobian& V,
                                           const scfw::Vec& y, scfw::Vec& x) {
   double best_upper = scfw::inf, lower = -scfw::inf;
   std::vector<PendingCut> previous;

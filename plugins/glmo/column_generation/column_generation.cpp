@@ -136,7 +136,9 @@ class ColumnGeneration final : public scfw::Glmo {
     fallbacks_ = 0;
   }
 
-  scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) override;
+  scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) override;
+  /// V enters only through J s (an atom's column) and J^T pi (the pricing gradient).
+  bool accepts_sparse() const override { return true; }
 
   // Checkpoints: the atoms kept across solves, the Clp master's last basis (status_; the Clp
   // model itself is rebuilt by every solve) and the dense master, which stays alive across solves.
@@ -188,8 +190,9 @@ class ColumnGeneration final : public scfw::Glmo {
   // Atom s's column in the dense master, where u = rhs + sum_a lambda_a V s_a is substituted
   // out: B (V s) on F's rows, -s on the x-rows, 1 on the convexity row; returns its cost
   // c_u^T V s (F's objective terms on u).
-  double dense_column(const scfw::Vec& s, const scfw::Mat& V) {
-    vs_.noalias() = V * s;
+  double dense_column(const scfw::Vec& s, const scfw::Jacobian& V) {
+    if (vs_.size() != n_) vs_.resize(n_);
+    V.multiply(s, vs_);
     Eigen::Map<Eigen::VectorXd> col(col_.data(), elim_.rows);
     col.noalias() = elim_.B * vs_;
     if (with_x_)
@@ -199,14 +202,15 @@ class ColumnGeneration final : public scfw::Glmo {
   }
 
   // Appends atom s's column (rows, values) to the sparse column buffers (Clp).
-  void column_of(const scfw::Vec& s, const scfw::Mat& V) {
+  void column_of(const scfw::Vec& s, const scfw::Jacobian& V) {
     if (with_x_)
       for (int j = 0; j < d_; ++j)
         if (s[j] != 0.0) {
           rows_.push_back(x_row_ + j);
           vals_.push_back(-s[j]);
         }
-    vs_.noalias() = V * s;
+    if (vs_.size() != n_) vs_.resize(n_);
+    V.multiply(s, vs_);
     for (int i = 0; i < n_; ++i)
       if (vs_[i] != 0.0) {
         rows_.push_back(u_row_ + i);
@@ -217,7 +221,7 @@ class ColumnGeneration final : public scfw::Glmo {
   }
 
   // Adds atom s's column to the master in use.
-  void add_column(const scfw::Vec& s, const scfw::Mat& V) {
+  void add_column(const scfw::Vec& s, const scfw::Jacobian& V) {
     if (dense_live_) {
       const double cost = dense_column(s, V);
       dm_.add_column(col_.data(), 0.0, scfw::inf, cost);
@@ -248,8 +252,8 @@ class ColumnGeneration final : public scfw::Glmo {
   }
 
   void build_base();
-  void load_dense(const scfw::Vec& rhs, const scfw::Mat& V);
-  void load_clp(const scfw::Vec& rhs, const scfw::Mat& V);
+  void load_dense(const scfw::Vec& rhs, const scfw::Jacobian& V);
+  void load_clp(const scfw::Vec& rhs, const scfw::Jacobian& V);
   // One master solve in the back-end in use: the value, or false when the dense one failed.
   bool solve_master(long& simplex_iterations, double& value);
   // The master's row duals in the layout of the full master (x-, u-, convexity rows); for the
@@ -381,7 +385,7 @@ void ColumnGeneration::build_base() {
   }
 }
 
-void ColumnGeneration::load_dense(const scfw::Vec& rhs, const scfw::Mat& V) {
+void ColumnGeneration::load_dense(const scfw::Vec& rhs, const scfw::Jacobian& V) {
   const int K = static_cast<int>(atoms_.size());
   const Eliminated& e = elim_;
   col_.resize(static_cast<size_t>(e.rows));
@@ -422,7 +426,7 @@ void ColumnGeneration::load_dense(const scfw::Vec& rhs, const scfw::Mat& V) {
   dense_live_ = true;
 }
 
-void ColumnGeneration::load_clp(const scfw::Vec& rhs, const scfw::Mat& V) {
+void ColumnGeneration::load_clp(const scfw::Vec& rhs, const scfw::Jacobian& V) {
   for (int i = 0; i < n_; ++i)
     base_.row_lo[static_cast<size_t>(u_row_ + i)] = base_.row_up[static_cast<size_t>(u_row_ + i)] = rhs[i];
   lp_ = std::make_unique<ClpSimplex>();
@@ -507,10 +511,15 @@ void ColumnGeneration::delete_atoms(const std::vector<int>& atoms) {
   prints_ = std::move(kept_prints);
 }
 
-scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) {
+scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) {
+  // V through its products only (J s per atom, J^T pi per pricing round): a sparse V is taken as
+  // it is, never densified.
+  const scfw::Jacobian& V = Vj;
   if (!outer_) throw scfw::Error("column_generation: solve() called before setup()");
   glmo_lp::check_solve_sizes("column_generation", z, V, y, n_, d_);
-  const scfw::Vec rhs = z - V * y;
+  scfw::Vec Vy(n_);
+  V.multiply(y, Vy);
+  const scfw::Vec rhs = z - Vy;
   if (dense_)
     load_dense(rhs, V);
   else
@@ -539,7 +548,7 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Mat& V,
     ++rounds;
 
     const double* pi = master_duals();
-    g.noalias() = V.transpose() * Eigen::Map<const scfw::Vec>(pi + u_row_, n_);
+    V.transpose_multiply(Eigen::Map<const scfw::Vec>(pi + u_row_, n_), g);
     if (with_x_) g += Eigen::Map<const scfw::Vec>(pi + x_row_, d_);
     domain_->lmo(g, s);
     const double rc = g.dot(s) - pi[conv_row_];

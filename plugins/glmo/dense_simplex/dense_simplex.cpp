@@ -101,7 +101,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   bool supports(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
                 std::string* why) const override;
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override;
-  scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
+  scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y,
                          scfw::Vec& x) override;
 
   std::string describe() const override {
@@ -993,8 +993,10 @@ int DenseSimplexGlmo::clp_solve(const scfw::Vec& z, const scfw::Mat& V, const sc
   return status;
 }
 
-scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Mat& V,
+scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj,
                                          const scfw::Vec& y, scfw::Vec& x) {
+  // A small LP's dense solver: a sparse V is densified by the host (accepts_sparse() is false).
+  const scfw::Mat& V = Vj.dense();
   if (m_ == 0 && ns_ == 0) throw scfw::Error("dense_simplex: solve() called before setup()");
   glmo_lp::check_solve_sizes("dense_simplex", z, V, y, n_, d_);
   ++solves_;

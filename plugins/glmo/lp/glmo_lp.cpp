@@ -140,6 +140,37 @@ void check_solve_sizes(const char* glmo, const scfw::Vec& z, const scfw::Mat& V,
   }
 }
 
+void check_solve_sizes(const char* glmo, const scfw::Vec& z, const scfw::Jacobian& V,
+                       const scfw::Vec& y, int n, int d) {
+  if (!V.is_sparse()) return check_solve_sizes(glmo, z, V.dense(), y, n, d);
+  if (z.size() != n || V.rows() != n || V.cols() != d || y.size() != d)
+    throw scfw::Error(std::string(glmo) + ": solve() got z, V, y of sizes " + std::to_string(z.size()) + ", " +
+                      std::to_string(V.rows()) + "x" + std::to_string(V.cols()) + ", " +
+                      std::to_string(y.size()) + "; set up for n = " + std::to_string(n) +
+                      ", d = " + std::to_string(d));
+  const auto fine = [](const auto& m) {
+    return m.size() == 0 || (m.cwiseAbs().maxCoeff() <= kLpLimit && (m.array() * 0.0).sum() == 0.0);
+  };
+  if (fine(z) && fine(V.values()) && fine(y)) [[likely]]
+    return;
+  const auto bad = [&](const char* what, double v, long i, long j) {
+    std::string at = std::string(what) + "[" + std::to_string(i);
+    if (j >= 0) at += "," + std::to_string(j);
+    throw scfw::Error(std::string(glmo) + ": solve() got " + at + "] = " + scfw::format_number(v) +
+                      "; LP entries must be finite and at most " + scfw::format_number(kLpLimit) +
+                      " in magnitude");
+  };
+  for (int i = 0; i < n; ++i)
+    if (!(std::abs(z[i]) <= kLpLimit)) bad("z", z[i], i, -1);
+  for (int j = 0; j < d; ++j)
+    if (!(std::abs(y[j]) <= kLpLimit)) bad("y", y[j], j, -1);
+  for (int i = 0; i < n; ++i) {
+    const scfw::Jacobian::Row r = V.row(i);
+    for (std::int64_t k = 0; k < r.size; ++k)
+      if (!(std::abs(r.values[k]) <= kLpLimit)) bad("V", r.values[k], i, r.col(k));
+  }
+}
+
 XMap::XMap(std::vector<scfw::Expr> x) : xs(std::move(x)), c(xs.size(), 0.0) {
   for (size_t j = 0; j < xs.size(); ++j) {
     xs[j].normalize();

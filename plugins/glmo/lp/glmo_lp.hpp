@@ -65,6 +65,10 @@ GlmoModel build_model(const std::string& glmo, const scfw::OuterFunction& outer,
 // and their entries: NaN or beyond kLpLimit throws "<glmo>: solve() got V[i,j] = ...".
 void check_solve_sizes(const char* glmo, const scfw::Vec& z, const scfw::Mat& V,
                        const scfw::Vec& y, int n, int d);
+// The same for a Jacobian: a dense one as above, a sparse one over its stored values (a bad entry
+// is named by its row and column).
+void check_solve_sizes(const char* glmo, const scfw::Vec& z, const scfw::Jacobian& V,
+                       const scfw::Vec& y, int n, int d);
 
 // The x-map x_j = c_j + sum_v a_jv var_v, with each x_j normalized (variables ascending, no
 // repeats, no zeros).

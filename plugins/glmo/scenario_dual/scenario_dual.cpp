@@ -244,7 +244,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   bool supports(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
                 std::string* why) const override;
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override;
-  scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) override;
+  scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) override;
 
   // The warm state (checkpoints): the basis (the unit column of each dual row, the basic
   // multipliers in their order, which fixes the pivoting of D_R) and the values of the nonbasic
@@ -1478,7 +1478,8 @@ scfw::GlmoResult ScenarioDualGlmo::clp_solve(const scfw::Vec& z, const scfw::Mat
   return r;
 }
 
-scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) {
+scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) {
+  const scfw::Mat& V = Vj.dense();
   if (D_ == 0) throw scfw::Error("scenario_dual: solve() called before setup()");
   glmo_lp::check_solve_sizes("scenario_dual", z, V, y, n_, d_);
   ++solves_;

@@ -10,6 +10,11 @@
 //
 // The rows are stored sparse (CSR), task by task, so a sample costs O(nnz of the drawn rows)
 // plus the n x d Jacobian it writes, and the exact pass costs O(nnz).
+//
+// "jacobian": "sparse" declares the Jacobian's pattern (jacobian.hpp): row i holds the features
+// present in task i's rows, so V, the tracker's buffers and the GLMO's u-rows grow with those
+// and not with n x d (a LIBSVM file is sparse). The values are the dense ones at the same places,
+// summed in the same order.
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
@@ -364,6 +369,44 @@ class LeastSquaresTasks final : public scfw::Oracle {
     }
     shift_.resize(static_cast<std::size_t>(data_.tasks()));
     for (int i = 0; i < data_.tasks(); ++i) shift_[i] = own_.task_begin[i] + own_.owned_begin[i] - data_.task_begin[i];
+    if (p.get<std::string>("jacobian") == "sparse") build_pattern(ctx);
+  }
+
+  std::shared_ptr<const scfw::JacobianPattern> jacobian_pattern() const override { return pattern_; }
+
+  void evaluate_sparse(const scfw::Sample& s, const Vec& x, Vec* f, double* J) const override {
+    if (full_) return exact_sparse(x, f, J);
+    check_sizes(x, f, nullptr);
+    const auto& rows = own(s).rows;
+    const double inv_b = 1.0 / batch_;
+    for (int i = 0, m = data_.tasks(); i < m; ++i) {
+      double sum = 0.0;
+      if (J) zero_row(J, i);
+      for (int t = 0; t < batch_; ++t) {
+        const std::int64_t r = local_row(rows[static_cast<std::size_t>(i) * batch_ + t], i);
+        if (r < 0) continue;  // another rank's row
+        const double res = row_dot(r, x) - data_.b[r];
+        sum += res * res;
+        if (J) add_row(r, res * inv_b, J);
+      }
+      if (f) (*f)[i] = 0.5 * inv_b * sum;
+    }
+  }
+
+  void exact_sparse(const Vec& x, Vec* f, double* J) const override {
+    check_sizes(x, f, nullptr);
+    for (int i = 0, m = data_.tasks(); i < m; ++i) {
+      const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
+      const double inv_n = 1.0 / static_cast<double>(own_.task_begin[i + 1] - own_.task_begin[i]);
+      double sum = 0.0;
+      if (J) zero_row(J, i);
+      for (std::int64_t r = begin; r < end; ++r) {
+        const double res = row_dot(r, x) - data_.b[r];
+        sum += res * res;
+        if (J) add_row(r, res * inv_n, J);
+      }
+      if (f) (*f)[i] = 0.5 * inv_n * sum;
+    }
   }
 
   /// Over MPI ranks (file data): the outputs are sums over this rank's rows (shard.hpp).
@@ -487,6 +530,42 @@ class LeastSquaresTasks final : public scfw::Oracle {
     for (std::int64_t k = data_.row_ptr[r], e = data_.row_ptr[r + 1]; k < e; ++k) s += data_.vals[k] * x[data_.cols[k]];
     return s;
   }
+  /// The pattern: row i holds the features of task i's rows, sorted; slot_[k] is the place of
+  /// stored entry k (row r's k-th feature) among the pattern's values.
+  void build_pattern(const Context& ctx) {
+    const int m = data_.tasks();
+    ctx.memory.reserve(scfw::bytes_of({static_cast<std::int64_t>(data_.cols.size()), 8 + 4}),
+                       "the sparse Jacobian's pattern and slots (" + std::to_string(data_.cols.size()) + " stored features)");
+    std::vector<std::int64_t> row_start{0};
+    std::vector<int> col;
+    std::vector<int> task_cols;
+    for (int i = 0; i < m; ++i) {
+      task_cols.assign(data_.cols.begin() + data_.row_ptr[data_.task_begin[i]],
+                       data_.cols.begin() + data_.row_ptr[data_.task_begin[i + 1]]);
+      std::sort(task_cols.begin(), task_cols.end());
+      task_cols.erase(std::unique(task_cols.begin(), task_cols.end()), task_cols.end());
+      col.insert(col.end(), task_cols.begin(), task_cols.end());
+      row_start.push_back(static_cast<std::int64_t>(col.size()));
+    }
+    slot_.resize(data_.cols.size());
+    for (int i = 0; i < m; ++i) {
+      const auto first = col.begin() + row_start[static_cast<std::size_t>(i)];
+      const auto last = col.begin() + row_start[static_cast<std::size_t>(i) + 1];
+      for (std::int64_t k = data_.row_ptr[data_.task_begin[i]]; k < data_.row_ptr[data_.task_begin[i + 1]]; ++k)
+        slot_[static_cast<std::size_t>(k)] = std::lower_bound(first, last, data_.cols[k]) - col.begin();
+    }
+    pattern_ = std::make_shared<const scfw::JacobianPattern>(m, data_.d, std::move(row_start), std::move(col));
+  }
+
+  void zero_row(double* J, int i) const {
+    std::fill(J + pattern_->row_start()[static_cast<std::size_t>(i)], J + pattern_->row_start()[static_cast<std::size_t>(i) + 1], 0.0);
+  }
+
+  /// The sparse J's row of r's task += scale * a_r^T, at the entries' slots.
+  void add_row(std::int64_t r, double scale, double* J) const {
+    for (std::int64_t k = data_.row_ptr[r], e = data_.row_ptr[r + 1]; k < e; ++k) J[slot_[k]] += scale * data_.vals[k];
+  }
+
   /// J(i, :) += scale * a_r^T
   void add_row(std::int64_t r, double scale, Mat& J, int i) const {
     double* Ji = J.row(i).data();
@@ -500,6 +579,8 @@ class LeastSquaresTasks final : public scfw::Oracle {
   int batch_ = 1;
   bool full_ = false;
   bool from_libsvm_ = false;  // "file" or "files": coordinates are LIBSVM feature indices
+  std::shared_ptr<const scfw::JacobianPattern> pattern_;  // "jacobian": "sparse"; null when dense
+  std::vector<std::int64_t> slot_;                         // stored entry -> place in the pattern
 };
 
 void register_components(scfw::Registrar& r) {
@@ -509,6 +590,10 @@ void register_components(scfw::Registrar& r) {
       "f_i(x) = 1/(2 N_i) sum_j (a_ij^T x - b_ij)^2 for tasks i = 1..m (Task 1); a sample draws `batch` rows per task",
       {
           ParamSpec::integer("batch", "rows drawn per task for one sample, uniformly with replacement; 0 = the whole data set (exact oracle)").at_least(0).def(1),
+          ParamSpec::choice("jacobian", {"dense", "sparse"},
+                            "\"sparse\": declare the Jacobian's pattern (row i: the features present in task i's rows), "
+                            "so V and the GLMO's rows hold only those; \"dense\": n x d")
+              .def("dense"),
           ParamSpec::object(
               "synthetic",
               {

@@ -17,6 +17,10 @@
 // drawn residuals, its Jacobian row holds 1/batch at each drawn entry's coordinate. f is affine:
 // the Hessian action is 0.
 //
+// "jacobian": "sparse" declares the Jacobian's pattern (jacobian.hpp): row g holds the coordinates
+// of group g's observed entries, |Omega| non-zeros in all instead of n x rows x cols (the full
+// MovieLens-100K: 10^5 against 3.2 10^7 per Jacobian at 20 groups). The values are the dense ones.
+//
 // Data: `synthetic` (the paper's 30 x 20 rank-5 matrix, 30% observed, Laplacian noise) or `file`:
 // whitespace-separated `row col value` lines (extra fields, e.g. MovieLens' timestamp, are
 // ignored; u.data is read as is), indices 1-based unless `one_based` = false.
@@ -271,6 +275,39 @@ class MatrixCompletion final : public scfw::Oracle {
     begin_.resize(static_cast<size_t>(n) + 1);
     for (std::int64_t g = 0; g <= n; ++g) begin_[static_cast<size_t>(g)] = g * m / n;
     d_ = e_.rows * e_.cols;
+    if (p.get<std::string>("jacobian") == "sparse") build_pattern(ctx);
+  }
+
+  std::shared_ptr<const scfw::JacobianPattern> jacobian_pattern() const override { return pattern_; }
+
+  void evaluate_sparse(const scfw::Sample& s, const Vec& x, Vec* f, double* J) const override {
+    check(x, f, nullptr);
+    const auto& picks = own(s).picks;
+    const double inv = 1.0 / batch_;
+    if (J) std::fill(J, J + pattern_->nnz(), 0.0);
+    for (int g = 0; g < n_; ++g) {
+      double sum = 0.0;
+      for (int b = 0; b < batch_; ++b) {
+        const std::int64_t k = picks[static_cast<size_t>(g) * batch_ + b];
+        sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
+        if (J) J[slot_[static_cast<size_t>(k)]] += inv;
+      }
+      if (f) (*f)[g] = inv * sum;
+    }
+  }
+
+  void exact_sparse(const Vec& x, Vec* f, double* J) const override {
+    check(x, f, nullptr);
+    if (J) std::fill(J, J + pattern_->nnz(), 0.0);
+    for (int g = 0; g < n_; ++g) {
+      const double inv = 1.0 / static_cast<double>(begin_[g + 1] - begin_[g]);
+      double sum = 0.0;
+      for (std::int64_t k = begin_[g]; k < begin_[g + 1]; ++k) {
+        sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
+        if (J) J[slot_[static_cast<size_t>(k)]] += inv;
+      }
+      if (f) (*f)[g] = inv * sum;
+    }
   }
 
   int dim() const override { return d_; }
@@ -362,7 +399,32 @@ class MatrixCompletion final : public scfw::Oracle {
                         std::to_string(n_) + " x " + std::to_string(d_));
   }
 
+  /// The pattern: row g holds the coordinates of group g's entries, sorted (an entry's position is
+  /// unique, so no column repeats); slot_[k] is entry k's place among the pattern's values.
+  void build_pattern(const scfw::Context& ctx) {
+    const std::int64_t m = static_cast<std::int64_t>(idx_.size());
+    ctx.memory.reserve(scfw::bytes_of({m, 8 + 4}), "the sparse Jacobian's pattern and slots (" + std::to_string(m) + " entries)");
+    std::vector<std::int64_t> row_start{0};
+    std::vector<int> col(static_cast<size_t>(m));
+    slot_.resize(static_cast<size_t>(m));
+    std::vector<std::pair<std::int64_t, std::int64_t>> by_col;  // (coordinate, entry) of one group
+    for (int g = 0; g < n_; ++g) {
+      by_col.clear();
+      for (std::int64_t k = begin_[g]; k < begin_[g + 1]; ++k) by_col.emplace_back(idx_[static_cast<size_t>(k)], k);
+      std::sort(by_col.begin(), by_col.end());
+      for (size_t t = 0; t < by_col.size(); ++t) {
+        const std::int64_t at = begin_[g] + static_cast<std::int64_t>(t);
+        col[static_cast<size_t>(at)] = static_cast<int>(by_col[t].first);
+        slot_[static_cast<size_t>(by_col[t].second)] = at;
+      }
+      row_start.push_back(begin_[g + 1]);
+    }
+    pattern_ = std::make_shared<const scfw::JacobianPattern>(n_, d_, std::move(row_start), std::move(col));
+  }
+
   Entries e_;
+  std::shared_ptr<const scfw::JacobianPattern> pattern_;  // "jacobian": "sparse"; null when dense
+  std::vector<std::int64_t> slot_;                         // entry -> place in the pattern's values
   std::vector<std::int64_t> idx_;  // group-ordered entries: coordinate in x
   std::vector<double> val_;        // and observed value
   std::vector<std::int64_t> begin_;
@@ -379,6 +441,10 @@ void register_components(scfw::Registrar& r) {
            .nonnegative()
            .def(20),
        ParamSpec::integer("batch", "entries drawn per group for one sample, uniformly with replacement").at_least(1).def(1),
+       ParamSpec::choice("jacobian", {"dense", "sparse"},
+                         "\"sparse\": declare the Jacobian's pattern (row g: the coordinates of group g's observed "
+                         "entries), so V and the GLMO work on |Omega| values; \"dense\": n x rows x cols")
+           .def("dense"),
        ParamSpec::integer("partition_seed", "seed of the random partition of the entries into groups").nonnegative().def(1),
        ParamSpec::object("synthetic",
                          {ParamSpec::integer("rows", "rows of M").at_least(1).def(30),

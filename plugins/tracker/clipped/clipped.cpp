@@ -24,16 +24,16 @@ class ClippedTracker final : public scfw::Tracker {
     sample_ = oracle.make_sample();
   }
 
-  void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Mat& V) override {
+  void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) override {
     oracle_->draw(rng, *sample_);
-    oracle_->evaluate(*sample_, y0, &z, &V);
+    scfw::evaluate(*oracle_, *sample_, y0, &z, &V);
     clip(V);
   }
 
   void update(long, const scfw::Vec& y, const scfw::Vec&, const scfw::Steps&, scfw::Rng& rng,
-              scfw::Vec& z, scfw::Mat& V) override {
+              scfw::Vec& z, scfw::Jacobian& V) override {
     oracle_->draw(rng, *sample_);
-    oracle_->evaluate(*sample_, y, &z, &V);
+    scfw::evaluate(*oracle_, *sample_, y, &z, &V);
     clip(V);
   }
 
@@ -41,7 +41,18 @@ class ClippedTracker final : public scfw::Tracker {
   // J <- J * min(1, C / ||J||_F). A Jacobian already within C is left untouched (bitwise). After
   // scaling, rounding can leave ||J||_F an ulp above C; shrink by one more ulp of the factor until
   // it is not, so that ||V||_F <= C holds exactly as computed.
-  void clip(scfw::Mat& V) const {
+  // The Frobenius norm of a sparse Jacobian is the norm of its stored values. A dense one is
+  // clipped as the matrix, as before, so dense runs keep their exact arithmetic.
+  void clip(scfw::Jacobian& V) const {
+    if (V.is_sparse()) {
+      auto values = V.values();
+      clip_values(values);
+    } else {
+      clip_values(V.dense());
+    }
+  }
+  template <class M>
+  void clip_values(M& V) const {
     double norm = V.norm();
     if (!(norm > threshold_) || !std::isfinite(norm)) return;
     V *= threshold_ / norm;

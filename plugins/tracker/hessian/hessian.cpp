@@ -38,6 +38,10 @@ class HessianTracker final : public scfw::Tracker {
     if (!oracle.has_hessian_action())
       throw scfw::CapabilityError(
           "tracker \"hessian\" needs the oracle's Hessian action, which this oracle does not provide");
+    if (oracle.jacobian_pattern())
+      throw scfw::CapabilityError(
+          "tracker \"hessian\" needs a dense Jacobian: its Hessian action H~ dy is a dense n x d matrix that "
+          "leaves the oracle's sparse Jacobian pattern; use the oracle's dense Jacobian or another tracker");
     oracle_ = &oracle;
     const int n = oracle.outputs();
     const int d = oracle.dim();
@@ -51,13 +55,14 @@ class HessianTracker final : public scfw::Tracker {
   }
 
   // Alg. 1 line 2: z_0 = f~(y_0; xi_0), V_0 = J~(y_0; xi_0).
-  void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Mat& V) override {
+  void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) override {
     oracle_->draw(rng, *xi_);
-    oracle_->evaluate(*xi_, y0, &z, &V);
+    oracle_->evaluate(*xi_, y0, &z, &V.dense());
   }
 
   void update(long, const scfw::Vec& y, const scfw::Vec& y_prev, const scfw::Steps& steps,
-              scfw::Rng& rng, scfw::Vec& z, scfw::Mat& V) override {
+              scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& Vj) override {
+    scfw::Mat& V = Vj.dense();  // bind() refused a sparse oracle
     oracle_->draw(rng, *xi_);
     oracle_->evaluate(*xi_, y, &f_, &J_);  // f~(y_k; xi_k), J~(y_k; xi_k)
 

@@ -20,9 +20,10 @@ class Momentum final : public scfw::Tracker {
  public:
   Momentum(const scfw::Params& p, const scfw::Context& ctx) {
     taylor_ = p.get<std::string>("value") == "taylor";  // or "polyak", the other declared choice
-    // bind() sizes J_ (n x d), f_ (n) and dy_ (d).
-    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({ctx.outputs, ctx.dim, 8}), scfw::bytes_of({std::int64_t{ctx.outputs} + ctx.dim, 8})),
-                       "the tracker's Jacobian (" + std::to_string(ctx.outputs) + " x " + std::to_string(ctx.dim) + ")");
+    // bind() sizes J_ (n x d, or the oracle's pattern), f_ (n) and dy_ (d).
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({ctx.jacobian_size(), 8}), scfw::bytes_of({std::int64_t{ctx.outputs} + ctx.dim, 8})),
+                       "the tracker's Jacobian (" + std::to_string(ctx.outputs) + " x " + std::to_string(ctx.dim) +
+                           (ctx.jacobian_nnz >= 0 ? ", " + std::to_string(ctx.jacobian_nnz) + " non-zeros" : std::string()) + ")");
   }
 
   void bind(const scfw::Oracle& oracle) override {
@@ -30,28 +31,29 @@ class Momentum final : public scfw::Tracker {
     const int n = oracle.outputs(), d = oracle.dim();
     sample_ = oracle.make_sample();
     f_.resize(n);
-    J_.resize(n, d);
+    J_ = scfw::make_jacobian(oracle);
     dy_.resize(d);
   }
 
-  void start(const Vec& y0, scfw::Rng& rng, Vec& z, Mat& V) override {
+  void start(const Vec& y0, scfw::Rng& rng, Vec& z, scfw::Jacobian& V) override {
     require_bound();
     oracle_->draw(rng, *sample_);
-    oracle_->evaluate(*sample_, y0, &z, &V);
+    scfw::evaluate(*oracle_, *sample_, y0, &z, &V);
   }
 
   void update(long, const Vec& y, const Vec& y_prev, const scfw::Steps& steps, scfw::Rng& rng, Vec& z,
-              Mat& V) override {
+              scfw::Jacobian& V) override {
     require_bound();
     oracle_->draw(rng, *sample_);
-    oracle_->evaluate(*sample_, y, &f_, &J_);
+    scfw::evaluate(*oracle_, *sample_, y, &f_, &J_);
     const double beta = steps.beta, rho = steps.rho;
-    // Jacobian tracker, Alg. 1 line 5.
-    V = (1.0 - beta) * V + beta * J_;
+    // Jacobian tracker, Alg. 1 line 5, on the stored values (dense n x d, or one pattern).
+    auto v = V.values();
+    v = (1.0 - beta) * v + beta * J_.values();
     if (taylor_) {
       // Variant II (Taylor), Alg. 1 line 6: extrapolate z_{k-1} to y_k with V_k.
       dy_ = y - y_prev;
-      z.noalias() += V * dy_;
+      V.multiply_add(dy_, z);
     }
     // Variant I (Polyak) / the convex combination of Variant II, Alg. 1 line 6.
     z = (1.0 - rho) * z + rho * f_;
@@ -66,7 +68,7 @@ class Momentum final : public scfw::Tracker {
   const scfw::Oracle* oracle_ = nullptr;
   std::unique_ptr<scfw::Sample> sample_;
   Vec f_, dy_;
-  Mat J_;
+  scfw::Jacobian J_;
 };
 
 void register_components(scfw::Registrar& r) {

@@ -20,7 +20,7 @@ class StormTracker final : public scfw::Tracker {
  public:
   StormTracker(const scfw::Params&, const scfw::Context& ctx) {
     // bind() sizes J_ and J_prev_ (n x d each), f_ (n) and dy_ (d).
-    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({2, ctx.outputs, ctx.dim, 8}), scfw::bytes_of({std::int64_t{ctx.outputs} + ctx.dim, 8})),
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({2, ctx.jacobian_size(), 8}), scfw::bytes_of({std::int64_t{ctx.outputs} + ctx.dim, 8})),
                        "the tracker's two Jacobians (2 x " + std::to_string(ctx.outputs) + " x " + std::to_string(ctx.dim) + ")");
   }
 
@@ -30,32 +30,33 @@ class StormTracker final : public scfw::Tracker {
     const int d = oracle.dim();
     sample_ = oracle.make_sample();
     f_.setZero(n);
-    J_.setZero(n, d);
-    J_prev_.setZero(n, d);
+    J_ = scfw::make_jacobian(oracle);
+    J_prev_ = J_;
     dy_.setZero(d);
   }
 
   // Alg. 1 line 2: z_0 = f~(y_0; xi_0), V_0 = J~(y_0; xi_0).
-  void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Mat& V) override {
+  void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) override {
     oracle_->draw(rng, *sample_);
-    oracle_->evaluate(*sample_, y0, &z, &V);
+    scfw::evaluate(*oracle_, *sample_, y0, &z, &V);
   }
 
   void update(long, const scfw::Vec& y, const scfw::Vec& y_prev, const scfw::Steps& steps,
-              scfw::Rng& rng, scfw::Vec& z, scfw::Mat& V) override {
+              scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) override {
     oracle_->draw(rng, *sample_);
-    oracle_->evaluate(*sample_, y, &f_, &J_);             // f~(y_k; xi_k), J~(y_k; xi_k)
-    oracle_->evaluate(*sample_, y_prev, nullptr, &J_prev_);  // J~(y_{k-1}; xi_k), same xi_k
+    scfw::evaluate(*oracle_, *sample_, y, &f_, &J_);             // f~(y_k; xi_k), J~(y_k; xi_k)
+    scfw::evaluate(*oracle_, *sample_, y_prev, nullptr, &J_prev_);  // J~(y_{k-1}; xi_k), same xi_k
 
     // eq. storm_grad, in place: V <- J + (1 - beta)(V - J_prev).
     const double keep = 1.0 - steps.beta;
-    V -= J_prev_;
-    V *= keep;
-    V += J_;
+    auto v = V.values();
+    v -= J_prev_.values();
+    v *= keep;
+    v += J_.values();
 
     // Variant II (Taylor), Alg. 1 line 6, with the new V_k.
     dy_.noalias() = y - y_prev;
-    z.noalias() += V * dy_;
+    V.multiply_add(dy_, z);
     z *= 1.0 - steps.rho;
     z.noalias() += steps.rho * f_;
   }
@@ -65,7 +66,7 @@ class StormTracker final : public scfw::Tracker {
   const scfw::Oracle* oracle_ = nullptr;
   std::unique_ptr<scfw::Sample> sample_;
   scfw::Vec f_, dy_;
-  scfw::Mat J_, J_prev_;
+  scfw::Jacobian J_, J_prev_;
 };
 
 void register_components(scfw::Registrar& r) {

@@ -21,15 +21,15 @@ class VanillaTracker final : public scfw::Tracker {
     sample_ = oracle.make_sample();
   }
 
-  void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Mat& V) override {
+  void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) override {
     oracle_->draw(rng, *sample_);
-    oracle_->evaluate(*sample_, y0, &z, &V);
+    scfw::evaluate(*oracle_, *sample_, y0, &z, &V);
   }
 
   void update(long, const scfw::Vec& y, const scfw::Vec&, const scfw::Steps&, scfw::Rng& rng,
-              scfw::Vec& z, scfw::Mat& V) override {
+              scfw::Vec& z, scfw::Jacobian& V) override {
     oracle_->draw(rng, *sample_);
-    oracle_->evaluate(*sample_, y, &z, &V);
+    scfw::evaluate(*oracle_, *sample_, y, &z, &V);
   }
 
  private:

@@ -65,6 +65,13 @@ struct Context {
   /// The oracle's share of the data when the run is spread over MPI ranks (shard.hpp); null in a
   /// one-process run and for every role but the oracle.
   const Shard* shard = nullptr;
+  /// The values one Jacobian of the problem's oracle stores: its pattern's non-zeros when it
+  /// declares one (jacobian.hpp), else -1 (dense, n x d). For trackers' memory charges.
+  std::int64_t jacobian_nnz = -1;
+  /// The number of doubles of one Jacobian: jacobian_nnz, or n x d for a dense one.
+  std::int64_t jacobian_size() const {
+    return jacobian_nnz >= 0 ? jacobian_nnz : std::int64_t{outputs < 0 ? 0 : outputs} * (dim < 0 ? 0 : dim);
+  }
 };
 
 /// Builds a component from parameters the host has validated against the declarations (defaults

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "scfw/error.hpp"
+#include "scfw/jacobian.hpp"
 #include "scfw/model.hpp"
 #include "scfw/types.hpp"
 
@@ -74,12 +75,31 @@ class Oracle : public Component {
   /// the host adds them over the ranks. False (the default): the outputs are whole.
   virtual bool sharded() const { return false; }
 
+  /// Capability "sparse Jacobian" (jacobian.hpp): the pattern of J~ and of the exact J, fixed
+  /// after construction and the same for every call. Null (the default): the Jacobian is dense
+  /// and evaluate() / exact() fill an n x d Mat. An oracle that returns a pattern implements
+  /// evaluate_sparse() (and exact_sparse() when it has "exact"): they fill the pattern's nnz
+  /// values in pattern order, and evaluate() with a null J still serves calls for f alone.
+  /// Trackers and the host call the free functions scfw::evaluate / scfw::exact below, which
+  /// dispatch on the Jacobian's kind.
+  virtual std::shared_ptr<const JacobianPattern> jacobian_pattern() const { return nullptr; }
+  virtual void evaluate_sparse(const Sample& s, const Vec& x, Vec* f, double* values) const;
+  virtual void exact_sparse(const Vec& x, Vec* f, double* values) const;
+
   /// Optional: the names of x's d coordinates (asset names, feature indices), written into
   /// solution files. Empty (the default): the coordinates have no names.
   virtual std::vector<std::string> variable_names() const { return {}; }
   /// Optional: the names of f's n outputs ("task 1", "group 1", ...). Empty: no names.
   virtual std::vector<std::string> output_names() const { return {}; }
 };
+
+/// A Jacobian shaped for the oracle: sparse in its pattern when it declares one, else n x d dense.
+Jacobian make_jacobian(const Oracle& oracle);
+/// f~(x; xi) and/or J~(x; xi) into J of make_jacobian(oracle)'s kind: evaluate_sparse() for a
+/// sparse J, evaluate() otherwise. Null pointers skip an output, as in Oracle::evaluate.
+void evaluate(const Oracle& oracle, const Sample& s, const Vec& x, Vec* f, Jacobian* J);
+/// The exact f and Jacobian, dispatched the same way (exact_sparse() or exact()).
+void exact(const Oracle& oracle, const Vec& x, Vec* f, Jacobian* J);
 
 // ---------------------------------------------------------------------------------------------
 // Outer function
@@ -153,7 +173,13 @@ class Glmo : public Component {
   virtual void setup(const OuterFunction& outer, const Domain& domain, int n, int d) = 0;
   /// x = argmin_{x in X} F(z + V (x - y), x). Throws scfw::Error on infeasible, unbounded or
   /// failed solves (the host adds the iteration number).
-  virtual GlmoResult solve(const Vec& z, const Mat& V, const Vec& y, Vec& x) = 0;
+  /// V has the oracle's kind (jacobian.hpp). A GLMO that works on the dense matrix reads
+  /// `const Mat& Vd = V.dense();`: unless it accepts_sparse(), the host hands it a dense V.
+  virtual GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) = 0;
+  /// Whether solve() takes a sparse V (through V's products and rows). False (the default): for
+  /// an oracle with a sparse Jacobian the host copies V into one dense n x d buffer before each
+  /// solve, charged to the memory account and named in the run summary.
+  virtual bool accepts_sparse() const { return false; }
   /// A one-line description of the solver actually used, for the run summary.
   virtual std::string describe() const = 0;
 
@@ -190,10 +216,19 @@ class Tracker : public Component {
   /// Throws CapabilityError when the oracle lacks a capability the tracker needs.
   virtual void bind(const Oracle& oracle) = 0;
   /// Alg. 1 line 2: draw xi_0 and set z_0, V_0 at y_0.
-  virtual void start(const Vec& y0, Rng& rng, Vec& z, Mat& V) = 0;
+  /// V is shaped by the host as make_jacobian(oracle): dense n x d, or sparse in the oracle's
+  /// pattern. A tracker written for dense Jacobians reads `Mat& Vd = V.dense();` (and refuses a
+  /// sparse oracle in bind()); one on V.values() serves both kinds.
+  virtual void start(const Vec& y0, Rng& rng, Vec& z, Jacobian& V) = 0;
   /// Alg. 1 lines 4-6 at iteration k >= 1: y = y_k, y_prev = y_{k-1}; updates z, V in place.
   virtual void update(long k, const Vec& y, const Vec& y_prev, const Steps& steps, Rng& rng,
-                      Vec& z, Mat& V) = 0;
+                      Vec& z, Jacobian& V) = 0;
+  /// Dense conveniences for host programs and tests over a dense oracle: V in an n x d Mat. Its
+  /// storage moves into a dense Jacobian for the call and back (no copy, no allocation). Throws
+  /// scfw::Error when the oracle's Jacobian is sparse. (Called through a Tracker pointer or
+  /// reference: a class that overrides start/update hides these names.)
+  void start(const Vec& y0, Rng& rng, Vec& z, Mat& V);
+  void update(long k, const Vec& y, const Vec& y_prev, const Steps& steps, Rng& rng, Vec& z, Mat& V);
   /// z, V, y_k, y_{k-1} and the engine belong to the host and are saved by it; a tracker reports
   /// state only for what it keeps itself across updates (buffers refilled by every update are
   /// not state).

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "scfw/error.hpp"
+#include "scfw/jacobian.hpp"
 #include "scfw/memory.hpp"
 #include "scfw/model.hpp"
 #include "scfw/params.hpp"

@@ -122,6 +122,8 @@ class StateReader {
   }
   void get(std::string_view name, std::string& text);
 
+  /// The name of the next block ("" at the end), for a reader whose layout has variants.
+  std::string_view next_name() const;
   /// True when every block has been read.
   bool at_end() const { return pos_ >= text_.size(); }
   /// Throws unless every block has been read (a component that saved more than it reads back).

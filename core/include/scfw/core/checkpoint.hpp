@@ -34,7 +34,7 @@ namespace scfw {
 struct RunState {
   long done = 0;     ///< iterations done: y is y_done
   Vec y, y_prev, z;  ///< y_k, y_{k-1}, z_{k-1} (the tracker updates it at the next iteration)
-  Mat V;             ///< V_{k-1}
+  Jacobian V;        ///< V_{k-1}, dense or sparse as the oracle's Jacobian
   Rng rng;           ///< the run's engine, as it stands
   // The running summary.
   double best_gap = inf;

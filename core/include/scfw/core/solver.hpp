@@ -187,6 +187,6 @@ struct GapValue {
   double slack = 0;  ///< value - lower_bound of the GLMO solve (0 when exact): gap - slack <= exact gap <= gap
 };
 GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo& glmo, const Vec& y,
-                         Vec& f, Mat& J, Vec& x);
+                         Vec& f, Jacobian& J, Vec& x, Jacobian* dense_buffer = nullptr);
 
 }  // namespace scfw

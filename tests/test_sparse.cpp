@@ -1,0 +1,358 @@
+// Sparse Jacobians (sdk/include/scfw/jacobian.hpp, docs/api.md "Jacobians"):
+//   * JacobianPattern's validation messages, word for word;
+//   * Jacobian's products, rows and densification against the dense matrix built by hand;
+//   * a sparse and a dense run of the same problem give the same iterates (to 1e-12) and gaps,
+//     for every tracker that takes a sparse oracle and every GLMO (clp and column_generation on
+//     the sparse V, dense_simplex on the host's dense copy): matrix_completion synthetic and
+//     least_squares_tasks on a LIBSVM file;
+//   * the hessian tracker refuses a sparse oracle, and the composer charges and notes the dense
+//     copy for a GLMO that takes no sparse V;
+//   * a checkpoint of a sparse V reads back bitwise, pattern included.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine_support.hpp"
+#include "scfw/core/checkpoint.hpp"
+#include "scfw/jacobian.hpp"
+
+using namespace scfw;
+using namespace scfw::test;
+using nlohmann::json;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+/// A random 5 x 9 pattern with a few empty rows, and its values.
+Jacobian random_sparse(std::mt19937_64& rng) {
+  std::vector<std::int64_t> rs{0};
+  std::vector<int> col;
+  std::bernoulli_distribution keep(0.4);
+  for (int i = 0; i < 5; ++i) {
+    for (int j = 0; j < 9; ++j)
+      if (i != 2 && keep(rng)) col.push_back(j);
+    rs.push_back(static_cast<std::int64_t>(col.size()));
+  }
+  Jacobian J(std::make_shared<const JacobianPattern>(5, 9, rs, col));
+  std::normal_distribution<double> normal;
+  for (auto& v : J.values()) v = normal(rng);
+  return J;
+}
+
+}  // namespace
+
+TEST_CASE("JacobianPattern refuses a malformed pattern with one message naming the first violation") {
+  auto msg = [](int rows, int cols, std::vector<std::int64_t> rs, std::vector<int> col) {
+    return error_of([&] { JacobianPattern p(rows, cols, std::move(rs), std::move(col)); });
+  };
+  CHECK(msg(0, 3, {0}, {}) == "Jacobian pattern: rows = 0 and cols = 3; both must be >= 1");
+  CHECK(msg(2, 3, {0, 1}, {0}) == "Jacobian pattern: row_start has 2 entries, expected rows + 1 = 3");
+  CHECK(msg(2, 3, {1, 1, 2}, {0, 1}) == "Jacobian pattern: row_start[0] = 1, expected 0");
+  CHECK(msg(2, 3, {0, 2, 1}, {0, 1}) == "Jacobian pattern: row_start decreases at row 1 (1 after 2)");
+  CHECK(msg(2, 3, {0, 1, 3}, {0, 1}) == "Jacobian pattern: row_start[rows] = 3 but col has 2 entries");
+  CHECK(msg(2, 3, {0, 1, 2}, {0, 3}) == "Jacobian pattern: column 3 in row 1 is outside 0..2");
+  CHECK(msg(2, 3, {0, 1, 2}, {-1, 0}) == "Jacobian pattern: column -1 in row 0 is outside 0..2");
+  CHECK(msg(1, 3, {0, 2}, {1, 1}) == "Jacobian pattern: column 1 repeated in row 0");
+  CHECK(msg(1, 3, {0, 2}, {2, 0}) == "Jacobian pattern: columns of row 0 are not sorted (0 after 2)");
+  CHECK_THROWS_AS(JacobianPattern(1, 3, {0, 2}, {2, 0}), Error);
+  const JacobianPattern ok(2, 3, {0, 0, 2}, {0, 2});
+  CHECK(ok.nnz() == 2);
+  CHECK(ok.row_cols(1).size() == 2);
+  CHECK(ok.row_cols(1)[1] == 2);
+}
+
+TEST_CASE("Jacobian: products, rows and densification agree with the dense matrix built entry by entry") {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    CAPTURE(trial);
+    Jacobian J = random_sparse(rng);
+    REQUIRE(J.is_sparse());
+    Mat D = Mat::Zero(5, 9);
+    for (int i = 0; i < 5; ++i) {
+      const Jacobian::Row r = J.row(i);
+      for (std::int64_t k = 0; k < r.size; ++k) D(i, r.col(k)) = r.values[k];
+    }
+    Mat Dj;
+    J.to_dense(Dj);
+    CHECK(Dj == D);
+    std::normal_distribution<double> normal;
+    Vec x(9), w(5);
+    for (auto& v : x) v = normal(rng);
+    for (auto& v : w) v = normal(rng);
+    Vec out(5), out_t(9), acc = Vec::Ones(5);
+    J.multiply(x, out);
+    J.multiply_add(x, acc);
+    J.transpose_multiply(w, out_t);
+    const Vec want = D * x, want_t = D.transpose() * w;
+    CHECK((out - want).cwiseAbs().maxCoeff() <= 1e-14);
+    CHECK((acc - (want + Vec::Ones(5))).cwiseAbs().maxCoeff() <= 1e-14);
+    CHECK((out_t - want_t).cwiseAbs().maxCoeff() <= 1e-14);
+    // The dense kind holds D itself: the same products, and rows over every column.
+    Jacobian Jd(D);
+    CHECK(!Jd.is_sparse());
+    CHECK(Jd.size() == 45);
+    CHECK(Jd.row(3).size == 9);
+    CHECK(Jd.row(3).col(4) == 4);
+    CHECK(Jd.row(3).values[4] == D(3, 4));
+    Jd.multiply(x, out);
+    CHECK(out == Vec(D * x));
+    // Copies share the pattern; set_zero keeps it.
+    Jacobian K = J;
+    CHECK(K.same_structure(J));
+    CHECK(&K.pattern() == &J.pattern());
+    K.set_zero();
+    CHECK(K.values().cwiseAbs().maxCoeff() == 0.0);
+    CHECK(K.size() == J.size());
+    CHECK(!K.same_structure(Jd));
+  }
+  Jacobian Jd(2, 3);
+  CHECK(error_of([&] { (void)Jd.pattern(); }) == "Jacobian::pattern(): this Jacobian is dense");
+  std::mt19937_64 r2(1);
+  Jacobian Js = random_sparse(r2);
+  CHECK(error_of([&] { (void)Js.dense(); }) == "Jacobian::dense(): this Jacobian is sparse (use to_dense())");
+}
+
+namespace {
+
+json completion(const std::string& jacobian, const json& tracker, const json& glmo, const json& domain = nullptr) {
+  json doc = {{"seed", 3},
+              {"iterations", 40},
+              {"oracle",
+               {{"plugin", "matrix_completion"},
+                {"groups", 6},
+                {"batch", 2},
+                {"jacobian", jacobian},
+                {"synthetic", {{"rows", 12}, {"cols", 9}, {"rank", 3}, {"density", 0.4}, {"noise", 0.3}, {"seed", 2}}}}},
+              {"outer", {{"plugin", "norm"}, {"p", "1"}}},
+              {"domain", domain.is_null() ? json{{"plugin", "nuclear_ball"}, {"rows", 12}, {"cols", 9}, {"radius", 5}} : domain},
+              {"tracker", tracker},
+              {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
+  // Column generation to a tight tolerance: its stopping point then does not depend on the
+  // last bits of V s and V^T pi, which the sparse and dense products round differently.
+  doc["glmo"] = glmo.is_null() ? json{{"plugin", "column_generation"}, {"tolerance", 1e-13}} : glmo;
+  return doc;
+}
+
+/// A small LIBSVM file: 3 tasks' worth of rows with 2-4 of 40 features each (written once).
+std::string libsvm_file() {
+  const auto dir = std::filesystem::temp_directory_path() / "scfw_test_sparse";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / "tasks.svm";
+  std::ofstream out(path);
+  std::mt19937_64 rng(5);
+  std::uniform_int_distribution<int> feature(1, 40), count(2, 4);
+  std::normal_distribution<double> normal;
+  for (int r = 0; r < 90; ++r) {
+    std::vector<int> f;
+    const int c = count(rng);
+    while (static_cast<int>(f.size()) < c) {
+      const int j = feature(rng);
+      if (std::find(f.begin(), f.end(), j) == f.end()) f.push_back(j);
+    }
+    std::sort(f.begin(), f.end());
+    out << (r % 2 ? "+1" : "-1");
+    for (int j : f) out << " " << j << ":" << normal(rng);
+    out << "\n";
+  }
+  return path.string();
+}
+
+json regression(const std::string& jacobian, const json& tracker, const json& glmo, const std::string& file) {
+  json doc = {{"seed", 4},
+              {"iterations", 40},
+              {"oracle", {{"plugin", "least_squares_tasks"}, {"file", file}, {"tasks", 3}, {"batch", 2},
+                          {"features", 40}, {"jacobian", jacobian}}},
+              {"outer", {{"plugin", "max"}}},
+              {"domain", {{"plugin", "l1_ball"}, {"radius", 2}}},
+              {"tracker", tracker},
+              {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
+  if (!glmo.is_null()) doc["glmo"] = glmo;
+  return doc;
+}
+
+/// Runs both documents with gap reports every 10 iterations and compares iterates and gaps.
+void same_runs(const json& sparse_doc, const json& dense_doc, bool expect_dense_copy) {
+  Composition s = make(sparse_doc), d = make(dense_doc);
+  REQUIRE(s.problem.oracle->jacobian_pattern() != nullptr);
+  REQUIRE(d.problem.oracle->jacobian_pattern() == nullptr);
+  bool noted = false;
+  for (const auto& note : s.method.notes) noted = noted || note.find("takes no sparse V") != std::string::npos;
+  CHECK(noted == expect_dense_copy);
+  const Trajectory ts = run(s, 9, 40, 10, true), td = run(d, 9, 40, 10, true);
+  REQUIRE(ts.y.size() == 40);
+  REQUIRE(td.y.size() == 40);
+  double worst = 0;
+  for (size_t k = 0; k < ts.y.size(); ++k) worst = std::max(worst, (ts.y[k] - td.y[k]).cwiseAbs().maxCoeff());
+  CHECK(worst <= 1e-12);
+  REQUIRE(ts.gaps.size() == td.gaps.size());
+  for (size_t k = 0; k < ts.gaps.size(); ++k) CHECK(std::abs(ts.gaps[k] - td.gaps[k]) <= 1e-10);
+  CHECK(std::abs(ts.summary.final_objective - td.summary.final_objective) <= 1e-12);
+}
+
+const std::vector<json> kTrackers = {
+    {{"plugin", "momentum"}, {"value", "polyak"}}, {{"plugin", "momentum"}, {"value", "taylor"}},
+    {{"plugin", "vanilla"}},                       {{"plugin", "storm"}},
+    {{"plugin", "clipped"}, {"threshold", 0.5}}};
+
+}  // namespace
+
+TEST_CASE("matrix_completion: a sparse and a dense run give the same iterates, every tracker and GLMO") {
+  // Over a polyhedral domain every GLMO solve is exact, so the last bits of the products do not
+  // move the iterates: every tracker, clp and column generation on the sparse V, dense_simplex
+  // on the host's dense copy.
+  const json box = {{"plugin", "l1_ball"}, {"radius", 5}};
+  for (const char* glmo : {"clp", "column_generation", "dense_simplex"})
+    for (const json& tracker : kTrackers) {
+      CAPTURE(glmo);
+      CAPTURE(tracker.dump());
+      same_runs(completion("sparse", tracker, {{"plugin", glmo}}, box), completion("dense", tracker, {{"plugin", glmo}}, box),
+                std::string(glmo) == "dense_simplex");
+    }
+  // Over the nuclear ball, column generation stops at a tolerance on a curved set, and a
+  // difference of one rounding in V s (the sparse and the dense products sum in another order)
+  // grows along a momentum trajectory (measured: 1e-17 at y_3, 1e-11 at y_5, 1e-6 at y_8, for
+  // polyak). Plug-in trackers, whose V is the fresh sample, agree to 1e-12 over the whole run.
+  for (const json& tracker : {kTrackers[2], kTrackers[4]}) {
+    CAPTURE(tracker.dump());
+    same_runs(completion("sparse", tracker, nullptr), completion("dense", tracker, nullptr), false);
+  }
+}
+
+TEST_CASE("least_squares_tasks on a LIBSVM file: sparse and dense runs agree, every tracker and GLMO") {
+  const std::string file = libsvm_file();
+  for (const char* glmo : {"clp", "column_generation", "dense_simplex"}) {
+    for (const json& tracker : kTrackers) {
+      CAPTURE(glmo);
+      CAPTURE(tracker.dump());
+      same_runs(regression("sparse", tracker, {{"plugin", glmo}}, file),
+                regression("dense", tracker, {{"plugin", glmo}}, file), std::string(glmo) == "dense_simplex");
+    }
+  }
+}
+
+TEST_CASE("the sparse oracles' Jacobians are the dense ones at the pattern's places") {
+  const std::string file = libsvm_file();
+  for (const bool completion_oracle : {true, false}) {
+    CAPTURE(completion_oracle);
+    const json tracker = {{"plugin", "vanilla"}};
+    Composition s = make(completion_oracle ? completion("sparse", tracker, nullptr) : regression("sparse", tracker, nullptr, file));
+    Composition d = make(completion_oracle ? completion("dense", tracker, nullptr) : regression("dense", tracker, nullptr, file));
+    const Oracle& os = *s.problem.oracle;
+    const Oracle& od = *d.problem.oracle;
+    const int n = os.outputs(), dim = os.dim();
+    Jacobian Js = make_jacobian(os), Jd = make_jacobian(od);
+    REQUIRE(Js.is_sparse());
+    REQUIRE(!Jd.is_sparse());
+    CHECK(Js.size() < static_cast<std::int64_t>(n) * dim);
+    Vec x = Vec::LinSpaced(dim, -0.3, 0.4), fs(n), fd(n);
+    auto sample_s = os.make_sample(), sample_d = od.make_sample();
+    Rng r1(21), r2(21);
+    for (int t = 0; t < 3; ++t) {
+      os.draw(r1, *sample_s);
+      od.draw(r2, *sample_d);
+      evaluate(os, *sample_s, x, &fs, &Js);
+      evaluate(od, *sample_d, x, &fd, &Jd);
+      Mat dense;
+      Js.to_dense(dense);
+      CHECK(dense == Jd.dense());  // bitwise: the same sums in the same order
+      CHECK(fs == fd);
+    }
+    exact(os, x, &fs, &Js);
+    exact(od, x, &fd, &Jd);
+    Mat dense;
+    Js.to_dense(dense);
+    CHECK(dense == Jd.dense());
+    CHECK(fs == fd);
+  }
+}
+
+TEST_CASE("hessian tracker refuses a sparse oracle; a dense-only GLMO's copy of V is charged and noted") {
+  json doc = completion("sparse", {{"plugin", "hessian"}}, nullptr);
+  CHECK(error_of([&] { make(doc); }) ==
+        "test.json: /tracker: tracker \"hessian\" needs a dense Jacobian: its Hessian action H~ dy is a dense n x d "
+        "matrix that leaves the oracle's sparse Jacobian pattern; use the oracle's dense Jacobian or another tracker");
+  const std::string file = libsvm_file();
+  Composition c = make(regression("sparse", {{"plugin", "momentum"}}, {{"plugin", "dense_simplex"}}, file));
+  bool charged = false;
+  for (const auto& ch : c.method.memory.charges())
+    if (ch.what == "a dense copy of V for the GLMO dense_simplex, which takes no sparse V (3 x 40)") {
+      charged = true;
+      CHECK(ch.bytes == 3u * 40u * 8u);
+    }
+  CHECK(charged);
+  bool noted = false;
+  for (const auto& note : c.method.notes)
+    noted = noted || note == "glmo: dense_simplex takes no sparse V, so the host copies V (3 x 40, 960 B) into a dense "
+                             "buffer before each solve";
+  CHECK(noted);
+}
+
+TEST_CASE("a checkpoint of a sparse V reads back bitwise, pattern included, and resumes the run exactly") {
+  const auto dir = std::filesystem::temp_directory_path() / "scfw_test_sparse";
+  std::filesystem::create_directories(dir);
+  const auto file = dir / "sparse.ckpt";
+  std::mt19937_64 rng(3);
+  Checkpoint ck;
+  ck.state.done = 5;
+  ck.state.y = Vec::LinSpaced(9, 0, 1);
+  ck.state.y_prev = ck.state.y;
+  ck.state.z = Vec::Ones(5);
+  ck.state.V = random_sparse(rng);
+  ck.state.V.values()[0] = std::nextafter(1.0, 2.0);
+  write_checkpoint(file, ck);
+  const Checkpoint back = read_checkpoint(file);
+  REQUIRE(back.state.V.is_sparse());
+  CHECK(back.state.V.pattern().same_as(ck.state.V.pattern()));
+  REQUIRE(back.state.V.size() == ck.state.V.size());
+  for (std::int64_t k = 0; k < ck.state.V.size(); ++k) CHECK(back.state.V.data()[k] == ck.state.V.data()[k]);
+
+  // A run interrupted at 20 of 40 with a checkpoint and resumed in fresh objects gives the
+  // uninterrupted iterates bitwise (the sparse V goes through the file).
+  const json doc = regression("sparse", {{"plugin", "momentum"}, {"value", "taylor"}}, {{"plugin", "clp"}}, libsvm_file());
+  Composition whole = make(doc);
+  const Trajectory all = run(whole, 9, 40, 0, true, false);
+  const auto ckpt = dir / "run.ckpt";
+  {
+    Composition c = make(doc);
+    SolverOptions o;
+    o.iterations = 40;
+    o.seed = 9;
+    o.report_every = 0;
+    o.final_report = false;
+    Solver solver(c, o);
+    Checkpointer ck(c, run_identity(registry(), doc, c, "test"), ckpt, 0, 0);
+    solver.add_callback([](const IterationState& st) { return st.iteration < 20; });
+    solver.set_state_hook(ck);
+    REQUIRE(solver.run().iterations == 20);
+    REQUIRE(ck.written() == 1);
+  }
+  Composition c = make(doc);
+  const Checkpoint saved = read_checkpoint(ckpt);
+  REQUIRE(saved.state.V.is_sparse());
+  restore_components(ckpt.string(), saved, c);
+  SolverOptions o;
+  o.iterations = 40;
+  o.seed = 9;
+  o.report_every = 0;
+  o.final_report = false;
+  Solver solver(c, o);
+  solver.resume_from(saved.state);
+  const Summary s = solver.run();
+  REQUIRE(s.iterations == 40);
+  CHECK(s.y == all.y.back());
+}
