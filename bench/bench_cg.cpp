@@ -73,11 +73,11 @@ int main(int argc, char** argv) {
     Mat J(n, d), V(n, d);
     oracle->draw(rng, *sample);
     oracle->evaluate(*sample, y, &z, &V);
-    std::vector<Mat> Vs;
+    std::vector<scfw::Jacobian> Vs;  // dense: solve() takes them without a copy
     std::vector<Vec> zs, ys;
     auto gen = cg("dense", 1e-7);
     for (int k = 0; k < steps; ++k) {
-      Vs.push_back(V);
+      Vs.emplace_back(V);
       zs.push_back(z);
       ys.push_back(y);
       gen->solve(z, V, y, x);

@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     }
     V = J;
     z = zbar;
-    std::vector<Mat> Vs;
+    std::vector<scfw::Jacobian> Vs;  // dense: solve() takes them without a copy
     std::vector<Vec> zs, ys;
     Vs.reserve(static_cast<size_t>(steps));
     for (int k = 0; k < steps; ++k) {
@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
         z[i] = (1 - b) * z[i] + b * (zbar[i] + normal(rng));
         for (int j = 0; j < d; ++j) V(i, j) = (1 - b) * V(i, j) + b * (J(i, j) + normal(rng));
       }
-      Vs.push_back(V);
+      Vs.emplace_back(V);
       zs.push_back(z);
       ys.push_back(y);
       dense->solve(z, V, y, x);

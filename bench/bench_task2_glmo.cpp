@@ -106,14 +106,14 @@ int main(int argc, char** argv) {
     Vec z(n), y = domain->initial_point(), x(d);
     draw(V);
     z = V * y;
-    std::vector<Mat> Vs;
+    std::vector<scfw::Jacobian> Vs;  // dense: solve() takes them without a copy
     std::vector<Vec> zs, ys;
     Vs.reserve(static_cast<size_t>(steps));
     for (int k = 0; k < steps; ++k) {
       draw(G);
       V = (1 - b) * V + b * G;
       z = (1 - b) * z + b * (G * y);
-      Vs.push_back(V);
+      Vs.emplace_back(V);
       zs.push_back(z);
       ys.push_back(y);
       dual->solve(z, V, y, x);
@@ -133,7 +133,7 @@ int main(int argc, char** argv) {
       const auto t1 = std::chrono::steady_clock::now();
       t.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
       piv += r.iterations;
-      fx = outer->value(zs[s] + Vs[s] * (xk - ys[s]), xk);
+      fx = outer->value(zs[s] + Vs[s].dense() * (xk - ys[s]), xk);
       return r.value;
     };
     double fx_gap_dual = 0, fx_gap_clp = 0;  // largest |F(x) - value| of each
