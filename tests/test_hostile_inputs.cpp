@@ -163,3 +163,79 @@ TEST_CASE("matrix_completion and polytope: a folder is reported as one, tokens a
   CHECK(make_error<scfw::Domain>("polytope", {{"file", rows}, {"dim", 2}}, scfw::test::context(2, 1)) ==
         rows + ":2: not a finite number: \"1e999\"");
 }
+
+// The findings of the fuzz targets under the strict verdict (tests/fuzz/fuzz_support.hpp: one
+// line without any control character, a location, at most 300 bytes besides the paths); each
+// reproducer is also replayed from tests/fuzz/regressions/.
+
+TEST_CASE("excerpt and show: C1 controls and the line separators are control characters too") {
+  // U+0085 (NEL, which ends a line), U+009B, U+2028, U+2029; a two-byte letter stays.
+  CHECK(scfw::excerpt("a\xC2\x85" "b\xC2\x9B" "c\xE2\x80\xA8" "d\xE2\x80\xA9" "e\xC3\xA9") == "a?b?c?d?e\xC3\xA9");
+  CHECK(scfw::input::show(json("a\xC2\x85" "b\xE2\x80\xA8" "c\xC3\xA9")) == "\"a\\u0085b\\u2028c\xC3\xA9\"");
+}
+
+TEST_CASE("problem files: the token a syntax error quotes is cut and shows no control character") {
+  TempDir dir;
+  // A DEL and a DLE in a key (the DLE ends the string; the parser shows it as <U+0010>).
+  const std::string del = dir.write("del.json", "{\"fil6\x7f\x10\": 1}");
+  CHECK(input_error([&] { scfw::read_json_file(del); }) ==
+        del + ": line 1, column 8: syntax error while parsing object key - invalid string: control character U+0010 "
+              "(DLE) must be escaped to \\u0010; last read: '\"fil6?<U+0010>'; expected string literal");
+  // A 200-byte string ended by a newline, holding the parser's own words.
+  const std::string text = "x'; expected ':'" + std::string(184, 'y');
+  const std::string lf = dir.write("lf.json", "{\"a\": \"" + text + "\n\"}");
+  CHECK(input_error([&] { scfw::read_json_file(lf); }) ==
+        lf + ": line 2, column 0: syntax error while parsing value - invalid string: control character U+000A (LF) must "
+             "be escaped to \\u000A or \\n; last read: '\"x'; expected ':'" + std::string(23, 'y') +
+             "... (209 bytes)'");
+  // A number that overflows, 1e followed by 100 nines.
+  const std::string big = dir.write("big.json", "{\"a\": 1e" + std::string(100, '9') + "}");
+  CHECK(input_error([&] { scfw::read_json_file(big); }) ==
+        big + ": line 1, column 108: number overflow parsing '1e" + std::string(38, '9') + "... (102 bytes)'");
+}
+
+TEST_CASE("problem files: an unknown top-level key or product key is cut to 40 bytes in the pointer") {
+  const std::string key(100, '/');
+  CHECK(input_error([&] { scfw::compose(scfw::test::registry(), json{{key, 1}}, "p.json", "."); }) ==
+        "p.json: /" + [] { std::string s; for (int i = 0; i < 40; ++i) s += "~1"; return s; }() +
+            "... (100 bytes): unknown key; expected one of \"domain\", \"glmo\", \"iterations\", \"name\", \"oracle\", "
+            "\"outer\", \"output\", \"report\", \"schedule\", \"seed\", \"start\", \"stop\", \"tracker\"");
+}
+
+TEST_CASE("matrix_completion: huge indices are refused without overflow; an empty top_rows x top_cols cut is located") {
+  TempDir dir;
+  // 999909999909 x 909990990 overflowed the product of the shape (UBSan); a 0-based index of
+  // 2^63 - 1 overflowed the shape itself.
+  const std::string wide = dir.write("wide.data", "999909999909 909990990 1\n");
+  CHECK(make_error<scfw::Oracle>("matrix_completion", {{"file", wide}}) == wide + ": rows * cols is too large");
+  const std::string last = dir.write("last.data", "9223372036854775807 0 1\n");
+  CHECK(make_error<scfw::Oracle>("matrix_completion", {{"file", last}, {"one_based", false}}) ==
+        last + ": rows * cols is too large");
+  // Row 1 has the most entries, column 3 too, but (1, 3) is not observed.
+  const std::string apart = dir.write("apart.data", "1 1 1\n1 2 1\n2 3 1\n3 3 1\n4 3 1\n");
+  CHECK(make_error<scfw::Oracle>("matrix_completion", {{"file", apart}, {"top_rows", 1}, {"top_cols", 1}, {"groups", 1}}) ==
+        "p.json: /oracle/top_rows: no observed entry is left in the top_rows x top_cols sub-matrix");
+}
+
+TEST_CASE("penalty and fairness: one output is refused at the outer function's block") {
+  CHECK(make_error<scfw::OuterFunction>("penalty", json::object(), scfw::test::context(3, 1)) ==
+        "p.json: /oracle: penalty: F needs n >= 2 outputs (the loss u_0 and at least one constraint), got n = 1");
+  CHECK(make_error<scfw::OuterFunction>("fairness", json::object(), scfw::test::context(3, 1)) ==
+        "p.json: /oracle: fairness: F needs n >= 2 outputs (u_0 and at least one group loss), got n = 1");
+}
+
+TEST_CASE("data files: a name holding a control character is refused, shown with ?") {
+  TempDir dir;
+  const std::string d = dir.path.string();
+  const std::string name = d + "/a\nb\xC2\x85.txt";
+  for (const json& block : {json{{"plugin", "least_squares_tasks"}, {"file", name}, {"tasks", 1}},
+                            json{{"plugin", "portfolio_returns"}, {"file", name}, {"groups", 1}},
+                            json{{"plugin", "matrix_completion"}, {"file", name}, {"groups", 1}}}) {
+    json params = block;
+    params.erase("plugin");
+    CHECK(make_error<scfw::Oracle>(block["plugin"].get<std::string>(), params) ==
+          d + "/a?b?.txt: the file name holds a control character (shown as ?); rename the file");
+  }
+  CHECK(make_error<scfw::Domain>("polytope", {{"file", d + "/x\ry.csv"}, {"dim", 2}}, scfw::test::context(2, 1)) ==
+        d + "/x?y.csv: the file name holds a control character (shown as ?); rename the file");
+}

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <nlohmann/json.hpp>
 
@@ -40,7 +41,25 @@ std::string show(const json& v) {
   std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
   constexpr size_t kMax = 60;
   if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
-  return s;
+  // dump() escapes C0 controls; the C1 controls (U+0085 NEL among them) and U+2028, U+2029 end
+  // a line too: escaped the same way, so that the message stays one line.
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned c = static_cast<unsigned char>(s[i]), c1 = i + 1 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0u,
+                   c2 = i + 2 < s.size() ? static_cast<unsigned char>(s[i + 2]) : 0u;
+    char escaped[8];
+    if (c == 0xC2 && c1 >= 0x80 && c1 <= 0x9F) {
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c1);
+      out += escaped;
+      i += 1;
+    } else if (c == 0xE2 && c1 == 0x80 && (c2 == 0xA8 || c2 == 0xA9)) {
+      out += c2 == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 std::string excerpt(std::string_view text) { return scfw::excerpt(text, 40); }

@@ -78,6 +78,26 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
     } else if (const size_t bracket = what.find("] "); bracket != std::string::npos) {
       what = what.substr(bracket + 2);
     }
+    // The token the parser quotes ("last read: '<token>'", then "; expected <what>" or nothing;
+    // "number overflow parsing '<token>'") is the file's: cut to 40 bytes, control characters (a
+    // DEL) shown as '?' (input::excerpt). The token may hold any text, quotes and the parser's own
+    // words included: it ends before the quote that the parser's fixed ending follows.
+    static const char* const endings[] = {"'; expected string literal", "'; expected ':'", "'; expected ','",
+                                          "'; expected end of input", "'; expected '[', '{', or a literal",
+                                          "'; expected number literal", "'; expected ']'", "'; expected '}'", "'"};
+    for (const std::string marker : {"last read: '", "parsing '"}) {
+      const size_t at = what.find(marker);
+      if (at == std::string::npos) continue;
+      const size_t start = at + marker.size();
+      for (const std::string ending : endings) {
+        if (what.size() < start + ending.size() || what.compare(what.size() - ending.size(), ending.size(), ending) != 0)
+          continue;
+        const size_t end = what.size() - ending.size();
+        what = what.substr(0, start) + input::excerpt(std::string_view(what).substr(start, end - start)) + ending;
+        break;
+      }
+      break;
+    }
     failed_ = true;
     message_ = what;
     return false;

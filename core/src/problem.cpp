@@ -154,7 +154,7 @@ bool is_product_block(const Registry& registry, const json& doc) {
 std::vector<Resolved> resolve_factors(const Registry& registry, const json& block, const std::string& source) {
   for (const auto& [key, v] : block.items()) {
     if (key == "plugin" || key == "factors") continue;
-    input_error(source, child("/domain", key), "unknown parameter of product; its parameters are \"factors\"");
+    input_error(source, child("/domain", input::excerpt(key)), "unknown parameter of product; its parameters are \"factors\"");
   }
   auto f = block.find("factors");
   if (f == block.end())
@@ -575,7 +575,7 @@ Composition compose(const Registry& registry, const json& doc, const std::string
   for (const auto& [key, v] : doc.items()) {
     if (std::find(kTopLevelKeys.begin(), kTopLevelKeys.end(), key) != kTopLevelKeys.end()) continue;
     const std::string guess = did_you_mean(key, kTopLevelKeys);
-    input_error(src, child("", key),
+    input_error(src, child("", input::excerpt(key)),
                 guess.empty() ? "unknown key; expected one of " + quoted_list(kTopLevelKeys)
                               : "unknown key; did you mean \"" + guess + "\"?");
   }

@@ -5,7 +5,8 @@
 #        iterates to 1e-12 relative for batch 1, a large batch and the exact oracle (batch 0); so
 #        does a price CSV (portfolio_returns) for batch 1 and 50;
 #   memory: a data set one process cannot hold under a data-segment limit runs over two ranks;
-#   bad input: the one-process line, exit 2, and no rank left behind.
+#   bad input: the one-process line, exit 2, and no rank left behind (a bad label, a bad price, a
+#   return or a running sum of returns that overflows, a parameter out of range).
 # Registered only in a build with MPI (SCFW_WITH_MPI).
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$HERE/lib.sh"
@@ -159,6 +160,34 @@ expect_contains "$one" "bad_prices.csv:500: column" "a bad price, one process"
 run "${MPIRUN[@]}" "$SCFW" run bad_pf.json -q
 expect_rc 2 "a bad price in rank 1's share"
 expect_stderr "$one" "a bad price in rank 1's share"
+# Overflows, checked over the ranks as in one process: a return p_t / p_{t-1} - 1 that overflows
+# in rank 1's share, and a file of returns whose running sum overflows only when the sum of rank
+# 0's days (1e308 on line 100) is carried into rank 1's (1e308 on line 500).
+python3 - <<'PY'
+rows = open("prices.csv").read().split("\n")
+cells = rows[498].split(","); cells[3] = "1e-300"; rows[498] = ",".join(cells)
+cells = rows[499].split(","); cells[3] = "1e300"; rows[499] = ",".join(cells)
+open("overflow_prices.csv", "w").write("\n".join(rows))
+with open("overflow_returns.csv", "w") as f:
+    f.write(rows[0] + "\n")
+    for t in range(2, 602):
+        r = ["1e308" if t in (100, 500) and a == 2 else "0.001" for a in range(8)]
+        f.write(f"day{t}," + ",".join(r) + "\n")
+PY
+sed 's/prices.csv/overflow_prices.csv/' pf.json >overflow_pf.json
+sed 's/"file": "prices.csv"/"file": "overflow_returns.csv", "prices": false/' pf.json >overflow_rf.json
+for f in overflow_pf overflow_rf; do
+  run "$SCFW" run $f.json -q
+  expect_rc 2 "$f, one process"
+  one=$ERR
+  run "${MPIRUN[@]}" "$SCFW" run $f.json -q
+  expect_rc 2 "$f over two ranks"
+  expect_stderr "$one" "$f over two ranks"
+done
+[[ $one == *"overflow_returns.csv:500: column 4 (A2): the sum of the returns up to this row overflows"* ]] ||
+  fail "the running sum over two ranks: $one"
+run "$SCFW" run overflow_pf.json -q
+expect_contains "$ERR" "overflow_prices.csv:500: column 4 (A2): the return p_t / p_{t-1} - 1 overflows (1e+300 after 1e-300)" "a return that overflows"
 
 # --- memory: a data set larger than one rank's limit runs over two ranks --------------------------
 # 260488 rows (8 times a9a's), 19 MB of text. With the data segment limited to 110000 KiB per

@@ -150,9 +150,12 @@ Entries read_file(const std::string& path, bool one_based, std::int64_t rows, st
   }
   if (vals.empty()) throw scfw::InputError(path + ": no entries");
   Entries e;
-  const std::int64_t R = rows >= 1 ? rows : *std::max_element(ri.begin(), ri.end()) + 1;
-  const std::int64_t C = cols >= 1 ? cols : *std::max_element(ci.begin(), ci.end()) + 1;
-  if (R * C > (std::int64_t{1} << 31) - 1) throw scfw::InputError(path + ": rows * cols is too large");
+  // The shape from the largest indices, each at most kMaxCells (so that neither the + 1 nor the
+  // product overflows: a 0-based index may be 2^63 - 1).
+  constexpr std::int64_t kMaxCells = (std::int64_t{1} << 31) - 1;
+  const std::int64_t R = rows >= 1 ? rows : std::min(*std::max_element(ri.begin(), ri.end()), kMaxCells) + 1;
+  const std::int64_t C = cols >= 1 ? cols : std::min(*std::max_element(ci.begin(), ci.end()), kMaxCells) + 1;
+  if (R > kMaxCells / C) throw scfw::InputError(path + ": rows * cols is too large");
   e.rows = static_cast<int>(R);
   e.cols = static_cast<int>(C);
   std::unordered_map<std::int64_t, int> seen;
@@ -170,9 +173,10 @@ Entries read_file(const std::string& path, bool one_based, std::int64_t rows, st
 }
 
 // Keeps the entries in the top_rows most observed rows and top_cols most observed columns (0:
-// all), renumbered densely in increasing original order (see the header).
-void restrict_to_top(Entries& e, std::int64_t top_rows, std::int64_t top_cols) {
-  if (top_rows <= 0 && top_cols <= 0) return;
+// all), renumbered densely in increasing original order (see the header). False, `e` unchanged,
+// when no observed entry is left.
+bool restrict_to_top(Entries& e, std::int64_t top_rows, std::int64_t top_cols) {
+  if (top_rows <= 0 && top_cols <= 0) return true;
   const std::int64_t C = e.cols;
   // The kept original indices of one axis, increasing, or empty for "all of them". Only the
   // observed indices are counted (work and memory grow with the entries, not with rows or cols:
@@ -220,9 +224,9 @@ void restrict_to_top(Entries& e, std::int64_t top_rows, std::int64_t top_cols) {
     kept.index.push_back(i * K + j);
     kept.value.push_back(e.value[k]);
   }
-  if (kept.value.empty())
-    throw scfw::InputError("matrix_completion: no observed entry is left in the top_rows x top_cols sub-matrix");
+  if (kept.value.empty()) return false;
   e = std::move(kept);
+  return true;
 }
 
 struct EntrySample final : scfw::Sample {
@@ -247,7 +251,8 @@ class MatrixCompletion final : public scfw::Oracle {
                      p.find<int>("cols").value_or(0));
     }
     // 0: keep every row (column).
-    restrict_to_top(e_, p.find<std::int64_t>("top_rows").value_or(0), p.find<std::int64_t>("top_cols").value_or(0));
+    if (!restrict_to_top(e_, p.find<std::int64_t>("top_rows").value_or(0), p.find<std::int64_t>("top_cols").value_or(0)))
+      p.fail(p.has("top_rows") ? "top_rows" : "top_cols", "no observed entry is left in the top_rows x top_cols sub-matrix");
     const std::int64_t m = static_cast<std::int64_t>(e_.value.size());
     std::int64_t n = p.get<std::int64_t>("groups");
     if (n == 0) n = m;  // one group per observed entry

@@ -51,9 +51,10 @@ using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 // (0.006, 0.008), the tails are Student-t with 3 degrees of freedom (finite variance, infinite
 // fourth moment) and the assets are correlated through the factors.
 // The first (day, asset) at which a return, or the running sum of an asset's returns over the
-// days (what the group means add up), is not finite. False when there is none.
-bool first_overflow(const RowMat& R, Eigen::Index& t_out, Eigen::Index& a_out) {
-  Vec sum = Vec::Zero(R.cols());
+// days (what the group means add up), is not finite. False when there is none. `start`: the sums
+// over the days before R's first (over MPI ranks, those of the ranks before), else zero.
+bool first_overflow(const RowMat& R, Eigen::Index& t_out, Eigen::Index& a_out, const Vec* start = nullptr) {
+  Vec sum = start ? *start : Vec::Zero(R.cols());
   for (Eigen::Index t = 0; t < R.rows(); ++t)
     for (Eigen::Index a = 0; a < R.cols(); ++a) {
       sum[a] += R(t, a);
@@ -117,10 +118,23 @@ std::string trim(const std::string& s) {
 struct Share {
   std::string text;
   long first_line = 2;
+  std::vector<long> line_of;  // set by read_file: the line of each data row
 };
 
+// The messages of the overflow checks, the same from the one-process and the sharded reader.
+scfw::InputError return_overflow(const std::string& path, long line, Eigen::Index a, const std::vector<std::string>& assets,
+                                 double p, double p_before) {
+  return scfw::InputError(path + ":" + std::to_string(line) + ": column " + std::to_string(a + 2) + " (" +
+                          scfw::excerpt(assets[static_cast<size_t>(a)]) + "): the return p_t / p_{t-1} - 1 overflows (" +
+                          scfw::format_number(p) + " after " + scfw::format_number(p_before) + ")");
+}
+scfw::InputError sum_overflow(const std::string& path, long line, Eigen::Index a, const std::vector<std::string>& assets) {
+  return scfw::InputError(path + ":" + std::to_string(line) + ": column " + std::to_string(a + 2) + " (" +
+                          scfw::excerpt(assets[static_cast<size_t>(a)]) + "): the sum of the returns up to this row overflows");
+}
+
 /// With `share`: parses share->text and returns the rank's price (or return) rows as they are.
-RowMat read_file(const std::string& path, bool prices, std::vector<std::string>& assets, const Share* share = nullptr) {
+RowMat read_file(const std::string& path, bool prices, std::vector<std::string>& assets, Share* share = nullptr) {
   std::ifstream file;
   std::istringstream text;
   if (share) {
@@ -183,16 +197,16 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
     }
   }
   const std::int64_t rows = static_cast<std::int64_t>(values.size() / A);
-  if (share) return Eigen::Map<const RowMat>(values.data(), rows, static_cast<Eigen::Index>(A));
+  if (share) {
+    share->line_of = std::move(line_of);
+    return Eigen::Map<const RowMat>(values.data(), rows, static_cast<Eigen::Index>(A));
+  }
   if (rows < (prices ? 2 : 1))
     throw scfw::InputError(path + ": " + std::to_string(rows) + " data row(s); need at least " + (prices ? "2 prices" : "1 return"));
   const Eigen::Map<const RowMat> P(values.data(), rows, static_cast<Eigen::Index>(A));
   Eigen::Index bad_t = -1, bad_a = -1;
   if (!prices) {
-    if (first_overflow(P, bad_t, bad_a))
-      throw scfw::InputError(path + ":" + std::to_string(line_of[static_cast<size_t>(bad_t)]) + ": column " +
-                             std::to_string(bad_a + 2) + " (" + scfw::excerpt(assets[static_cast<size_t>(bad_a)]) +
-                             "): the sum of the returns up to this row overflows");
+    if (first_overflow(P, bad_t, bad_a)) throw sum_overflow(path, line_of[static_cast<size_t>(bad_t)], bad_a, assets);
     return P;
   }
   RowMat R(rows - 1, static_cast<Eigen::Index>(A));
@@ -200,16 +214,38 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
     R.row(t - 1) = P.row(t).cwiseQuotient(P.row(t - 1)).array() - 1.0;
     for (Eigen::Index a = 0; a < R.cols(); ++a)
       if (!std::isfinite(R(t - 1, a)))
-        throw scfw::InputError(path + ":" + std::to_string(line_of[static_cast<size_t>(t)]) + ": column " +
-                               std::to_string(a + 2) + " (" + scfw::excerpt(assets[static_cast<size_t>(a)]) +
-                               "): the return p_t / p_{t-1} - 1 overflows (" + scfw::format_number(P(t, a)) + " after " +
-                               scfw::format_number(P(t - 1, a)) + ")");
+        throw return_overflow(path, line_of[static_cast<size_t>(t)], a, assets, P(t, a), P(t - 1, a));
   }
-  if (first_overflow(R, bad_t, bad_a))
-    throw scfw::InputError(path + ":" + std::to_string(line_of[static_cast<size_t>(bad_t) + 1]) + ": column " +
-                           std::to_string(bad_a + 2) + " (" + scfw::excerpt(assets[static_cast<size_t>(bad_a)]) +
-                           "): the sum of the returns up to this row overflows");
+  if (first_overflow(R, bad_t, bad_a)) throw sum_overflow(path, line_of[static_cast<size_t>(bad_t) + 1], bad_a, assets);
   return R;
+}
+
+/// The one-process reader's check of the running sums over days (first_overflow), over MPI ranks:
+/// the sums run rank after rank, in the order of the file, so that each rank starts from the
+/// one-process sums bit for bit, and every rank throws the message of the first overflow of the
+/// file (Shard::agree takes the lowest rank's). `R`: this rank's returns; return k is on line
+/// line_of[k + shift].
+void check_shard_overflow(const std::string& path, const RowMat& R, const std::vector<long>& line_of, Eigen::Index shift,
+                          const std::vector<std::string>& assets, const scfw::Shard& shard) {
+  const Eigen::Index A = static_cast<Eigen::Index>(assets.size());
+  Vec start = Vec::Zero(A);
+  for (int r = 1; r < shard.size(); ++r) {  // rank r - 1 hands its sums to rank r
+    std::vector<std::int64_t> sums(static_cast<size_t>(A), 0);
+    if (shard.rank() == r - 1) {
+      Vec sum = start;
+      for (Eigen::Index t = 0; t < R.rows(); ++t)
+        for (Eigen::Index a = 0; a < A; ++a) sum[a] += R(t, a);
+      for (Eigen::Index a = 0; a < A; ++a) sums[static_cast<size_t>(a)] = std::bit_cast<std::int64_t>(sum[a]);
+    }
+    const auto all = shard.all_gather(sums);
+    if (shard.rank() == r)
+      for (Eigen::Index a = 0; a < A; ++a) start[a] = std::bit_cast<double>(all[static_cast<size_t>(r - 1)][static_cast<size_t>(a)]);
+  }
+  std::exception_ptr error;
+  Eigen::Index bad_t = -1, bad_a = -1;
+  if (first_overflow(R, bad_t, bad_a, &start))
+    error = std::make_exception_ptr(sum_overflow(path, line_of[static_cast<size_t>(bad_t + shift)], bad_a, assets));
+  shard.agree(error);
 }
 
 /// This rank's days of returns over MPI ranks (Context::shard, docs/scaling.md): the rank reads
@@ -264,6 +300,7 @@ RowMat read_file_shard(const std::string& path, bool prices, std::vector<std::st
   days = prices ? total - 1 : total;
   if (!prices) {
     first_day = before;
+    check_shard_overflow(path, rows, share.line_of, 0, assets, shard);
     return rows;
   }
   // Return t (0-based) is p_{t+1} / p_t - 1: this rank owns the returns of its own price rows
@@ -273,9 +310,24 @@ RowMat read_file_shard(const std::string& path, bool prices, std::vector<std::st
     for (Eigen::Index a = 0; a < A; ++a) P(0, a) = std::bit_cast<double>(all[static_cast<std::size_t>(previous)][static_cast<std::size_t>(a) + 1]);
   P.bottomRows(rows.rows()) = rows;
   first_day = previous >= 0 ? before - 1 : 0;
-  if (P.rows() < 2) return RowMat(0, A);
+  if (P.rows() < 2) {
+    check_shard_overflow(path, RowMat(0, A), share.line_of, 0, assets, shard);
+    return RowMat(0, A);
+  }
   RowMat R(P.rows() - 1, A);
   for (Eigen::Index t = 1; t < P.rows(); ++t) R.row(t - 1) = P.row(t).cwiseQuotient(P.row(t - 1)).array() - 1.0;
+  // Return k is that of price row k + 1 of P, row k + 1 - (P.rows() - rows.rows()) of the share.
+  const Eigen::Index shift = 1 - (P.rows() - rows.rows());
+  try {
+    for (Eigen::Index k = 0; k < R.rows(); ++k)
+      for (Eigen::Index a = 0; a < A; ++a)
+        if (!std::isfinite(R(k, a)))
+          throw return_overflow(path, share.line_of[static_cast<size_t>(k + shift)], a, assets, P(k + 1, a), P(k, a));
+  } catch (...) {
+    error = std::current_exception();
+  }
+  shard.agree(error);
+  check_shard_overflow(path, R, share.line_of, shift, assets, shard);
   return R;
 }
 

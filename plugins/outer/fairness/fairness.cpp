@@ -25,7 +25,7 @@ class FairnessOuter final : public scfw::OuterFunction {
     kind_ = p.get<std::string>("regularizer");
     mu_ = p.get<double>("mu");
     if (ctx.outputs == 1)
-      throw scfw::InputError("fairness: F needs n >= 2 outputs (u_0 and at least one group loss), got n = 1");
+      throw scfw::InputError(p.source() + ": " + p.pointer() + ": fairness: F needs n >= 2 outputs (u_0 and at least one group loss), got n = 1");
   }
 
   double value(const scfw::Vec& u, const scfw::Vec& x) const override {

@@ -24,7 +24,7 @@ class PenaltyOuter final : public scfw::OuterFunction {
     tau_ = p.get<std::vector<double>>("tau");
     if (tau_.empty()) p.fail("tau", "expected 1 or n - 1 numbers, got none");
     if (ctx.outputs == 1)
-      throw scfw::InputError("penalty: F needs n >= 2 outputs (the loss u_0 and at least one constraint), got n = 1");
+      throw scfw::InputError(p.source() + ": " + p.pointer() + ": penalty: F needs n >= 2 outputs (the loss u_0 and at least one constraint), got n = 1");
     if (tau_.size() != 1 && ctx.outputs >= 2 && tau_.size() != static_cast<size_t>(ctx.outputs - 1))
       p.fail("tau", "expected 1 or " + std::to_string(ctx.outputs - 1) +
                         " numbers (one per constraint u_1 .. u_{n-1}), got " + std::to_string(tau_.size()));

@@ -18,7 +18,8 @@ namespace scfw {
 
 /// `text` for a one-line message: whole when it has at most `keep` bytes, else its first `keep`
 /// bytes (not cutting a UTF-8 character) followed by "... (N bytes)". Control characters (a NUL,
-/// a tab, a newline) are shown as '?', so the message stays one printable line.
+/// a tab, a newline; UTF-8 encoded, a C1 control such as U+0085 NEL, U+2028, U+2029) are shown
+/// as '?', so the message stays one printable line.
 inline std::string excerpt(std::string_view text, std::size_t keep = 40) {
   std::size_t cut = text.size();
   if (text.size() > keep) {
@@ -29,7 +30,16 @@ inline std::string excerpt(std::string_view text, std::size_t keep = 40) {
   out.reserve(cut + 24);
   for (std::size_t i = 0; i < cut; ++i) {
     const auto c = static_cast<unsigned char>(text[i]);
-    out += (c < 0x20 || c == 0x7F) ? '?' : static_cast<char>(c);
+    const auto next = [&](std::size_t k) { return i + k < cut ? static_cast<unsigned char>(text[i + k]) : 0; };
+    if (c == 0xC2 && next(1) >= 0x80 && next(1) <= 0x9F) {
+      i += 1;  // a C1 control (UTF-8 C2 80 .. C2 9F), U+0085 (NEL) ending a line among them
+      out += '?';
+    } else if (c == 0xE2 && next(1) == 0x80 && (next(2) == 0xA8 || next(2) == 0xA9)) {
+      i += 2;  // the line and paragraph separators U+2028, U+2029
+      out += '?';
+    } else {
+      out += (c < 0x20 || c == 0x7F) ? '?' : static_cast<char>(c);
+    }
   }
   if (cut < text.size()) out += "... (" + std::to_string(text.size()) + " bytes)";
   return out;
@@ -37,7 +47,12 @@ inline std::string excerpt(std::string_view text, std::size_t keep = 40) {
 
 /// Throws InputError("<path>: is a directory") when `path` names a folder. A missing file is left
 /// to the loader's own "cannot open" message.
+/// A path holding a control character is refused the same way ("<path, each control character
+/// shown as ?>: ..."): every message of a loader starts with the path, and must stay one line.
 inline void check_data_path(const std::string& path) {
+  if (excerpt(path, path.size()) != path)
+    throw InputError(excerpt(path, path.size()) +
+                     ": the file name holds a control character (shown as ?); rename the file");
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
 }
