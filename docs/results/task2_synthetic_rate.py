@@ -54,7 +54,7 @@ src = open(os.path.join(RUNS[0], "plot", "rate.png.gp")).read()
 src = re.sub(r'"[^"]*/plot/rate\.dat"', '"%s"' % dat, src)
 src = re.sub(r"set xrange \[[^\]]*\]", "set xrange [769.231:13000]", src)
 src = src.replace('"gap against K (mean over seeds)"',
-                  '"gap against K (mean over seeds: 10 at K = 1000, 3000; 5 at K = 10000)"')
+                  '"gap against K (mean over 10 seeds; K = 10000 from the second file)"')
 lines, i = [], -1
 for line in src.split("\n"):
     if "index" in line and 'title "' in line:
