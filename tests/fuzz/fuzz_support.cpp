@@ -125,6 +125,9 @@ void catalog(const char* target, const char* kind, const std::string& what) {
     }
   }
   std::fprintf(stderr, "fuzz %s: %s: [%s]\n", target, why.c_str(), shown.c_str());
+  // abort() skips the work folder's destructor: remove it here (libFuzzer keeps the input).
+  std::error_code ec;
+  fs::remove_all(work_dir(), ec);
   std::abort();
 }
 

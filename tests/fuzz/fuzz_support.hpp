@@ -35,9 +35,9 @@ std::filesystem::path write_file(const std::string& name, const std::uint8_t* da
 /// The longest message of an InputError, in bytes, not counting the paths of the files it names
 /// (a user's path is as long as it is). A message is a fixed sentence, a location and at most a
 /// few quoted pieces of input, each cut to 40 bytes and its size (scfw::excerpt); the longest
-/// sentences of the readers and the composer (a duplicate key, a memory estimate with its hint,
-/// an unknown key with its did-you-mean) stay under 250 bytes, so 300 leaves room for a number
-/// or a name more, and still fits four lines of an 80-column terminal.
+/// reachable, an unknown top-level key of 40 '/' (80 bytes as ~1) with the list of the thirteen
+/// top-level keys, has 267 bytes with "problem.json", a memory estimate with a worker's share
+/// 246: 300 leaves room for a longer number or name, and fits four lines of an 80-column terminal.
 inline constexpr std::size_t kMaxMessageBytes = 300;
 
 /// compose_document's default bound on d for composing the method too.
