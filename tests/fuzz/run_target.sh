@@ -5,7 +5,7 @@
 # findings). The corpus grows in WORK/corpus/<target> (not in the repository), reproducers go to
 # WORK/artifacts/<target>-*.
 #   tests/fuzz/run_target.sh BUILD TARGET RUNS SECONDS WORK
-# e.g. tests/fuzz/run_target.sh build-san udata 1000000 3600 /tmp/fuzzwork
+# e.g. tests/fuzz/run_target.sh build-san udata 1000000 3600 "$WORK" (a folder outside the repository)
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=$1 target=$2 runs=$3 seconds=$4 work=$5
