@@ -106,68 +106,62 @@ GlmoModel build_model(const std::string& glmo, const scfw::OuterFunction& outer,
   return g;
 }
 
-void check_solve_sizes(const char* glmo, const scfw::Vec& z, const scfw::Mat& V,
-                       const scfw::Vec& y, int n, int d) {
-  if (z.size() != n || V.rows() != n || V.cols() != d || y.size() != d)
+namespace {
+// The parts of check_solve_sizes that the dense and the sparse V share.
+void check_sizes(const char* glmo, const scfw::Vec& z, long rows, long cols, const scfw::Vec& y, int n, int d) {
+  if (z.size() != n || rows != n || cols != d || y.size() != d)
     throw scfw::Error(std::string(glmo) + ": solve() got z, V, y of sizes " + std::to_string(z.size()) + ", " +
-                      std::to_string(V.rows()) + "x" + std::to_string(V.cols()) + ", " +
+                      std::to_string(rows) + "x" + std::to_string(cols) + ", " +
                       std::to_string(y.size()) + "; set up for n = " + std::to_string(n) +
                       ", d = " + std::to_string(d));
-  // The hot path is two vectorized passes per argument (the largest magnitude, and sum(v * 0),
-  // which is NaN when an entry is NaN or infinite); the entry is found only on failure, where NaN
-  // fails every comparison, so `!(|v| <= limit)` finds NaN, infinities and huge entries.
-  const auto fine = [](const auto& m) {
-    return m.size() == 0 || (m.cwiseAbs().maxCoeff() <= kLpLimit && (m.array() * 0.0).sum() == 0.0);
-  };
-  if (fine(z) && fine(V) && fine(y)) [[likely]]
+}
+// The hot path is two vectorized passes per argument (the largest magnitude, and sum(v * 0),
+// which is NaN when an entry is NaN or infinite); the entry is found only on failure, where NaN
+// fails every comparison, so `!(|v| <= limit)` finds NaN, infinities and huge entries.
+template <class M>
+bool lp_fine(const M& m) {
+  return m.size() == 0 || (m.cwiseAbs().maxCoeff() <= kLpLimit && (m.array() * 0.0).sum() == 0.0);
+}
+[[noreturn]] void bad_entry(const char* glmo, const char* what, double v, long i, long j) {
+  std::string at = std::string(what) + "[" + std::to_string(i);
+  if (j >= 0) at += "," + std::to_string(j);
+  throw scfw::Error(std::string(glmo) + ": solve() got " + at + "] = " + scfw::format_number(v) +
+                    "; LP entries must be finite and at most " + scfw::format_number(kLpLimit) +
+                    " in magnitude");
+}
+}  // namespace
+
+void check_solve_sizes(const char* glmo, const scfw::Vec& z, const scfw::Mat& V,
+                       const scfw::Vec& y, int n, int d) {
+  check_sizes(glmo, z, V.rows(), V.cols(), y, n, d);
+  if (lp_fine(z) && lp_fine(V) && lp_fine(y)) [[likely]]
     return;
-  const auto bad = [&](const char* what, double v, long i, long j) {
-    std::string at = std::string(what) + "[" + std::to_string(i);
-    if (j >= 0) at += "," + std::to_string(j);
-    throw scfw::Error(std::string(glmo) + ": solve() got " + at + "] = " + scfw::format_number(v) +
-                      "; LP entries must be finite and at most " + scfw::format_number(kLpLimit) +
-                      " in magnitude");
-  };
   for (int i = 0; i < n; ++i)
     if (!(std::abs(z[i]) <= kLpLimit)) [[unlikely]]
-      bad("z", z[i], i, -1);
+      bad_entry(glmo, "z", z[i], i, -1);
   for (int j = 0; j < d; ++j) {
     if (!(std::abs(y[j]) <= kLpLimit)) [[unlikely]]
-      bad("y", y[j], j, -1);
+      bad_entry(glmo, "y", y[j], j, -1);
     for (int i = 0; i < n; ++i)
       if (!(std::abs(V(i, j)) <= kLpLimit)) [[unlikely]]
-        bad("V", V(i, j), i, j);
+        bad_entry(glmo, "V", V(i, j), i, j);
   }
 }
 
 void check_solve_sizes(const char* glmo, const scfw::Vec& z, const scfw::Jacobian& V,
                        const scfw::Vec& y, int n, int d) {
   if (!V.is_sparse()) return check_solve_sizes(glmo, z, V.dense(), y, n, d);
-  if (z.size() != n || V.rows() != n || V.cols() != d || y.size() != d)
-    throw scfw::Error(std::string(glmo) + ": solve() got z, V, y of sizes " + std::to_string(z.size()) + ", " +
-                      std::to_string(V.rows()) + "x" + std::to_string(V.cols()) + ", " +
-                      std::to_string(y.size()) + "; set up for n = " + std::to_string(n) +
-                      ", d = " + std::to_string(d));
-  const auto fine = [](const auto& m) {
-    return m.size() == 0 || (m.cwiseAbs().maxCoeff() <= kLpLimit && (m.array() * 0.0).sum() == 0.0);
-  };
-  if (fine(z) && fine(V.values()) && fine(y)) [[likely]]
+  check_sizes(glmo, z, V.rows(), V.cols(), y, n, d);
+  if (lp_fine(z) && lp_fine(V.values()) && lp_fine(y)) [[likely]]
     return;
-  const auto bad = [&](const char* what, double v, long i, long j) {
-    std::string at = std::string(what) + "[" + std::to_string(i);
-    if (j >= 0) at += "," + std::to_string(j);
-    throw scfw::Error(std::string(glmo) + ": solve() got " + at + "] = " + scfw::format_number(v) +
-                      "; LP entries must be finite and at most " + scfw::format_number(kLpLimit) +
-                      " in magnitude");
-  };
   for (int i = 0; i < n; ++i)
-    if (!(std::abs(z[i]) <= kLpLimit)) bad("z", z[i], i, -1);
+    if (!(std::abs(z[i]) <= kLpLimit)) bad_entry(glmo, "z", z[i], i, -1);
   for (int j = 0; j < d; ++j)
-    if (!(std::abs(y[j]) <= kLpLimit)) bad("y", y[j], j, -1);
+    if (!(std::abs(y[j]) <= kLpLimit)) bad_entry(glmo, "y", y[j], j, -1);
   for (int i = 0; i < n; ++i) {
     const scfw::Jacobian::Row r = V.row(i);
     for (std::int64_t k = 0; k < r.size; ++k)
-      if (!(std::abs(r.values[k]) <= kLpLimit)) bad("V", r.values[k], i, r.col(k));
+      if (!(std::abs(r.values[k]) <= kLpLimit)) bad_entry(glmo, "V", r.values[k], i, r.col(k));
   }
 }
 
