@@ -320,6 +320,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   const double* lam_col(int j) const {
     return P_.data() + static_cast<size_t>(lam_row_[static_cast<size_t>(j - 2 * D_)]) * static_cast<size_t>(D_);
   }
+  void assign_slots();
   void factor();
   void ftran(int j);          // alpha_ = B^{-1} M_j, by slot (= dual row)
   void btran(const double* cb);  // pi_ from the basic costs by slot
@@ -632,24 +633,30 @@ void ScenarioDualGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
 
 // Slots: the unit columns in their rows, the basic multipliers in the uncovered rows; the LU of
 // D_R. A dependent multiplier leaves the basis for the unit column of an uncovered row.
+void ScenarioDualGlmo::assign_slots() {
+  k_ = 0;
+  for (int q = 0; q < D_; ++q) {
+    const int j = unit_at_[static_cast<size_t>(q)];
+    if (j >= 0) {
+      head_[static_cast<size_t>(q)] = j;
+      pos_[static_cast<size_t>(j)] = q;
+    } else {
+      rrows_[static_cast<size_t>(k_++)] = q;
+    }
+  }
+  // dense_ holds the basic multipliers (the first k_ of them are expected).
+  for (int t = 0; t < k_; ++t) {
+    const int j = dense_[static_cast<size_t>(t)];
+    head_[static_cast<size_t>(rrows_[static_cast<size_t>(t)])] = j;
+    pos_[static_cast<size_t>(j)] = rrows_[static_cast<size_t>(t)];
+  }
+}
+
 void ScenarioDualGlmo::factor() {
   while (true) {
-    k_ = 0;
-    for (int q = 0; q < D_; ++q) {
-      const int j = unit_at_[static_cast<size_t>(q)];
-      if (j >= 0) {
-        head_[static_cast<size_t>(q)] = j;
-        pos_[static_cast<size_t>(j)] = q;
-      } else {
-        rrows_[static_cast<size_t>(k_++)] = q;
-      }
-    }
-    // dense_ holds the basic multipliers (the first k_ of them are expected).
+    assign_slots();
     for (int t = 0; t < k_; ++t) {
-      const int j = dense_[static_cast<size_t>(t)];
-      head_[static_cast<size_t>(rrows_[static_cast<size_t>(t)])] = j;
-      pos_[static_cast<size_t>(j)] = rrows_[static_cast<size_t>(t)];
-      const double* col = lam_col(j);
+      const double* col = lam_col(dense_[static_cast<size_t>(t)]);
       for (int a = 0; a < k_; ++a)
         lu_[static_cast<size_t>(a) * static_cast<size_t>(k_) + static_cast<size_t>(t)] = col[rrows_[static_cast<size_t>(a)]];
     }
@@ -1036,21 +1043,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run(long& pivots) {
 // Slots by convention (the unit columns in their rows, the basic multipliers in the uncovered
 // rows R), then B^{-1}. A singular D_R is repaired by factor() first.
 bool ScenarioDualGlmo::refactor() {
-  k_ = 0;
-  for (int q = 0; q < D_; ++q) {
-    const int j = unit_at_[static_cast<size_t>(q)];
-    if (j >= 0) {
-      head_[static_cast<size_t>(q)] = j;
-      pos_[static_cast<size_t>(j)] = q;
-    } else {
-      rrows_[static_cast<size_t>(k_++)] = q;
-    }
-  }
-  for (int t = 0; t < k_; ++t) {
-    const int j = dense_[static_cast<size_t>(t)];
-    head_[static_cast<size_t>(rrows_[static_cast<size_t>(t)])] = j;
-    pos_[static_cast<size_t>(j)] = rrows_[static_cast<size_t>(t)];
-  }
+  assign_slots();
   if (!build_binv()) {
     factor();  // takes the dependent multipliers out
     if (!build_binv()) return false;
