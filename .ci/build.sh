@@ -12,21 +12,8 @@
 packages=(g++ make cmake pkg-config libboost-dev libboost-program-options-dev libeigen3-dev
           coinor-libclp-dev nlohmann-json3-dev doctest-dev python3 gnuplot-nox
           libopenmpi-dev openmpi-bin libboost-mpi-dev)  # MPI: docs/scaling.md
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  if [[ $(id -u) -eq 0 ]]; then
-    echo "scfw: installing ${missing[*]}" >&2
-    apt-get update
-    DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
-  else
-    echo "scfw: missing Debian packages; install them with:" >&2
-    echo "sudo apt-get install -y ${missing[*]}" >&2
-    exit 1
-  fi
-fi
+source .ci/packages.sh
+ensure_packages scfw "${packages[@]}"
 
 build_target=${build_target:-all}
 build_jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}

@@ -12,22 +12,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 # clang-14 and its runtimes (ASan, UBSan, libFuzzer: libclang-rt-14-dev) on top of the base image.
-packages=(clang-14 libclang-rt-14-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
-done
-if [[ ${#missing[@]} -gt 0 ]]; then
-  if [[ $(id -u) -eq 0 ]]; then
-    echo "sanitize: installing ${missing[*]}" >&2
-    apt-get update
-    DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
-  else
-    echo "sanitize: missing Debian packages; install them with:" >&2
-    echo "sudo apt-get install -y ${missing[*]}" >&2
-    exit 1
-  fi
-fi
+source .ci/packages.sh
+ensure_packages sanitize clang-14 libclang-rt-14-dev
 
 jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
 fuzz_seconds=${FUZZ_SECONDS:-60}

@@ -95,7 +95,13 @@ std::string interface_hash_in(const fs::path& header) {
 }
 
 // The fixtures are built by the compiler of this test (g++ in ./test.sh, clang in the sanitizer job).
-const std::string kBuiltBy = std::string(" (library built by ") + SCFW_DETAIL_COMPILER + " against scfw SDK " SCFW_SDK_VERSION
+// The message trims the compiler string's trailing space (__clang_version__ ends with one).
+std::string compiler_name() {
+  std::string c = SCFW_DETAIL_COMPILER;
+  while (!c.empty() && c.back() == ' ') c.pop_back();
+  return c;
+}
+const std::string kBuiltBy = std::string(" (library built by ") + compiler_name() + " against scfw SDK " SCFW_SDK_VERSION
                                                                                "); rebuild it against this scfw";
 
 TEST_CASE("a library built with the other libstdc++ string ABI is skipped on its fingerprint") {

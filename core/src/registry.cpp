@@ -108,7 +108,10 @@ std::string fingerprint_mismatch(const BuildFingerprint& lib) {
   if (found.empty()) return {};
   std::string out = "build fingerprint mismatch: ";
   for (size_t i = 0; i < found.size(); ++i) out += (i ? "; " : "") + found[i];
-  out += " (library built by " + fixed_text(lib.compiler) + " against scfw SDK " + fixed_text(lib.sdk_version) +
+  // __clang_version__ ends with a space ("14.0.6 "): trimmed, so the message has single spaces.
+  std::string compiler = fixed_text(lib.compiler);
+  while (!compiler.empty() && compiler.back() == ' ') compiler.pop_back();
+  out += " (library built by " + compiler + " against scfw SDK " + fixed_text(lib.sdk_version) +
          "); rebuild it against this scfw";
   return out;
 }
