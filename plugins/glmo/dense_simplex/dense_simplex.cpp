@@ -531,20 +531,18 @@ void DenseSimplexGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
       double* ak = a + pr.k0;
       const double* ca = upair_.data() + u * xpair_a_.size() + static_cast<size_t>(pr.off);
       const double* vk = vi + pr.j0;
-      int k = 0;
+      const double* const vend = vk + pr.len;
 #if defined(__SSE2__)
-      for (; k + 2 <= pr.len; k += 2) {
-        const __m128d v = _mm_loadu_pd(vk + k);
+      for (const double* const vend2 = vk + (pr.len & ~1); vk != vend2; vk += 2, ca += 4, ak += 4) {
+        const __m128d v = _mm_loadu_pd(vk);
         const __m128d v0 = _mm_unpacklo_pd(v, v), v1 = _mm_unpackhi_pd(v, v);
-        const __m128d c0 = _mm_loadu_pd(ca + 2 * k);
-        const __m128d c1 = _mm_loadu_pd(ca + 2 * k + 2);
-        _mm_storeu_pd(ak + 2 * k, _mm_add_pd(_mm_loadu_pd(ak + 2 * k), _mm_mul_pd(c0, v0)));
-        _mm_storeu_pd(ak + 2 * k + 2, _mm_add_pd(_mm_loadu_pd(ak + 2 * k + 2), _mm_mul_pd(c1, v1)));
+        _mm_storeu_pd(ak, _mm_add_pd(_mm_loadu_pd(ak), _mm_mul_pd(_mm_loadu_pd(ca), v0)));
+        _mm_storeu_pd(ak + 2, _mm_add_pd(_mm_loadu_pd(ak + 2), _mm_mul_pd(_mm_loadu_pd(ca + 2), v1)));
       }
 #endif
-      for (; k < pr.len; ++k) {
-        ak[2 * k] += ca[2 * k] * vk[k];
-        ak[2 * k + 1] += ca[2 * k + 1] * vk[k];
+      for (; vk != vend; ++vk, ca += 2, ak += 2) {
+        ak[0] += ca[0] * vk[0];
+        ak[1] += ca[1] * vk[0];
       }
     }
     for (const XRun& run : xruns_) {
@@ -899,15 +897,16 @@ int DenseSimplexGlmo::collect_candidates(int sigma) {
   const double* eup = eup_.data();
   int* cand = cand_.data();
   int nc = 0;
-  // Branch-free: every column is written to the next slot, which only a candidate keeps.
+  // (The cheap sign test first: it rejects about half of the columns.)
   const double sig = static_cast<double>(sigma);
   for (int j = 0; j < nt_; ++j) {
     const signed char s = st[j];
     const double a = sig * alpha[j];
-    const bool moves = ((s == kAtLower) & (a < -kPivotTol)) | ((s == kAtUpper) & (a > kPivotTol)) |
-                       ((s == kAtZero) & (std::abs(a) > kPivotTol));
-    cand[nc] = j;
-    nc += static_cast<int>(moves & (elo[j] != eup[j]));
+    const bool moves = s == kAtLower ? a < -kPivotTol
+                       : s == kAtUpper ? a > kPivotTol
+                                       : (s == kAtZero && std::abs(a) > kPivotTol);
+    if (!moves || elo[j] == eup[j]) continue;
+    cand[nc++] = j;
   }
   return nc;
 }
