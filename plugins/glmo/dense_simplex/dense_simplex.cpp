@@ -39,7 +39,11 @@
 // explicit inverse cost m^2). Ratio test: Harris two-pass with bound flipping (the candidates
 // are ordered through a binary heap only when the smallest ratio's candidate is flipped).
 // Building the rows that mention u runs over the x terms cut into strided runs (one per lane of
-// p's or q's for the l1 ball), so V's rows are read contiguously.
+// p's or q's for the l1 ball), so V's rows are read contiguously; two runs of stride 2 over the
+// same x_j's in adjacent columns (the l1 ball's p_j, q_j) are written as pairs, two columns per
+// SSE2 step. g = z - V (y - c) runs four rows side by side, each its own sequential sum.
+// Everything per solve is computed in one fixed order, so the iterates do not depend on the
+// grouping (docs/performance.md, "Task 1 at issue #13's target").
 //
 // Anti-cycling: after kDegenerateRun consecutive degenerate pivots (dual step 0) the solve switches
 // to Bland's rule (leaving: the infeasible basic variable of smallest index; entering: smallest
@@ -175,6 +179,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   void apply_flips(int nflips);
   bool primal_step(int q, int r, int sigma);
   bool any_fake() const;
+  void clear_fakes();  // every fake bound dropped: the effective bounds are the real ones
   void escalate();
   bool unbounded_ray(int q);
   void reset_basis();
@@ -244,6 +249,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   std::vector<signed char> stat_;
   std::vector<int> head_;  // basis: head_[i] is the variable of basis position i
   double fake_m_ = 0.0;
+  bool any_fake_ = false;  // some fake_[j] != 0
   int escalations_ = 0;
 
   // Factorization and work arrays (sized in setup()).
@@ -468,6 +474,7 @@ void DenseSimplexGlmo::reset_basis() {
     fake_[static_cast<size_t>(j)] = 0;
     stat_[static_cast<size_t>(j)] = kAtLower;
   }
+  any_fake_ = false;
   for (int r = 0; r < m_; ++r) {
     head_[static_cast<size_t>(r)] = ns_ + r;
     stat_[static_cast<size_t>(ns_ + r)] = kBasic;
@@ -568,6 +575,7 @@ void DenseSimplexGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
 void DenseSimplexGlmo::set_fake(int j, unsigned char bit) {
   const size_t k = static_cast<size_t>(j);
   fake_[k] |= bit;
+  any_fake_ = true;
   // Fake bounds sit M away from the variable's finite bound (or from 0 when it is free).
   double base = 0.0;
   if (std::isfinite(lo_[k])) base = lo_[k];
@@ -576,10 +584,15 @@ void DenseSimplexGlmo::set_fake(int j, unsigned char bit) {
   else eup_[k] = base + fake_m_;
 }
 
-bool DenseSimplexGlmo::any_fake() const {
-  for (int j = 0; j < nt_; ++j)
-    if (fake_[static_cast<size_t>(j)]) return true;
-  return false;
+// Fake bounds are set one by one (set_fake) and dropped all together (here, reset_basis), so a
+// flag says whether any is set.
+bool DenseSimplexGlmo::any_fake() const { return any_fake_; }
+
+void DenseSimplexGlmo::clear_fakes() {
+  std::fill(fake_.begin(), fake_.end(), static_cast<unsigned char>(0));
+  std::copy(lo_.begin(), lo_.end(), elo_.begin());
+  std::copy(up_.begin(), up_.end(), eup_.begin());
+  any_fake_ = false;
 }
 
 void DenseSimplexGlmo::escalate() {
@@ -1125,9 +1138,7 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
   ++solves_;
   build(z, V, y);
   // Fake bounds start from scratch at every solve: the basis is kept, the artificial bounds not.
-  std::fill(fake_.begin(), fake_.end(), static_cast<unsigned char>(0));
-  std::copy(lo_.begin(), lo_.end(), elo_.begin());
-  std::copy(up_.begin(), up_.end(), eup_.begin());
+  clear_fakes();
   fake_m_ = 1e6 * bound_scale_;
   escalations_ = 0;
 
@@ -1156,9 +1167,11 @@ bool DenseSimplexGlmo::run_rounds(long& pivots) {
     factorize();
     for (int j = 0; j < nt_; ++j)
       if (stat_[static_cast<size_t>(j)] != kBasic) place_nonbasic(j);
-    compute_xb();
+    // The reduced costs do not depend on the values, and make_dual_feasible() reads only the
+    // nonbasic ones: x_B is computed once, from the nonbasic values it leaves.
     compute_duals();
-    if (make_dual_feasible()) compute_xb();
+    make_dual_feasible();
+    compute_xb();
     // Fresh inverse, fresh x_B and d: primal and dual feasible, optimal.
     if (!any_fake() && primal_feasible()) return true;
     switch (dual_loop(pivots)) {
@@ -1201,12 +1214,7 @@ DenseSimplexGlmo::Round DenseSimplexGlmo::accept_optimal() {
     escalate();
     return Round::kAgain;
   }
-  for (int j = 0; j < nt_; ++j) {
-    const size_t k = static_cast<size_t>(j);
-    fake_[k] = 0;
-    elo_[k] = lo_[k];
-    eup_[k] = up_[k];
-  }
+  clear_fakes();
   // Few, well-conditioned product-form updates since the fresh inverse of this solve: the
   // updated inverse is as good as a new one. x_B is recomputed from it (not carried through
   // the pivots and flips), the reduced costs are the ones the pivots updated (each d_j
