@@ -1,7 +1,9 @@
 // Microseconds per iteration by phase on the paper's Task 1 (synthetic, d = 100, m = 10,
-// batch 1, max over the l1 ball of radius 5), and the Clp simplex iterations per solve.
+// batch 1, max over the l1 ball of radius 5, Variant II: momentum with the Taylor value tracker),
+// and the GLMO's simplex iterations per solve (issue #13's setting: the defaults).
 //
 //   build/bin/bench_iteration [--iterations K] [--dim D] [--tasks M] [--repeats R] [--glmo NAME]
+//                             [--batch B] [--value taylor|polyak]
 //
 // Each repeat is a full run of K iterations with gap reports off (one exact gap at the end is
 // timed separately). The figures printed are the median over the repeats.
@@ -23,6 +25,8 @@ int main(int argc, char** argv) {
   long K = 20000;
   int dim = 100, tasks = 10, repeats = 5;
   std::string glmo = "clp";
+  int batch = 1;
+  std::string value = "taylor";  // Variant II; polyak is Variant I
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--iterations") K = std::atol(argv[i + 1]);
@@ -30,6 +34,8 @@ int main(int argc, char** argv) {
     else if (a == "--tasks") tasks = std::atoi(argv[i + 1]);
     else if (a == "--repeats") repeats = std::atoi(argv[i + 1]);
     else if (a == "--glmo") glmo = argv[i + 1];
+    else if (a == "--batch") batch = std::atoi(argv[i + 1]);
+    else if (a == "--value") value = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -43,16 +49,16 @@ int main(int argc, char** argv) {
         {"oracle",
          {{"plugin", "least_squares_tasks"},
           {"synthetic", {{"tasks", tasks}, {"dim", dim}, {"rows_per_task", 500}, {"seed", 1}}},
-          {"batch", 1}}},
+          {"batch", batch}}},
         {"outer", {{"plugin", "max"}}},
         {"domain", {{"plugin", "l1_ball"}, {"radius", 5}}},
         {"glmo", {{"plugin", glmo}}},
-        {"tracker", {{"plugin", "momentum"}, {"value", "taylor"}}},
+        {"tracker", {{"plugin", "momentum"}, {"value", value}}},
         {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
 
     const bench::PhaseMedians m = bench::measure_phases(registry, doc, K, repeats);
-    std::printf("bench_iteration: Task 1 synthetic, d = %d, m = %d, batch 1, K = %ld, median of %d runs\n", dim,
-                tasks, K, repeats);
+    std::printf("bench_iteration: Task 1 synthetic, d = %d, m = %d, batch %d, momentum %s, K = %ld, median of %d runs\n",
+                dim, tasks, batch, value.c_str(), K, repeats);
     bench::print_phases(m);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());

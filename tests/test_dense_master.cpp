@@ -19,6 +19,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -377,6 +379,108 @@ TEST_CASE("glmo lp: the dense inverse (Gauss-Jordan, product-form update, ftran)
       CHECK(distance_to_identity(product(B, inv, m), m) < 1e-9);
     }
   }
+}
+
+namespace {
+
+// The textbook Gauss-Jordan that DenseInverse::invert() computes (unit columns first, then the
+// others, each in index order; partial pivoting among the rows not yet used; every row updated
+// over all m columns): row k of the result is the inverse's row of basis position k.
+std::vector<double> textbook_inverse(std::vector<double> B, const std::vector<char>& unit, int m) {
+  const size_t M = static_cast<size_t>(m);
+  std::vector<double> W(M * M, 0.0);
+  for (size_t i = 0; i < M; ++i) W[i * M + i] = 1.0;
+  std::vector<char> used(M, 0);
+  std::vector<int> pivot(M, -1);
+  for (int pass = 0; pass < 2; ++pass)
+    for (size_t k = 0; k < M; ++k) {
+      if ((unit[k] != 0) != (pass == 0)) continue;
+      double best = 0.0, norm = 0.0;
+      size_t p = M;
+      for (size_t r = 0; r < M; ++r) {
+        const double v = std::abs(B[r * M + k]);
+        norm = std::max(norm, v);
+        if (!used[r] && v > best) {
+          best = v;
+          p = r;
+        }
+      }
+      REQUIRE(p < M);
+      REQUIRE(best > 1e-11 * std::max(1.0, norm));
+      pivot[k] = static_cast<int>(p);
+      used[p] = 1;
+      const double inv = 1.0 / B[p * M + k];
+      for (size_t c = 0; c < M; ++c) {
+        B[p * M + c] *= inv;
+        W[p * M + c] *= inv;
+      }
+      for (size_t r = 0; r < M; ++r) {
+        if (r == p) continue;
+        const double f = B[r * M + k];
+        if (f == 0.0) continue;
+        for (size_t c = 0; c < M; ++c) {
+          B[r * M + c] -= f * B[p * M + c];
+          W[r * M + c] -= f * W[p * M + c];
+        }
+      }
+    }
+  std::vector<double> X(M * M);
+  for (size_t k = 0; k < M; ++k)
+    std::copy_n(W.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(pivot[k]) * M), M,
+                X.begin() + static_cast<std::ptrdiff_t>(k * M));
+  return X;
+}
+
+std::uint64_t bits(double v) {
+  std::uint64_t u = 0;
+  std::memcpy(&u, &v, sizeof u);
+  return u;
+}
+
+}  // namespace
+
+// invert() skips the rows of a unit column (nothing to eliminate) and updates the basis matrix
+// only in the columns not yet eliminated; neither may change a bit of the inverse (dense_simplex's
+// iterates, and with them the golden traces, depend on it).
+TEST_CASE("glmo lp: the dense inverse is bitwise the textbook Gauss-Jordan (unit columns, sparse columns)") {
+  std::mt19937_64 rng(29);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  std::bernoulli_distribution coin(0.4);
+  int compared = 0;
+  for (int m : {1, 2, 5, 11, 25, 40})
+    for (int trial = 0; trial < 20; ++trial) {
+      const size_t M = static_cast<size_t>(m);
+      std::vector<double> B(M * M, 0.0);
+      std::vector<char> unit(M, 0);
+      // A random set of logical rows (each -e_r at a random position), the other positions dense
+      // or half-sparse structurals, shuffled.
+      std::vector<int> rows(M), positions(M);
+      for (size_t i = 0; i < M; ++i) rows[i] = positions[i] = static_cast<int>(i);
+      std::shuffle(positions.begin(), positions.end(), rng);
+      for (size_t i = 0; i < M; ++i) {
+        const size_t k = static_cast<size_t>(positions[i]);
+        if (coin(rng)) {
+          unit[k] = 1;
+          B[static_cast<size_t>(rows[i]) * M + k] = -1.0;
+        } else {
+          const bool sparse = coin(rng);
+          for (size_t r = 0; r < M; ++r) B[r * M + k] = sparse && coin(rng) ? 0.0 : U(rng);
+        }
+      }
+      DenseInverse inv;
+      inv.resize(m);
+      double* Bm = inv.clear_matrix();
+      std::copy(B.begin(), B.end(), Bm);
+      if (inv.invert([&](int k) { return unit[static_cast<size_t>(k)] != 0; }) != 0) continue;  // singular draw
+      const std::vector<double> X = textbook_inverse(B, unit, m);
+      int differing = 0;
+      for (size_t k = 0; k < M; ++k)
+        for (size_t c = 0; c < M; ++c)
+          differing += bits(inv.at(static_cast<int>(k), static_cast<int>(c))) != bits(X[k * M + c]);
+      CHECK(differing == 0);
+      ++compared;
+    }
+  CHECK(compared >= 100);
 }
 
 TEST_CASE("glmo lp: a singular basis: the dependent column is rejected, its row left uncovered") {

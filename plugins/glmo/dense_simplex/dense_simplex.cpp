@@ -39,7 +39,11 @@
 // explicit inverse cost m^2). Ratio test: Harris two-pass with bound flipping (the candidates
 // are ordered through a binary heap only when the smallest ratio's candidate is flipped).
 // Building the rows that mention u runs over the x terms cut into strided runs (one per lane of
-// p's or q's for the l1 ball), so V's rows are read contiguously.
+// p's or q's for the l1 ball), so V's rows are read contiguously; two runs of stride 2 over the
+// same x_j's in adjacent columns (the l1 ball's p_j, q_j) are written as pairs, two columns per
+// SSE2 step. g = z - V (y - c) runs four rows side by side, each its own sequential sum.
+// Everything per solve is computed in one fixed order, so the iterates do not depend on the
+// grouping (docs/performance.md, "Task 1 at issue #13's target").
 //
 // Anti-cycling: after kDegenerateRun consecutive degenerate pivots (dual step 0) the solve switches
 // to Bland's rule (leaving: the infeasible basic variable of smallest index; entering: smallest
@@ -61,6 +65,10 @@
 #include <scfw/scfw.hpp>
 
 #include <ClpSimplex.hpp>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>  // build(): the l1 ball's column pairs, two lanes rounded as doubles
+#endif
 
 #include "dense_kernel.hpp"
 #include "glmo_lp.hpp"
@@ -142,6 +150,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   void init_bounds(const glmo_lp::UElimination& elim);
   void size_work();
   void build(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y);
+  void compute_g(const scfw::Vec& z, const scfw::Mat& V);
   double* row(int r) { return A_.data() + static_cast<size_t>(r) * static_cast<size_t>(ns_); }
   const double* row(int r) const {
     return A_.data() + static_cast<size_t>(r) * static_cast<size_t>(ns_);
@@ -170,6 +179,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   void apply_flips(int nflips);
   bool primal_step(int q, int r, int sigma);
   bool any_fake() const;
+  void clear_fakes();  // every fake bound dropped: the effective bounds are the real ones
   void escalate();
   bool unbounded_ray(int q);
   void reset_basis();
@@ -218,7 +228,16 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   };
   std::vector<XRun> xruns_;
   std::vector<double> xrun_a_;
+  // Two runs of stride 2 over the same x_j's in adjacent columns (the l1 ball's p_j, q_j) are
+  // written together, two columns at a time: coefficients interleaved in xpair_a_.
+  struct XPair {
+    int k0, j0, len, off;  // columns k0 + 2s, k0 + 2s + 1 <- x_{j0 + s}; off: into xpair_a_
+  };
+  std::vector<XPair> xpairs_;
+  std::vector<double> xpair_a_;
+  std::vector<double> upair_;  // per u term t: t.coef * xpair_a_, the products build() would form
   std::vector<double> ymc_;  // y - c, per solve
+  std::vector<double> g_;    // g = z - V (y - c), per solve
   std::vector<double> row_lo0_, row_up0_;  // row bounds with the static constants moved over
   double obj_const0_ = 0.0;
   double obj_const_ = 0.0;
@@ -230,6 +249,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   std::vector<signed char> stat_;
   std::vector<int> head_;  // basis: head_[i] is the variable of basis position i
   double fake_m_ = 0.0;
+  bool any_fake_ = false;  // some fake_[j] != 0
   int escalations_ = 0;
 
   // Factorization and work arrays (sized in setup()).
@@ -325,6 +345,7 @@ void DenseSimplexGlmo::build_xterms(const glmo_lp::UElimination& elim) {
       xterms_.push_back({j, col, a});
     }
   ymc_.assign(static_cast<size_t>(d_), 0.0);
+  g_.assign(static_cast<size_t>(n_), 0.0);
   xruns_.clear();
   xrun_a_.clear();
   // Lane l holds the l-th term of every x_j; each lane is cut into runs.
@@ -350,6 +371,36 @@ void DenseSimplexGlmo::build_xterms(const glmo_lp::UElimination& elim) {
       xruns_.push_back(run);
       t = u;
     }
+  // Pair runs of stride 2 that cover the columns k0 + 2s and k0 + 1 + 2s for the same x_j's.
+  xpairs_.clear();
+  xpair_a_.clear();
+  std::vector<XRun> single;
+  std::vector<char> used(xruns_.size(), 0);
+  for (size_t r = 0; r < xruns_.size(); ++r) {
+    if (used[r]) continue;
+    const XRun& a = xruns_[r];
+    size_t mate = xruns_.size();
+    if (a.stride == 2)
+      for (size_t o = r + 1; o < xruns_.size(); ++o) {
+        const XRun& b = xruns_[o];
+        if (!used[o] && b.stride == 2 && b.j0 == a.j0 && b.len == a.len && b.k0 == a.k0 + 1) {
+          mate = o;
+          break;
+        }
+      }
+    if (mate == xruns_.size()) {
+      single.push_back(a);
+      continue;
+    }
+    used[r] = used[mate] = 1;
+    const XRun& b = xruns_[mate];
+    xpairs_.push_back({a.k0, a.j0, a.len, static_cast<int>(xpair_a_.size())});
+    for (int k = 0; k < a.len; ++k) {
+      xpair_a_.push_back(xrun_a_[static_cast<size_t>(a.off + k)]);
+      xpair_a_.push_back(xrun_a_[static_cast<size_t>(b.off + k)]);
+    }
+  }
+  xruns_ = std::move(single);
 }
 
 // Static coefficients S (the rows and the cost without their u terms), the u terms, row bounds.
@@ -363,6 +414,10 @@ void DenseSimplexGlmo::build_static(const glmo_lp::UElimination& elim) {
     S_[static_cast<size_t>(m_) * static_cast<size_t>(ns_) + static_cast<size_t>(col)] += lp_.cost[static_cast<size_t>(v)];
   }
   uterms_ = elim.uterms;
+  const size_t np = xpair_a_.size();
+  upair_.assign(uterms_.size() * np, 0.0);
+  for (size_t u = 0; u < uterms_.size(); ++u)
+    for (size_t e = 0; e < np; ++e) upair_[u * np + e] = uterms_[u].coef * xpair_a_[e];
   dyn_rows_ = elim.dynamic_rows();
   row_lo0_ = lp_.row_lo;
   row_up0_ = lp_.row_up;
@@ -419,9 +474,41 @@ void DenseSimplexGlmo::reset_basis() {
     fake_[static_cast<size_t>(j)] = 0;
     stat_[static_cast<size_t>(j)] = kAtLower;
   }
+  any_fake_ = false;
   for (int r = 0; r < m_; ++r) {
     head_[static_cast<size_t>(r)] = ns_ + r;
     stat_[static_cast<size_t>(ns_ + r)] = kBasic;
+  }
+}
+
+// g_i = z_i - V_i (y - c) for every i, four rows at a time: each row's sum is the one sequential
+// chain (g -= V_ij (y - c)_j, j ascending), so the bits do not depend on the grouping; the four
+// chains are independent, so they overlap instead of waiting on each other's additions.
+void DenseSimplexGlmo::compute_g(const scfw::Vec& z, const scfw::Mat& V) {
+  const double* ymc = ymc_.data();
+  const size_t d = static_cast<size_t>(d_);
+  int i = 0;
+  for (; i + 4 <= n_; i += 4) {
+    const double* v0 = V.data() + static_cast<size_t>(i) * d;  // row-major
+    const double *v1 = v0 + d, *v2 = v1 + d, *v3 = v2 + d;
+    double g0 = z[i], g1 = z[i + 1], g2 = z[i + 2], g3 = z[i + 3];
+    for (size_t j = 0; j < d; ++j) {
+      const double w = ymc[j];
+      g0 -= v0[j] * w;
+      g1 -= v1[j] * w;
+      g2 -= v2[j] * w;
+      g3 -= v3[j] * w;
+    }
+    g_[static_cast<size_t>(i)] = g0;
+    g_[static_cast<size_t>(i) + 1] = g1;
+    g_[static_cast<size_t>(i) + 2] = g2;
+    g_[static_cast<size_t>(i) + 3] = g3;
+  }
+  for (; i < n_; ++i) {
+    const double* vi = V.data() + static_cast<size_t>(i) * d;
+    double g = z[i];
+    for (size_t j = 0; j < d; ++j) g -= vi[j] * ymc[j];
+    g_[static_cast<size_t>(i)] = g;
   }
 }
 
@@ -438,12 +525,33 @@ void DenseSimplexGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
   double* ymc = ymc_.data();
   const double* c = xmap_->c.data();
   for (int j = 0; j < d_; ++j) ymc[j] = y[j] - c[j];
-  for (const UTerm& t : uterms_) {
+  compute_g(z, V);
+  for (size_t u = 0; u < uterms_.size(); ++u) {
+    const UTerm& t = uterms_[u];
     const double* vi = V.data() + static_cast<size_t>(t.i) * static_cast<size_t>(d_);  // row-major
-    double g = z[t.i];
-    for (int j = 0; j < d_; ++j) g -= vi[j] * ymc[j];
+    const double g = g_[static_cast<size_t>(t.i)];
     double* a = A_.data() + static_cast<size_t>(t.row) * ns;
     const double b = t.coef;
+    // Pairs, two columns per step: a_k += (b a_k') v_j with the products b a_k' formed in setup(),
+    // rounded as the scalar runs below.
+    for (const XPair& pr : xpairs_) {
+      double* ak = a + pr.k0;
+      const double* ca = upair_.data() + u * xpair_a_.size() + static_cast<size_t>(pr.off);
+      const double* vk = vi + pr.j0;
+      const double* const vend = vk + pr.len;
+#if defined(__SSE2__)
+      for (const double* const vend2 = vk + (pr.len & ~1); vk != vend2; vk += 2, ca += 4, ak += 4) {
+        const __m128d v = _mm_loadu_pd(vk);
+        const __m128d v0 = _mm_unpacklo_pd(v, v), v1 = _mm_unpackhi_pd(v, v);
+        _mm_storeu_pd(ak, _mm_add_pd(_mm_loadu_pd(ak), _mm_mul_pd(_mm_loadu_pd(ca), v0)));
+        _mm_storeu_pd(ak + 2, _mm_add_pd(_mm_loadu_pd(ak + 2), _mm_mul_pd(_mm_loadu_pd(ca + 2), v1)));
+      }
+#endif
+      for (; vk != vend; ++vk, ca += 2, ak += 2) {
+        ak[0] += ca[0] * vk[0];
+        ak[1] += ca[1] * vk[0];
+      }
+    }
     for (const XRun& run : xruns_) {
       double* ak = a + run.k0;
       const double* ra = xrun_a_.data() + run.off;
@@ -467,6 +575,7 @@ void DenseSimplexGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
 void DenseSimplexGlmo::set_fake(int j, unsigned char bit) {
   const size_t k = static_cast<size_t>(j);
   fake_[k] |= bit;
+  any_fake_ = true;
   // Fake bounds sit M away from the variable's finite bound (or from 0 when it is free).
   double base = 0.0;
   if (std::isfinite(lo_[k])) base = lo_[k];
@@ -475,10 +584,15 @@ void DenseSimplexGlmo::set_fake(int j, unsigned char bit) {
   else eup_[k] = base + fake_m_;
 }
 
-bool DenseSimplexGlmo::any_fake() const {
-  for (int j = 0; j < nt_; ++j)
-    if (fake_[static_cast<size_t>(j)]) return true;
-  return false;
+// Fake bounds are set one by one (set_fake) and dropped all together (here, reset_basis), so a
+// flag says whether any is set.
+bool DenseSimplexGlmo::any_fake() const { return any_fake_; }
+
+void DenseSimplexGlmo::clear_fakes() {
+  std::fill(fake_.begin(), fake_.end(), static_cast<unsigned char>(0));
+  std::copy(lo_.begin(), lo_.end(), elo_.begin());
+  std::copy(up_.begin(), up_.end(), eup_.begin());
+  any_fake_ = false;
 }
 
 void DenseSimplexGlmo::escalate() {
@@ -496,6 +610,10 @@ void DenseSimplexGlmo::escalate() {
 inline void DenseSimplexGlmo::place_nonbasic(int j) {
   const size_t k = static_cast<size_t>(j);
   signed char& s = stat_[k];
+  if (s == kAtLower && std::isfinite(elo_[k])) {  // the common case
+    x_[k] = elo_[k];
+    return;
+  }
   if (s == kAtLower && !std::isfinite(elo_[k])) s = std::isfinite(eup_[k]) ? kAtUpper : kAtZero;
   if (s == kAtUpper && !std::isfinite(eup_[k])) s = std::isfinite(elo_[k]) ? kAtLower : kAtZero;
   if (s == kAtZero && std::isfinite(elo_[k])) s = kAtLower;
@@ -561,10 +679,15 @@ void DenseSimplexGlmo::compute_xb() {
   const size_t M = static_cast<size_t>(m_);
   std::fill(w_.begin(), w_.end(), 0.0);
   // Only nonbasic variables away from 0 contribute (most sit at a zero lower bound).
-  for (int j = 0; j < ns_; ++j) {
-    const double xj = x_[static_cast<size_t>(j)];
-    if (xj == 0.0 || stat_[static_cast<size_t>(j)] == kBasic) continue;
-    for (size_t r = 0; r < M; ++r) w_[r] -= A_[r * static_cast<size_t>(ns_) + static_cast<size_t>(j)] * xj;
+  const double* xv = x_.data();
+  const signed char* st = stat_.data();
+  const double* A = A_.data();
+  double* w = w_.data();
+  const size_t ns = static_cast<size_t>(ns_);
+  for (size_t j = 0; j < ns; ++j) {
+    const double xj = xv[j];
+    if (xj == 0.0 || st[j] == kBasic) continue;
+    for (size_t r = 0; r < M; ++r) w[r] -= A[r * ns + j] * xj;
   }
   for (size_t r = 0; r < M; ++r)
     if (stat_[static_cast<size_t>(ns_) + r] != kBasic) w_[r] += x_[static_cast<size_t>(ns_) + r];
@@ -604,9 +727,17 @@ void DenseSimplexGlmo::compute_duals() {
 // it a fake bound there. Returns whether any nonbasic value changed.
 bool DenseSimplexGlmo::make_dual_feasible() {
   bool changed = false;
+  const signed char* st = stat_.data();
+  const double* dj = dj_.data();
   for (int j = 0; j < nt_; ++j) {
     const size_t k = static_cast<size_t>(j);
-    if (stat_[k] == kBasic) continue;
+    // The common case first: basic, or at the bound d asks for (d_j within the tolerance of the
+    // right sign); only the rest read the bounds.
+    const signed char sk = st[k];
+    const double dk = dj[k];
+    if (sk == kBasic || (sk == kAtLower ? dk >= -kDualTol : sk == kAtUpper ? dk <= kDualTol
+                                                                          : std::abs(dk) <= kDualTol))
+      continue;
     if (lo_[k] == up_[k]) continue;  // fixed: any reduced cost is dual feasible
     const double old = x_[k];
     const double d = dj_[k];
@@ -774,18 +905,21 @@ void DenseSimplexGlmo::compute_pivot_row(int r) {
 // or lowers x_p; a_j = sigma alpha_j, ratio |d_j| / |a_j|. Returns their number.
 int DenseSimplexGlmo::collect_candidates(int sigma) {
   const double* alpha = alpha_.data();
+  const signed char* st = stat_.data();
+  const double* elo = elo_.data();
+  const double* eup = eup_.data();
+  int* cand = cand_.data();
   int nc = 0;
   // (The cheap sign test first: it rejects about half of the columns.)
   const double sig = static_cast<double>(sigma);
   for (int j = 0; j < nt_; ++j) {
-    const size_t k = static_cast<size_t>(j);
-    const signed char s = stat_[k];
+    const signed char s = st[j];
     const double a = sig * alpha[j];
     const bool moves = s == kAtLower ? a < -kPivotTol
                        : s == kAtUpper ? a > kPivotTol
                                        : (s == kAtZero && std::abs(a) > kPivotTol);
-    if (!moves || elo_[k] == eup_[k]) continue;
-    cand_[static_cast<size_t>(nc++)] = j;
+    if (!moves || elo[j] == eup[j]) continue;
+    cand[nc++] = j;
   }
   return nc;
 }
@@ -902,9 +1036,11 @@ Loop DenseSimplexGlmo::no_entering(int p, int sigma) {
 // Dual step ss = s sigma: d_j += ss alpha_j for the nonbasic j; the entering q gets d_q = 0 and
 // the leaving p gets d_p = ss.
 void DenseSimplexGlmo::dual_step(int q, int p, double ss) {
+  // Every column at once (branch-free); the basic ones, whose d_j is 0, are reset after.
   const double* alpha = alpha_.data();
-  for (int j = 0; j < nt_; ++j)
-    if (stat_[static_cast<size_t>(j)] != kBasic) dj_[static_cast<size_t>(j)] += ss * alpha[j];
+  double* dj = dj_.data();
+  for (int j = 0; j < nt_; ++j) dj[j] += ss * alpha[j];
+  for (int i = 0; i < m_; ++i) dj[head_[static_cast<size_t>(i)]] = 0.0;
   dj_[static_cast<size_t>(q)] = 0.0;
   dj_[static_cast<size_t>(p)] = ss;
 }
@@ -1002,11 +1138,7 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
   ++solves_;
   build(z, V, y);
   // Fake bounds start from scratch at every solve: the basis is kept, the artificial bounds not.
-  for (int j = 0; j < nt_; ++j) {
-    fake_[static_cast<size_t>(j)] = 0;
-    elo_[static_cast<size_t>(j)] = lo_[static_cast<size_t>(j)];
-    eup_[static_cast<size_t>(j)] = up_[static_cast<size_t>(j)];
-  }
+  clear_fakes();
   fake_m_ = 1e6 * bound_scale_;
   escalations_ = 0;
 
@@ -1035,9 +1167,11 @@ bool DenseSimplexGlmo::run_rounds(long& pivots) {
     factorize();
     for (int j = 0; j < nt_; ++j)
       if (stat_[static_cast<size_t>(j)] != kBasic) place_nonbasic(j);
-    compute_xb();
+    // The reduced costs do not depend on the values, and make_dual_feasible() reads only the
+    // nonbasic ones: x_B is computed once, from the nonbasic values it leaves.
     compute_duals();
-    if (make_dual_feasible()) compute_xb();
+    make_dual_feasible();
+    compute_xb();
     // Fresh inverse, fresh x_B and d: primal and dual feasible, optimal.
     if (!any_fake() && primal_feasible()) return true;
     switch (dual_loop(pivots)) {
@@ -1080,12 +1214,7 @@ DenseSimplexGlmo::Round DenseSimplexGlmo::accept_optimal() {
     escalate();
     return Round::kAgain;
   }
-  for (int j = 0; j < nt_; ++j) {
-    const size_t k = static_cast<size_t>(j);
-    fake_[k] = 0;
-    elo_[k] = lo_[k];
-    eup_[k] = up_[k];
-  }
+  clear_fakes();
   // Few, well-conditioned product-form updates since the fresh inverse of this solve: the
   // updated inverse is as good as a new one. x_B is recomputed from it (not carried through
   // the pivots and flips), the reduced costs are the ones the pivots updated (each d_j

@@ -46,6 +46,7 @@ class DenseInverse {
     bmat_.assign(mm, 0.0);
     work_.assign(mm, 0.0);
     pivrow_.assign(static_cast<size_t>(m), -1);
+    order_.assign(static_cast<size_t>(m), 0);
     row_used_.assign(static_cast<size_t>(m), 0);
   }
   int size() const { return m_; }
@@ -70,11 +71,12 @@ class DenseInverse {
     for (int i = 0; i < m; ++i) work_[static_cast<size_t>(i) * M + static_cast<size_t>(i)] = 1.0;
     std::fill(row_used_.begin(), row_used_.end(), 0);
     int rejected = 0;
+    int n = 0;
     for (int pass = 0; pass < 2; ++pass)
-      for (int k = 0; k < m; ++k) {
-        if (static_cast<bool>(first(k)) != (pass == 0)) continue;
-        if (!eliminate(k)) ++rejected;
-      }
+      for (int k = 0; k < m; ++k)
+        if (static_cast<bool>(first(k)) == (pass == 0)) order_[static_cast<size_t>(n++)] = k;
+    for (int s = 0; s < m; ++s)
+      if (!eliminate(order_[static_cast<size_t>(s)], order_.data() + s + 1, m - s - 1)) ++rejected;
     if (rejected == 0)
       for (int k = 0; k < m; ++k)
         std::copy_n(work_.data() + static_cast<size_t>(pivrow_[static_cast<size_t>(k)]) * M, M,
@@ -116,14 +118,17 @@ class DenseInverse {
   }
 
  private:
-  // One Gauss-Jordan step on column k; false when the column has no acceptable pivot.
-  bool eliminate(int k) {
+  // One Gauss-Jordan step on column k; false when the column has no acceptable pivot. The
+  // columns of B still to be eliminated are rest[0..nrest-1]: the others are never read again,
+  // so B's rows are updated there only (the inverse's rows in full).
+  bool eliminate(int k, const int* rest, int nrest) {
     const int m = m_;
     const size_t M = static_cast<size_t>(m);
     double best = 0.0, norm = 0.0;
-    int p = -1;
+    int p = -1, nonzeros = 0;
     for (int r = 0; r < m; ++r) {
       const double v = std::abs(bmat_[static_cast<size_t>(r) * M + static_cast<size_t>(k)]);
+      nonzeros += v != 0.0;
       norm = std::max(norm, v);
       if (!row_used_[static_cast<size_t>(r)] && v > best) {
         best = v;
@@ -143,15 +148,17 @@ class DenseInverse {
       bp[c] *= inv;
       ip[c] *= inv;
     }
+    if (nonzeros == 1) return true;  // a unit column (a logical): no other row to eliminate
     for (int r = 0; r < m; ++r) {
       if (r == p) continue;
       double* br = bmat_.data() + static_cast<size_t>(r) * M;
       const double f = br[k];
       if (f == 0.0) continue;
       double* ir = work_.data() + static_cast<size_t>(r) * M;
-      for (size_t c = 0; c < M; ++c) {
+      for (size_t c = 0; c < M; ++c) ir[c] -= f * ip[c];
+      for (int e = 0; e < nrest; ++e) {
+        const size_t c = static_cast<size_t>(rest[e]);
         br[c] -= f * bp[c];
-        ir[c] -= f * ip[c];
       }
     }
     return true;
@@ -160,6 +167,7 @@ class DenseInverse {
   int m_ = 0;
   std::vector<double> binv_, bmat_, work_;
   std::vector<int> pivrow_;
+  std::vector<int> order_;  // invert(): the columns in elimination order
   std::vector<unsigned char> row_used_;
 };
 

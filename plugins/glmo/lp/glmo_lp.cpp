@@ -1,5 +1,9 @@
 #include "glmo_lp.hpp"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <CoinPackedMatrix.hpp>
 
 #include <scfw/helpers.hpp>
@@ -115,12 +119,28 @@ void check_sizes(const char* glmo, const scfw::Vec& z, long rows, long cols, con
                       std::to_string(y.size()) + "; set up for n = " + std::to_string(n) +
                       ", d = " + std::to_string(d));
 }
-// The hot path is two vectorized passes per argument (the largest magnitude, and sum(v * 0),
-// which is NaN when an entry is NaN or infinite); the entry is found only on failure, where NaN
-// fails every comparison, so `!(|v| <= limit)` finds NaN, infinities and huge entries.
+// The hot path is one branch-free pass per argument: |v| <= limit fails for NaN (which fails
+// every comparison), the infinities and huge entries (SSE2: four entries per step, the sign bit
+// masked off); the entry is found only on failure, with the same test.
+bool lp_fine(const double* v, long size) {
+  long i = 0;
+  bool fine = true;
+#if defined(__SSE2__)
+  const __m128d limit = _mm_set1_pd(kLpLimit);
+  const __m128d magnitude = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffffLL));
+  __m128d ok0 = _mm_cmple_pd(_mm_setzero_pd(), limit), ok1 = ok0;
+  for (; i + 4 <= size; i += 4) {
+    ok0 = _mm_and_pd(ok0, _mm_cmple_pd(_mm_and_pd(_mm_loadu_pd(v + i), magnitude), limit));
+    ok1 = _mm_and_pd(ok1, _mm_cmple_pd(_mm_and_pd(_mm_loadu_pd(v + i + 2), magnitude), limit));
+  }
+  fine = _mm_movemask_pd(_mm_and_pd(ok0, ok1)) == 3;
+#endif
+  for (; i < size; ++i) fine = fine && std::abs(v[i]) <= kLpLimit;
+  return fine;
+}
 template <class M>
 bool lp_fine(const M& m) {
-  return m.size() == 0 || (m.cwiseAbs().maxCoeff() <= kLpLimit && (m.array() * 0.0).sum() == 0.0);
+  return lp_fine(m.data(), static_cast<long>(m.size()));
 }
 [[noreturn]] void bad_entry(const char* glmo, const char* what, double v, long i, long j) {
   std::string at = std::string(what) + "[" + std::to_string(i);
