@@ -73,23 +73,38 @@ struct DenseOp {
   void tmul(const X& x, Eigen::VectorXd& out) const { out.noalias() = G.transpose() * x; }
 };
 
-// The same on a sparse G given by its entries (i[m], j[m], g[m]) in row-major order: O(nnz) per
-// product, no rows x cols matrix.
+// The same on a sparse G in compressed rows (row i: columns j[m] and values g[m] for m in
+// start[i] .. start[i+1]): O(nnz) per product, no rows x cols matrix.
 struct SparseOp {
-  const int* i;
+  const std::int64_t* start;
   const int* j;
   const double* g;
-  std::size_t nnz;
   int rows, cols;
   template <class X>
   void mul(const X& x, Eigen::VectorXd& out) const {
-    out.setZero(rows);
-    for (std::size_t m = 0; m < nnz; ++m) out[i[m]] += g[m] * x[j[m]];
+    out.resize(rows);
+    for (int i = 0; i < rows; ++i) {
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      std::int64_t m = start[i];
+      const std::int64_t e = start[i + 1];
+      for (; m + 4 <= e; m += 4) {
+        s0 += g[m] * x[j[m]];
+        s1 += g[m + 1] * x[j[m + 1]];
+        s2 += g[m + 2] * x[j[m + 2]];
+        s3 += g[m + 3] * x[j[m + 3]];
+      }
+      for (; m < e; ++m) s0 += g[m] * x[j[m]];
+      out[i] = (s0 + s1) + (s2 + s3);
+    }
   }
   template <class X>
   void tmul(const X& x, Eigen::VectorXd& out) const {
     out.setZero(cols);
-    for (std::size_t m = 0; m < nnz; ++m) out[j[m]] += g[m] * x[i[m]];
+    for (int i = 0; i < rows; ++i) {
+      const double xi = x[i];
+      if (xi == 0.0) continue;
+      for (std::int64_t m = start[i]; m < start[i + 1]; ++m) out[j[m]] += g[m] * xi;
+    }
   }
 };
 
@@ -232,16 +247,17 @@ class NuclearBall final : public scfw::Domain {
       dense_top_pair(S, u, v);
       return;
     }
-    sp_i_.resize(nnz);
+    sp_start_.assign(static_cast<std::size_t>(rows_) + 1, 0);
     sp_j_.resize(nnz);
     sp_g_.resize(nnz);
     for (std::size_t m = 0; m < nnz; ++m) {
       const int idx = g.index[m], i = idx / cols_;
-      sp_i_[m] = i;
+      ++sp_start_[static_cast<std::size_t>(i) + 1];
       sp_j_[m] = idx - i * cols_;
       sp_g_[m] = factor * g.value[m];
     }
-    lanczos(SparseOp{sp_i_.data(), sp_j_.data(), sp_g_.data(), nnz, rows_, cols_}, u, v);
+    for (int i = 0; i < rows_; ++i) sp_start_[static_cast<std::size_t>(i) + 1] += sp_start_[static_cast<std::size_t>(i)];
+    lanczos(SparseOp{sp_start_.data(), sp_j_.data(), sp_g_.data(), rows_, cols_}, u, v);
   }
 
   // min(rows, cols) <= kDenseMax: the top eigenvector of the smaller Gram matrix A (G^T G or
@@ -541,7 +557,8 @@ class NuclearBall final : public scfw::Domain {
   mutable Eigen::VectorXd d_, e_, e2_;     // T / bound: diagonal, subdiagonal, its squares
   mutable Eigen::VectorXd r_, y_, ty_;     // 1 / pivots of T - x I, the inverse iteration's y and T y
   Eigen::VectorXd start_;                  // the inverse iteration's fixed start
-  mutable std::vector<int> sp_i_, sp_j_;   // lmo_sparse's entries: row, column
+  mutable std::vector<std::int64_t> sp_start_;  // lmo_sparse's G by rows: row starts,
+  mutable std::vector<int> sp_j_;                // columns
   mutable std::vector<double> sp_g_;       // and value (rescaled)
   mutable Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig_;  // the fallback only
 };
