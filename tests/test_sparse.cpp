@@ -444,3 +444,46 @@ TEST_CASE("the compact atoms' memory charge: the figure, accepted at it and refu
             format_bytes(before + glmo) + "); the memory limit is " + format_bytes(before + glmo - 1) +
             " (set it with --memory-limit or SCFW_MEMORY_LIMIT)");
 }
+
+TEST_CASE("column_generation's compact atoms go through a checkpoint: the resumed run is the uninterrupted one") {
+  // Rank-one atoms (nuclear ball) and one-entry atoms (column generation over the l1 ball), saved
+  // by kind with the rest of the GLMO's state at iteration 20 of 40.
+  const auto dir = std::filesystem::temp_directory_path() / "scfw_test_sparse";
+  std::filesystem::create_directories(dir);
+  const json momentum = {{"plugin", "momentum"}, {"value", "polyak"}};
+  for (const json& doc : {completion("sparse", momentum, nullptr),
+                          regression("sparse", momentum, {{"plugin", "column_generation"}}, libsvm_file())}) {
+    CAPTURE(doc["domain"].dump());
+    Composition whole = make(doc);
+    const Trajectory all = run(whole, 9, 40, 0, true, false);
+    REQUIRE(whole.method.glmo->describe().find("compact atoms") != std::string::npos);
+    const auto ckpt = dir / "compact.ckpt";
+    {
+      Composition c = make(doc);
+      SolverOptions o;
+      o.iterations = 40;
+      o.seed = 9;
+      o.report_every = 0;
+      o.final_report = false;
+      Solver solver(c, o);
+      Checkpointer ck(c, run_identity(registry(), doc, c, "test"), ckpt, 0, 0);
+      solver.add_callback([](const IterationState& st) { return st.iteration < 20; });
+      solver.set_state_hook(ck);
+      REQUIRE(solver.run().iterations == 20);
+      REQUIRE(ck.written() == 1);
+    }
+    Composition c = make(doc);
+    const Checkpoint saved = read_checkpoint(ckpt);
+    restore_components(ckpt.string(), saved, c);
+    SolverOptions o;
+    o.iterations = 40;
+    o.seed = 9;
+    o.report_every = 0;
+    o.final_report = false;
+    Solver solver(c, o);
+    solver.resume_from(saved.state);
+    const Summary s = solver.run();
+    REQUIRE(s.iterations == 40);
+    CHECK(s.y == all.y.back());
+  }
+}
