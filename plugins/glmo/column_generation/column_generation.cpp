@@ -995,31 +995,43 @@ void ColumnGeneration::prune_master() {
 // The atoms' weights (clamped at 0) and x = sum_a lambda_a s_a / sum_a lambda_a.
 std::vector<double> ColumnGeneration::weights_and_x(scfw::Vec& x) const {
   const int K = static_cast<int>(atoms_.size());
-  x.setZero(d_);
   std::vector<double> lambda(static_cast<size_t>(K));
   for (int a = 0; a < K; ++a) lambda[static_cast<size_t>(a)] = std::max(0.0, atom_weight(a));
   if (mode_ == Mode::Compact) {
-    // x written once: the rank-one atoms of positive weight as one product U W V^T, the others
-    // scattered (the same sums as the dense path's for one-entry atoms), then divided by the
-    // weights' total as there.
+    // x written once: the rank-one atoms of positive weight as one product U W V^T (which writes
+    // every entry), the others scattered, then divided by the weights' total (the dense path's
+    // sums for one-entry atoms). With only rank-one atoms carrying entries, 1 / total goes into W
+    // instead: one pass over x in all.
     double total = 0.0;
     for (double l : lambda) total += l;
     int r1 = 0;
-    for (int a = 0; a < K; ++a)
-      if (lambda[static_cast<size_t>(a)] > 0.0 && atoms_[static_cast<size_t>(a)].kind() == scfw::Atom::Kind::RankOne) ++r1;
+    bool scattered = false;
+    for (int a = 0; a < K; ++a) {
+      const scfw::Atom& at = atoms_[static_cast<size_t>(a)];
+      if (!(lambda[static_cast<size_t>(a)] > 0.0)) continue;
+      if (at.kind() == scfw::Atom::Kind::RankOne)
+        ++r1;
+      else if (at.kind() == scfw::Atom::Kind::Dense || at.nnz() > 0)
+        scattered = true;
+    }
+    const double fold = !scattered && total > 0.0 ? 1.0 / total : 1.0;
     if (r1 > 0) {
       Eigen::MatrixXd Uw(shape_rows_, r1), Vf(shape_cols_, r1);
       int c = 0;
       for (int a = 0; a < K; ++a) {
         const scfw::Atom& at = atoms_[static_cast<size_t>(a)];
         if (!(lambda[static_cast<size_t>(a)] > 0.0) || at.kind() != scfw::Atom::Kind::RankOne) continue;
-        Uw.col(c) = (lambda[static_cast<size_t>(a)] * at.scale()) * at.u();
+        Uw.col(c) = (lambda[static_cast<size_t>(a)] * fold * at.scale()) * at.u();
         Vf.col(c) = at.v();
         ++c;
       }
+      x.resize(d_);
       Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> X(x.data(), shape_rows_, shape_cols_);
       X.noalias() = Uw * Vf.transpose();
+    } else {
+      x.setZero(d_);
     }
+    if (!scattered) return lambda;
     for (int a = 0; a < K; ++a) {
       const scfw::Atom& at = atoms_[static_cast<size_t>(a)];
       if (lambda[static_cast<size_t>(a)] > 0.0 && at.kind() != scfw::Atom::Kind::RankOne)
@@ -1028,6 +1040,7 @@ std::vector<double> ColumnGeneration::weights_and_x(scfw::Vec& x) const {
     if (total > 0.0) x /= total;
     return lambda;
   }
+  x.setZero(d_);
   for (int a = 0; a < K; ++a)
     if (lambda[static_cast<size_t>(a)] > 0.0) x += lambda[static_cast<size_t>(a)] * atoms_[static_cast<size_t>(a)].dense();
   double total = 0.0;
