@@ -540,11 +540,14 @@ void DenseSimplexGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
       const double* vk = vi + pr.j0;
       const double* const vend = vk + pr.len;
 #if defined(__SSE2__)
-      for (const double* const vend2 = vk + (pr.len & ~1); vk != vend2; vk += 2, ca += 4, ak += 4) {
-        const __m128d v = _mm_loadu_pd(vk);
+      for (const double* const vend4 = vk + (pr.len & ~3); vk != vend4; vk += 4, ca += 8, ak += 8) {
+        const __m128d v = _mm_loadu_pd(vk), w = _mm_loadu_pd(vk + 2);
         const __m128d v0 = _mm_unpacklo_pd(v, v), v1 = _mm_unpackhi_pd(v, v);
+        const __m128d w0 = _mm_unpacklo_pd(w, w), w1 = _mm_unpackhi_pd(w, w);
         _mm_storeu_pd(ak, _mm_add_pd(_mm_loadu_pd(ak), _mm_mul_pd(_mm_loadu_pd(ca), v0)));
         _mm_storeu_pd(ak + 2, _mm_add_pd(_mm_loadu_pd(ak + 2), _mm_mul_pd(_mm_loadu_pd(ca + 2), v1)));
+        _mm_storeu_pd(ak + 4, _mm_add_pd(_mm_loadu_pd(ak + 4), _mm_mul_pd(_mm_loadu_pd(ca + 4), w0)));
+        _mm_storeu_pd(ak + 6, _mm_add_pd(_mm_loadu_pd(ak + 6), _mm_mul_pd(_mm_loadu_pd(ca + 6), w1)));
       }
 #endif
       for (; vk != vend; ++vk, ca += 2, ak += 2) {
