@@ -256,6 +256,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   glmo_lp::DenseInverse inv_;
   std::vector<double> rho_, alpha_, col_, w_, ydual_, ratio_;
   std::vector<int> cand_, flips_;
+  std::vector<int> nz_;  // rows with a nonzero multiplier (pivot row, reduced costs)
   int updates_ = 0;
   std::vector<int> order_;      // ratio test: candidates taken off the heap, by increasing ratio
   double min_pivot_ratio_ = 1.0;  // smallest |alpha_rq| / max_i |alpha_iq| since the factorization
@@ -464,6 +465,7 @@ void DenseSimplexGlmo::size_work() {
   cand_.assign(static_cast<size_t>(nt_), 0);
   order_.assign(static_cast<size_t>(nt_), 0);
   flips_.assign(static_cast<size_t>(nt_), 0);
+  nz_.assign(static_cast<size_t>(m_), 0);
 }
 
 // The slack basis: every logical basic, every structural at a finite bound (or 0 when free).
@@ -716,9 +718,20 @@ void DenseSimplexGlmo::compute_duals() {
   }
   double* dj = dj_.data();
   std::copy_n(c, static_cast<size_t>(ns_), dj);
-  for (int r = 0; r < m_; ++r) {
+  // d_j -= y_r a_rj over the rows with y_r != 0 in order, two rows per pass.
+  int nz = 0;
+  for (int r = 0; r < m_; ++r)
+    if (ydual_[static_cast<size_t>(r)] != 0.0) nz_[static_cast<size_t>(nz++)] = r;
+  int e = 0;
+  for (; e + 2 <= nz; e += 2) {
+    const int r0 = nz_[static_cast<size_t>(e)], r1 = nz_[static_cast<size_t>(e) + 1];
+    const double y0 = ydual_[static_cast<size_t>(r0)], y1 = ydual_[static_cast<size_t>(r1)];
+    const double *a0 = row(r0), *a1 = row(r1);
+    for (int j = 0; j < ns_; ++j) dj[j] = (dj[j] - y0 * a0[j]) - y1 * a1[j];
+  }
+  if (e < nz) {
+    const int r = nz_[static_cast<size_t>(e)];
     const double yr = ydual_[static_cast<size_t>(r)];
-    if (yr == 0.0) continue;
     const double* a = row(r);
     for (int j = 0; j < ns_; ++j) dj[j] -= yr * a[j];
   }
@@ -895,9 +908,20 @@ void DenseSimplexGlmo::compute_pivot_row(int r) {
   std::copy_n(inv_.row(r), static_cast<size_t>(m_), rho_.data());
   double* alpha = alpha_.data();
   std::fill_n(alpha, static_cast<size_t>(ns_), 0.0);
-  for (int i = 0; i < m_; ++i) {
+  // alpha_j += rho_i a_ij over the rows with rho_i != 0 in order, two rows per pass.
+  int nz = 0;
+  for (int i = 0; i < m_; ++i)
+    if (rho_[static_cast<size_t>(i)] != 0.0) nz_[static_cast<size_t>(nz++)] = i;
+  int e = 0;
+  for (; e + 2 <= nz; e += 2) {
+    const int i0 = nz_[static_cast<size_t>(e)], i1 = nz_[static_cast<size_t>(e) + 1];
+    const double r0 = rho_[static_cast<size_t>(i0)], r1 = rho_[static_cast<size_t>(i1)];
+    const double *a0 = row(i0), *a1 = row(i1);
+    for (int j = 0; j < ns_; ++j) alpha[j] = (alpha[j] + r0 * a0[j]) + r1 * a1[j];
+  }
+  if (e < nz) {
+    const int i = nz_[static_cast<size_t>(e)];
     const double ri = rho_[static_cast<size_t>(i)];
-    if (ri == 0.0) continue;
     const double* a = row(i);
     for (int j = 0; j < ns_; ++j) alpha[j] += ri * a[j];
   }
