@@ -257,6 +257,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   std::vector<double> rho_, alpha_, col_, w_, ydual_, ratio_;
   std::vector<int> cand_, flips_;
   std::vector<int> nz_;  // rows with a nonzero multiplier (pivot row, reduced costs)
+  int cand_first_ = 0;   // collect_candidates(): the first candidate of smallest ratio
   int updates_ = 0;
   std::vector<int> order_;      // ratio test: candidates taken off the heap, by increasing ratio
   double min_pivot_ratio_ = 1.0;  // smallest |alpha_rq| / max_i |alpha_iq| since the factorization
@@ -936,8 +937,13 @@ int DenseSimplexGlmo::collect_candidates(int sigma) {
   const double* elo = elo_.data();
   const double* eup = eup_.data();
   int* cand = cand_.data();
+  const double* dj = dj_.data();
+  double* ratio = ratio_.data();
   int nc = 0;
-  // (The cheap sign test first: it rejects about half of the columns.)
+  double rfirst = 0.0;
+  cand_first_ = 0;
+  // (The cheap sign test first: it rejects about half of the columns.) Each candidate's ratio
+  // |d_j| / |alpha_j| and the first smallest one are taken on the way, for the ratio test.
   const double sig = static_cast<double>(sigma);
   for (int j = 0; j < nt_; ++j) {
     const signed char s = st[j];
@@ -946,6 +952,12 @@ int DenseSimplexGlmo::collect_candidates(int sigma) {
                        : s == kAtUpper ? a > kPivotTol
                                        : (s == kAtZero && std::abs(a) > kPivotTol);
     if (!moves || elo[j] == eup[j]) continue;
+    const double rj = std::abs(dj[j]) / std::abs(alpha[j]);
+    ratio[j] = rj;
+    if (nc == 0 || rj < rfirst) {
+      cand_first_ = nc;
+      rfirst = rj;
+    }
     cand[nc++] = j;
   }
   return nc;
@@ -975,20 +987,13 @@ int DenseSimplexGlmo::bland_ratio_test(int nc) const {
 // ratios within the tolerance-relaxed minimum. Returns the entering variable (-1 if none).
 int DenseSimplexGlmo::bound_flipping_ratio_test(int nc, double delta, int& nflips) {
   const double* alpha = alpha_.data();
-  double* ratio = ratio_.data();
-  for (int c = 0; c < nc; ++c) {
-    const int j = cand_[static_cast<size_t>(c)];
-    ratio[j] = std::abs(dj_[static_cast<size_t>(j)]) / std::abs(alpha[j]);
-  }
+  double* ratio = ratio_.data();  // the candidates' ratios, from collect_candidates()
   const auto later = [ratio](int a, int b) { return ratio[a] > ratio[b]; };
   int* heap = cand_.data();
   int hn = nc;
   // Fast path: when the smallest ratio's candidate is not flipped, no candidate is; then the
   // heap is not needed (its top is moved to the front so that the loop below sees it).
-  int first = 0;
-  for (int c = 1; c < nc; ++c)
-    if (ratio[heap[c]] < ratio[heap[first]]) first = c;
-  std::swap(heap[0], heap[first]);
+  std::swap(heap[0], heap[cand_first_]);
   bool heaped = false;
   {
     const size_t k = static_cast<size_t>(heap[0]);
