@@ -256,6 +256,8 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   glmo_lp::DenseInverse inv_;
   std::vector<double> rho_, alpha_, col_, w_, ydual_, ratio_;
   std::vector<int> cand_, flips_;
+  std::vector<int> nz_;  // rows with a nonzero multiplier (pivot row, reduced costs)
+  int cand_first_ = 0;   // collect_candidates(): the first candidate of smallest ratio
   int updates_ = 0;
   std::vector<int> order_;      // ratio test: candidates taken off the heap, by increasing ratio
   double min_pivot_ratio_ = 1.0;  // smallest |alpha_rq| / max_i |alpha_iq| since the factorization
@@ -464,6 +466,7 @@ void DenseSimplexGlmo::size_work() {
   cand_.assign(static_cast<size_t>(nt_), 0);
   order_.assign(static_cast<size_t>(nt_), 0);
   flips_.assign(static_cast<size_t>(nt_), 0);
+  nz_.assign(static_cast<size_t>(m_), 0);
 }
 
 // The slack basis: every logical basic, every structural at a finite bound (or 0 when free).
@@ -540,11 +543,14 @@ void DenseSimplexGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
       const double* vk = vi + pr.j0;
       const double* const vend = vk + pr.len;
 #if defined(__SSE2__)
-      for (const double* const vend2 = vk + (pr.len & ~1); vk != vend2; vk += 2, ca += 4, ak += 4) {
-        const __m128d v = _mm_loadu_pd(vk);
+      for (const double* const vend4 = vk + (pr.len & ~3); vk != vend4; vk += 4, ca += 8, ak += 8) {
+        const __m128d v = _mm_loadu_pd(vk), w = _mm_loadu_pd(vk + 2);
         const __m128d v0 = _mm_unpacklo_pd(v, v), v1 = _mm_unpackhi_pd(v, v);
+        const __m128d w0 = _mm_unpacklo_pd(w, w), w1 = _mm_unpackhi_pd(w, w);
         _mm_storeu_pd(ak, _mm_add_pd(_mm_loadu_pd(ak), _mm_mul_pd(_mm_loadu_pd(ca), v0)));
         _mm_storeu_pd(ak + 2, _mm_add_pd(_mm_loadu_pd(ak + 2), _mm_mul_pd(_mm_loadu_pd(ca + 2), v1)));
+        _mm_storeu_pd(ak + 4, _mm_add_pd(_mm_loadu_pd(ak + 4), _mm_mul_pd(_mm_loadu_pd(ca + 4), w0)));
+        _mm_storeu_pd(ak + 6, _mm_add_pd(_mm_loadu_pd(ak + 6), _mm_mul_pd(_mm_loadu_pd(ca + 6), w1)));
       }
 #endif
       for (; vk != vend; ++vk, ca += 2, ak += 2) {
@@ -713,9 +719,20 @@ void DenseSimplexGlmo::compute_duals() {
   }
   double* dj = dj_.data();
   std::copy_n(c, static_cast<size_t>(ns_), dj);
-  for (int r = 0; r < m_; ++r) {
+  // d_j -= y_r a_rj over the rows with y_r != 0 in order, two rows per pass.
+  int nz = 0;
+  for (int r = 0; r < m_; ++r)
+    if (ydual_[static_cast<size_t>(r)] != 0.0) nz_[static_cast<size_t>(nz++)] = r;
+  int e = 0;
+  for (; e + 2 <= nz; e += 2) {
+    const int r0 = nz_[static_cast<size_t>(e)], r1 = nz_[static_cast<size_t>(e) + 1];
+    const double y0 = ydual_[static_cast<size_t>(r0)], y1 = ydual_[static_cast<size_t>(r1)];
+    const double *a0 = row(r0), *a1 = row(r1);
+    for (int j = 0; j < ns_; ++j) dj[j] = (dj[j] - y0 * a0[j]) - y1 * a1[j];
+  }
+  if (e < nz) {
+    const int r = nz_[static_cast<size_t>(e)];
     const double yr = ydual_[static_cast<size_t>(r)];
-    if (yr == 0.0) continue;
     const double* a = row(r);
     for (int j = 0; j < ns_; ++j) dj[j] -= yr * a[j];
   }
@@ -892,9 +909,20 @@ void DenseSimplexGlmo::compute_pivot_row(int r) {
   std::copy_n(inv_.row(r), static_cast<size_t>(m_), rho_.data());
   double* alpha = alpha_.data();
   std::fill_n(alpha, static_cast<size_t>(ns_), 0.0);
-  for (int i = 0; i < m_; ++i) {
+  // alpha_j += rho_i a_ij over the rows with rho_i != 0 in order, two rows per pass.
+  int nz = 0;
+  for (int i = 0; i < m_; ++i)
+    if (rho_[static_cast<size_t>(i)] != 0.0) nz_[static_cast<size_t>(nz++)] = i;
+  int e = 0;
+  for (; e + 2 <= nz; e += 2) {
+    const int i0 = nz_[static_cast<size_t>(e)], i1 = nz_[static_cast<size_t>(e) + 1];
+    const double r0 = rho_[static_cast<size_t>(i0)], r1 = rho_[static_cast<size_t>(i1)];
+    const double *a0 = row(i0), *a1 = row(i1);
+    for (int j = 0; j < ns_; ++j) alpha[j] = (alpha[j] + r0 * a0[j]) + r1 * a1[j];
+  }
+  if (e < nz) {
+    const int i = nz_[static_cast<size_t>(e)];
     const double ri = rho_[static_cast<size_t>(i)];
-    if (ri == 0.0) continue;
     const double* a = row(i);
     for (int j = 0; j < ns_; ++j) alpha[j] += ri * a[j];
   }
@@ -909,8 +937,13 @@ int DenseSimplexGlmo::collect_candidates(int sigma) {
   const double* elo = elo_.data();
   const double* eup = eup_.data();
   int* cand = cand_.data();
+  const double* dj = dj_.data();
+  double* ratio = ratio_.data();
   int nc = 0;
-  // (The cheap sign test first: it rejects about half of the columns.)
+  double rfirst = 0.0;
+  cand_first_ = 0;
+  // (The cheap sign test first: it rejects about half of the columns.) Each candidate's ratio
+  // |d_j| / |alpha_j| and the first smallest one are taken on the way, for the ratio test.
   const double sig = static_cast<double>(sigma);
   for (int j = 0; j < nt_; ++j) {
     const signed char s = st[j];
@@ -919,6 +952,12 @@ int DenseSimplexGlmo::collect_candidates(int sigma) {
                        : s == kAtUpper ? a > kPivotTol
                                        : (s == kAtZero && std::abs(a) > kPivotTol);
     if (!moves || elo[j] == eup[j]) continue;
+    const double rj = std::abs(dj[j]) / std::abs(alpha[j]);
+    ratio[j] = rj;
+    if (nc == 0 || rj < rfirst) {
+      cand_first_ = nc;
+      rfirst = rj;
+    }
     cand[nc++] = j;
   }
   return nc;
@@ -948,20 +987,13 @@ int DenseSimplexGlmo::bland_ratio_test(int nc) const {
 // ratios within the tolerance-relaxed minimum. Returns the entering variable (-1 if none).
 int DenseSimplexGlmo::bound_flipping_ratio_test(int nc, double delta, int& nflips) {
   const double* alpha = alpha_.data();
-  double* ratio = ratio_.data();
-  for (int c = 0; c < nc; ++c) {
-    const int j = cand_[static_cast<size_t>(c)];
-    ratio[j] = std::abs(dj_[static_cast<size_t>(j)]) / std::abs(alpha[j]);
-  }
+  double* ratio = ratio_.data();  // the candidates' ratios, from collect_candidates()
   const auto later = [ratio](int a, int b) { return ratio[a] > ratio[b]; };
   int* heap = cand_.data();
   int hn = nc;
   // Fast path: when the smallest ratio's candidate is not flipped, no candidate is; then the
   // heap is not needed (its top is moved to the front so that the loop below sees it).
-  int first = 0;
-  for (int c = 1; c < nc; ++c)
-    if (ratio[heap[c]] < ratio[heap[first]]) first = c;
-  std::swap(heap[0], heap[first]);
+  std::swap(heap[0], heap[cand_first_]);
   bool heaped = false;
   {
     const size_t k = static_cast<size_t>(heap[0]);
