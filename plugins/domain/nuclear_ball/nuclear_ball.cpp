@@ -35,9 +35,13 @@
 // at once).
 //
 // Otherwise, the top pair comes from Golub-Kahan-Lanczos bidiagonalization with full
-// reorthogonalization, restarted from the current Ritz vector until the residual
-// ||G^T u - sigma v|| <= 1e-10 sigma (warm-started from the previous call's vector: Frank-Wolfe
-// directions drift slowly). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
+// reorthogonalization (classical Gram-Schmidt twice), at most kLanczosSteps steps, ended early
+// when the top Ritz triple's residual estimate is below 1e-12 theta (checked every 4 steps),
+// restarted from the current Ritz vector until the residual ||G^T u - sigma v|| <= 1e-10 sigma
+// computed with the true products (warm-started from the previous call's vector: Frank-Wolfe
+// directions drift slowly). G enters only through G x and G^T x: the dense matrix for lmo(), its
+// compressed rows for lmo_sparse() (compact atoms: G given by its non-zeros, the atom returned as
+// -tau u v^T's factors; docs/plugins.md, "Compact atoms"). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
 // the small bidiagonal B (a JacobiSVD of B took most of the time of this path). Every threshold
 // is relative (breakdown against B's largest entry), B is brought near 1 by a power of two before
 // its tridiagonal is solved, and G of extreme entries is rescaled by a power of two: the atom of
