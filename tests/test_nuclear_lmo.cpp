@@ -407,12 +407,15 @@ TEST_CASE("nuclear_ball compact LMO: the same atom for G and c G at every scale,
     const std::string name = std::to_string(sh.rows) + "x" + std::to_string(sh.cols);
     Vec reference;
     make_nuclear(sh.rows, sh.cols, tau)->lmo(Eigen::Map<const Vec>(G.data(), G.size()), reference);
+    const auto reused = make_nuclear(sh.rows, sh.cols, tau);  // the same index every call: kept structures
     for (double c : {1e-300, 1e-250, 1e-200, 1e-155, 1e-100, 1e-18, 1e-16, 1e-12, 0.3, 1.0, 7.0, 1e12, 1e80, 1e155,
                      1e200, 1e250, 1e300}) {
       const RowMat S = c * G;
       const Vec x = sparse_answer(*make_nuclear(sh.rows, sh.cols, tau), S, tau);
       CHECK(x.allFinite());
       CHECK_MESSAGE((x - reference).norm() <= 1e-9 * tau, name << " c = " << c << ": atom differs by " << (x - reference).norm());
+      const Vec xr = sparse_answer(*reused, S, tau);
+      CHECK_MESSAGE((xr - reference).norm() <= 1e-9 * tau, name << " c = " << c << ", reused: atom differs by " << (xr - reference).norm());
     }
   }
 }
