@@ -291,3 +291,141 @@ TEST_CASE("nuclear_ball LMO: the same atom for G and c G at every scale, on both
   }
   MESSAGE("scales: " << worst.checked << " matrices, worst value error " << worst.value << ", residual " << worst.residual);
 }
+
+// --- The compact LMO on a sparse G (lmo_sparse): G given by its non-zeros, the atom as factors.
+
+namespace {
+
+// The non-zeros of G (row-major order) as a SparseGradient over the buffers given.
+SparseGradient nonzeros(const RowMat& G, std::vector<int>& index, std::vector<double>& value) {
+  index.clear();
+  value.clear();
+  for (int i = 0; i < G.rows(); ++i)
+    for (int j = 0; j < G.cols(); ++j)
+      if (G(i, j) != 0.0) {
+        index.push_back(i * static_cast<int>(G.cols()) + j);
+        value.push_back(G(i, j));
+      }
+  return SparseGradient{static_cast<int>(G.size()), index, value};
+}
+
+// A rows x cols matrix with about density * rows * cols Gaussian entries at random places.
+RowMat sparse_gaussian(int rows, int cols, double density, std::mt19937_64& rng) {
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unif(0.0, 1.0);
+  RowMat G = RowMat::Zero(rows, cols);
+  for (int i = 0; i < rows; ++i)
+    for (int j = 0; j < cols; ++j)
+      if (unif(rng) < density) G(i, j) = normal(rng);
+  return G;
+}
+
+// The compact answer for G, as a dense vector; checks its form (rank one, scale -tau, unit factors).
+Vec sparse_answer(const Domain& ball, const RowMat& G, double tau) {
+  std::vector<int> index;
+  std::vector<double> value;
+  Atom s;
+  ball.lmo_sparse(nonzeros(G, index, value), s);
+  REQUIRE(s.kind() == Atom::Kind::RankOne);
+  REQUIRE(s.rows() == G.rows());
+  REQUIRE(s.cols() == G.cols());
+  CHECK(s.scale() == -tau);
+  CHECK(std::abs(s.u().norm() - 1.0) <= 1e-12);
+  CHECK(std::abs(s.v().norm() - 1.0) <= 1e-12);
+  Vec x;
+  s.to_dense(x);
+  return x;
+}
+
+}  // namespace
+
+TEST_CASE("nuclear_ball compact LMO: the dense path's atom on random sparse G, both paths") {
+  // Against lmo() on the same G made dense: the same atom to 1e-9 tau when sigma_1 is simple, the
+  // same value -tau sigma_1 to 1e-10 relative always (a repeated top singular value has a whole
+  // subspace of optimal atoms), on the Gram path (30 x 20, 20 x 30, 64 x 64) and the Lanczos path
+  // (140 x 130, 129 x 300, 300 x 200), densities 0.02 to 0.5.
+  std::mt19937_64 rng(41);
+  int compared = 0;
+  for (const Shape sh : std::vector<Shape>{{30, 20}, {20, 30}, {64, 64}, {140, 130}, {129, 300}, {300, 200}}) {
+    const double tau = 1.5;
+    const auto dense_ball = make_nuclear(sh.rows, sh.cols, tau);
+    const auto sparse_ball = make_nuclear(sh.rows, sh.cols, tau);  // each keeps its own warm start
+    const std::string name = std::to_string(sh.rows) + "x" + std::to_string(sh.cols);
+    for (double density : {0.02, 0.1, 0.5}) {
+      for (int t = 0; t < 4; ++t) {
+        const RowMat G = sparse_gaussian(sh.rows, sh.cols, density, rng);
+        const Vec g = Eigen::Map<const Vec>(G.data(), G.size());
+        Vec xd;
+        dense_ball->lmo(g, xd);
+        const Vec xs = sparse_answer(*sparse_ball, G, tau);
+        const Eigen::VectorXd sv = Eigen::BDCSVD<Eigen::MatrixXd>(Eigen::MatrixXd(G)).singularValues();
+        CAPTURE(name);
+        CAPTURE(density);
+        CHECK(std::abs(g.dot(xs) + tau * sv(0)) <= 1e-10 * tau * sv(0));
+        if (sv(0) - sv(1) > 1e-6 * sv(0)) {
+          CHECK_MESSAGE((xs - xd).norm() <= 1e-9 * tau, name << ": the atoms differ by " << (xs - xd).norm());
+          ++compared;
+        }
+      }
+    }
+    // Repeated and nearly repeated top singular values, sparse: a diagonal (1, 1, 0.5, ...) and
+    // (1, 1 - 1e-9, 0.5, ...) placed on a random permutation of rows and columns; two equal
+    // sparse blocks.
+    const int k = std::min(sh.rows, sh.cols);
+    std::vector<int> prow(static_cast<size_t>(sh.rows)), pcol(static_cast<size_t>(sh.cols));
+    for (int i = 0; i < sh.rows; ++i) prow[static_cast<size_t>(i)] = i;
+    for (int j = 0; j < sh.cols; ++j) pcol[static_cast<size_t>(j)] = j;
+    std::shuffle(prow.begin(), prow.end(), rng);
+    std::shuffle(pcol.begin(), pcol.end(), rng);
+    for (double second : {1.0, 1.0 - 1e-9}) {
+      RowMat D = RowMat::Zero(sh.rows, sh.cols);
+      for (int i = 0; i < k; ++i)
+        D(prow[static_cast<size_t>(i)], pcol[static_cast<size_t>(i)]) = i == 0 ? 1.0 : i == 1 ? second : 0.5 / (1 + i);
+      const Vec g = Eigen::Map<const Vec>(D.data(), D.size());
+      const Vec xs = sparse_answer(*sparse_ball, D, tau);
+      CHECK(std::abs(g.dot(xs) + tau) <= 1e-10 * tau);
+    }
+    RowMat B = RowMat::Zero(sh.rows, sh.cols);
+    const RowMat block = sparse_gaussian(k / 2, k / 2, 0.3, rng);
+    B.topLeftCorner(k / 2, k / 2) = block;
+    B.block(k / 2, k / 2, k / 2, k / 2) = block;
+    const double sb = Eigen::BDCSVD<Eigen::MatrixXd>(Eigen::MatrixXd(B)).singularValues()(0);
+    const Vec gb = Eigen::Map<const Vec>(B.data(), B.size());
+    const Vec xb = sparse_answer(*sparse_ball, B, tau);
+    CHECK(std::abs(gb.dot(xb) + tau * sb) <= 1e-10 * tau * sb);
+  }
+  CHECK(compared >= 60);
+}
+
+TEST_CASE("nuclear_ball compact LMO: the same atom for G and c G at every scale, on both paths, from a cold start") {
+  // As for lmo(): every threshold is relative and extreme entries are rescaled by a power of two,
+  // so the compact atom of c G is the dense path's atom of G from 1e-300 to 1e300.
+  std::mt19937_64 rng(19);
+  for (const Shape sh : std::vector<Shape>{{30, 20}, {140, 130}, {129, 300}}) {
+    const double tau = 2.0;
+    const RowMat G = sparse_gaussian(sh.rows, sh.cols, 0.1, rng);
+    const std::string name = std::to_string(sh.rows) + "x" + std::to_string(sh.cols);
+    Vec reference;
+    make_nuclear(sh.rows, sh.cols, tau)->lmo(Eigen::Map<const Vec>(G.data(), G.size()), reference);
+    for (double c : {1e-300, 1e-250, 1e-200, 1e-155, 1e-100, 1e-18, 1e-16, 1e-12, 0.3, 1.0, 7.0, 1e12, 1e80, 1e155,
+                     1e200, 1e250, 1e300}) {
+      const RowMat S = c * G;
+      const Vec x = sparse_answer(*make_nuclear(sh.rows, sh.cols, tau), S, tau);
+      CHECK(x.allFinite());
+      CHECK_MESSAGE((x - reference).norm() <= 1e-9 * tau, name << " c = " << c << ": atom differs by " << (x - reference).norm());
+    }
+  }
+}
+
+TEST_CASE("nuclear_ball compact LMO: G = 0 and a non-finite G give a unit pair, like lmo()") {
+  for (const Shape sh : std::vector<Shape>{{30, 20}, {140, 130}}) {
+    const auto ball = make_nuclear(sh.rows, sh.cols, 1.0);
+    const Vec x0 = sparse_answer(*ball, RowMat::Zero(sh.rows, sh.cols), 1.0);
+    Vec ref;
+    ball->lmo(Vec::Zero(sh.rows * sh.cols), ref);
+    CHECK(x0 == ref);
+    RowMat N = RowMat::Zero(sh.rows, sh.cols);
+    N(1, 2) = std::numeric_limits<double>::infinity();
+    CHECK(sparse_answer(*ball, N, 1.0) == ref);
+  }
+}

@@ -10,6 +10,7 @@
 //   * a checkpoint of a sparse V reads back bitwise, pattern included.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -223,14 +224,11 @@ TEST_CASE("matrix_completion: a sparse and a dense run give the same iterates, e
       same_runs(completion("sparse", tracker, {{"plugin", glmo}}, box), completion("dense", tracker, {{"plugin", glmo}}, box),
                 std::string(glmo) == "dense_simplex");
     }
-  // Over the nuclear ball, column generation stops at a tolerance on a curved set, and a
-  // difference of one rounding in V s (the sparse and the dense products sum in another order)
-  // grows along a momentum trajectory (measured: 1e-17 at y_3, 1e-11 at y_5, 1e-6 at y_8, for
-  // polyak). Plug-in trackers, whose V is the fresh sample, agree to 1e-12 over the whole run.
-  for (const json& tracker : {kTrackers[2], kTrackers[4]}) {
-    CAPTURE(tracker.dump());
-    same_runs(completion("sparse", tracker, nullptr), completion("dense", tracker, nullptr), false);
-  }
+  // Over the nuclear ball the sparse run keeps compact (rank-one) atoms, whose products round
+  // differently from the dense run's, and column generation stops at a tolerance (or a repeated
+  // atom) on a curved set where the GLMO's minimizers are not unique (V has rank n << d): the two
+  // runs pick different x of the same value. Their objectives are compared in "whole short
+  // runs" below.
 }
 
 TEST_CASE("least_squares_tasks on a LIBSVM file: sparse and dense runs agree, every tracker and GLMO") {
@@ -355,4 +353,94 @@ TEST_CASE("a checkpoint of a sparse V reads back bitwise, pattern included, and 
   const Summary s = solver.run();
   REQUIRE(s.iterations == 40);
   CHECK(s.y == all.y.back());
+}
+
+// --- Column generation on compact atoms (a sparse V and a domain with compact_atoms()).
+
+TEST_CASE("column_generation on compact atoms gives the dense path's GLMO values, nuclear ball and l1 ball") {
+  // The problem's exact f and Jacobian at the points of a dense run, z = f: the GLMO of the
+  // sparse composition (compact atoms: rank-one over the nuclear ball, one non-zero over the l1
+  // ball) and of the dense one (d-vector atoms) solve to a relative tolerance of 1e-13, so their
+  // values agree to 1e-9 although the products round differently.
+  const json cg = {{"plugin", "column_generation"}, {"tolerance", 1e-13}};
+  const std::string file = libsvm_file();
+  struct Case {
+    json sparse, dense;
+    std::string domain;
+  };
+  const json polyak = {{"plugin", "momentum"}, {"value", "polyak"}};
+  const std::vector<Case> cases = {
+      {completion("sparse", polyak, cg), completion("dense", polyak, cg), "nuclear_ball"},
+      {regression("sparse", polyak, cg, file), regression("dense", polyak, cg, file), "l1_ball"}};
+  for (const Case& c : cases) {
+    CAPTURE(c.domain);
+    Composition path = make(c.dense);
+    const Trajectory t = run(path, 9, 15, 0, true, false);
+    Composition s = make(c.sparse), d = make(c.dense);
+    Jacobian Vs = make_jacobian(*s.problem.oracle), Vd = make_jacobian(*d.problem.oracle);
+    REQUIRE(Vs.is_sparse());
+    REQUIRE(!Vd.is_sparse());
+    Vec fs(s.problem.oracle->outputs()), fd(d.problem.oracle->outputs()), xs, xd;
+    double worst = 0.0;
+    for (const Vec& y : t.y) {
+      exact(*s.problem.oracle, y, &fs, &Vs);
+      exact(*d.problem.oracle, y, &fd, &Vd);
+      const GlmoResult rs = s.method.glmo->solve(fs, Vs, y, xs);
+      const GlmoResult rd = d.method.glmo->solve(fd, Vd, y, xd);
+      worst = std::max(worst, std::abs(rs.value - rd.value) / std::max(1.0, std::abs(rd.value)));
+      CHECK(s.problem.domain->contains(xs, 1e-9));
+    }
+    CHECK(worst <= 1e-9);
+    // The support of the pricing gradient: the pattern's distinct columns.
+    std::vector<int> cols = s.problem.oracle->jacobian_pattern()->col();
+    std::sort(cols.begin(), cols.end());
+    const auto distinct = std::unique(cols.begin(), cols.end()) - cols.begin();
+    CHECK(s.method.glmo->describe().find("; compact atoms (V's pattern: " + std::to_string(distinct) + " columns)") !=
+          std::string::npos);
+    CHECK(d.method.glmo->describe().find("compact atoms") == std::string::npos);
+  }
+}
+
+TEST_CASE("whole short runs over the nuclear ball: sparse (compact atoms) and dense agree in phi to 1e-9") {
+  // Momentum-type trackers (V an average of samples). The plug-in trackers (vanilla, clipped:
+  // V is the fresh sample) are not compared here: with them a difference of 1e-11 in x at the
+  // second solve (two minimizers of the same value, to 1e-15) had grown to 5.6e-6 in phi at
+  // iteration 6 (measured, vanilla), a property of the problem, not of either path.
+  for (const json& tracker : {kTrackers[0], kTrackers[1], kTrackers[3]}) {
+    CAPTURE(tracker.dump());
+    json sparse = completion("sparse", tracker, nullptr), dense = completion("dense", tracker, nullptr);
+    Composition s = make(sparse), d = make(dense);
+    const Trajectory ts = run(s, 9, 6, 2, true), td = run(d, 9, 6, 2, true);
+    CHECK(std::abs(ts.summary.final_objective - td.summary.final_objective) <=
+          1e-9 * std::max(1.0, std::abs(td.summary.final_objective)));
+  }
+}
+
+TEST_CASE("the compact atoms' memory charge: the figure, accepted at it and refused one byte below") {
+  const json doc = completion("sparse", {{"plugin", "momentum"}}, nullptr);
+  Overrides o;
+  o.memory = MemoryAccount(1u << 30);
+  const Composition c = compose(registry(), doc, "test.json", SCFW_SOURCE_DIR, o);
+  const std::int64_t nnz = c.problem.oracle->jacobian_pattern()->nnz(), n = 6, atoms = 100, atom = 12 + 9 + 1;
+  // 2 max_atoms atoms of rows + cols + 1 numbers and their images (n), the master, the pattern's
+  // index (6 integers and 3 gradient values per non-zero), x's factors.
+  const std::uint64_t one = static_cast<std::uint64_t>(atoms * (atom + n) * 8 + (atoms + n + 1) * (atoms + n + 1) * 8 +
+                                                       nnz * 48 + atoms * atom * 8);
+  std::uint64_t before = 0, glmo = 0;
+  for (const auto& ch : c.method.memory.charges()) {
+    if (ch.what.rfind("the GLMO and its twin", 0) == 0) {
+      glmo = ch.bytes;
+      break;
+    }
+    before += ch.bytes;
+  }
+  CHECK(glmo == 2 * one);
+  o.memory = MemoryAccount(before + glmo, "set it with --memory-limit or SCFW_MEMORY_LIMIT");
+  CHECK_NOTHROW(compose(registry(), doc, "test.json", SCFW_SOURCE_DIR, o));
+  o.memory = MemoryAccount(before + glmo - 1, "set it with --memory-limit or SCFW_MEMORY_LIMIT");
+  CHECK(error_of([&] { compose(registry(), doc, "test.json", SCFW_SOURCE_DIR, o); }) ==
+        "test.json: /glmo: needs " + format_bytes(glmo) + " for the GLMO and its twin for the gap reports (2 x " +
+            format_bytes(one) + ") on top of " + format_bytes(before) + " counted before (" +
+            format_bytes(before + glmo) + "); the memory limit is " + format_bytes(before + glmo - 1) +
+            " (set it with --memory-limit or SCFW_MEMORY_LIMIT)");
 }

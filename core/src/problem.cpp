@@ -318,12 +318,25 @@ struct GlmoTarget {
 /// model: the LP by columns (the n rows of u = z + V (x - y) are dense in the domain's
 /// variables, W = V A), bounds, costs and solutions per row and column, and the explicit basis
 /// inverse of the dense simplex. Over an LMO-only domain: the atoms of column generation
-/// (at most 2 max_atoms, each a d-vector and its image under V).
+/// (at most 2 max_atoms, each a d-vector and its image under V). Compact atoms (`compact_nnz`
+/// > 0: a sparse V of that many non-zeros, a domain with compact atoms, F not reading x): each
+/// atom is rows + cols numbers (a rows x cols domain) or one non-zero (the vertices of the l1 ball
+/// and the simplex; the initial point is charged as d non-zeros), plus the index of V's pattern
+/// (6 integers and 3 gradient values per non-zero) and x's factors for the final product.
 std::uint64_t glmo_bytes(const Domain& domain, const Params& params, const std::string& name, std::int64_t n,
-                         std::int64_t d) {
-  if (!domain.has_model()) {
-    const std::int64_t atoms = 2 * (params.has("max_atoms") ? params.get<std::int64_t>("max_atoms") : 50);
-    return add_bytes(bytes_of({atoms, d + n, 8}), bytes_of({atoms + n + 1, atoms + n + 1, 8}));
+                         std::int64_t d, std::int64_t compact_nnz) {
+  if (!domain.has_model() || name == "column_generation") {
+    // get<int>, as the factory reads it: an out-of-range value is refused with its message here.
+    const std::int64_t atoms = 2 * std::int64_t{params.has("max_atoms") ? params.get<int>("max_atoms") : 50};
+    const std::uint64_t master = bytes_of({atoms + n + 1, atoms + n + 1, 8});
+    if (compact_nnz <= 0) return add_bytes(bytes_of({atoms, d + n, 8}), master);
+    const std::vector<int> shape = domain.shape();
+    const std::int64_t atom = shape.size() == 2 ? std::int64_t{shape[0]} + shape[1] + 1 : 2;
+    std::uint64_t bytes = add_bytes(bytes_of({atoms, atom + n, 8}), master);
+    bytes = add_bytes(bytes, bytes_of({compact_nnz, 6 * 4 + 3 * 8}));
+    if (shape.size() == 2) bytes = add_bytes(bytes, bytes_of({atoms, atom, 8}));
+    else bytes = add_bytes(bytes, bytes_of({d, 12}));
+    return bytes;
   }
   Model m;
   const std::vector<Expr> x = domain.model(m);
@@ -362,7 +375,10 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
     // Two instances from one block: the gap reports never disturb the algorithm's warm starts.
     const std::string& glmo_name = glmo_block.component->info.name;
     if (MemoryAccount* account = ctx.memory.account()) {
-      const std::uint64_t one = glmo_bytes(*problem.domain, glmo_block.params, glmo_name, n, d);
+      const bool compact = ctx.jacobian_nnz > 0 && problem.domain->compact_atoms() &&
+                           !problem.outer->traits().depends_on_x;
+      const std::uint64_t one =
+          glmo_bytes(*problem.domain, glmo_block.params, glmo_name, n, d, compact ? ctx.jacobian_nnz : 0);
       charge(*account, add_bytes(one, one), "the GLMO and its twin for the gap reports (2 x " + format_bytes(one) + ")",
              src, "/glmo");
     }

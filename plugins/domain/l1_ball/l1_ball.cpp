@@ -47,6 +47,23 @@ class L1Ball final : public scfw::Domain {
     x[j] = g[j] > 0.0 ? -radius_ : radius_;
   }
 
+  // Compact atoms: the vertex is one non-zero, and g's largest |g_j| is among its non-zeros
+  // unless they are all 0 (then j = 0, as lmo() picks for g = 0): the same vertex as lmo() on the
+  // dense g, in O(g's non-zeros).
+  bool compact_atoms() const override { return true; }
+  void lmo_sparse(const scfw::SparseGradient& g, scfw::Atom& s) const override {
+    s.set_sparse(d_);
+    int j = 0;
+    double best = 0.0, gj = 0.0;
+    for (size_t k = 0; k < g.index.size(); ++k)
+      if (std::abs(g.value[k]) > best) {
+        best = std::abs(g.value[k]);
+        j = g.index[k];
+        gj = g.value[k];
+      }
+    s.push(j, gj > 0.0 ? -radius_ : radius_);
+  }
+
   scfw::Vec initial_point() const override { return scfw::Vec::Zero(d_); }
 
   bool contains(const scfw::Vec& x, double tol) const override {

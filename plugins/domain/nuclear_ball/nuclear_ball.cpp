@@ -58,10 +58,40 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace {
 
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+// The two products the Lanczos path needs, G x and G^T x, on a dense G.
+struct DenseOp {
+  const Eigen::Map<const RowMat>& G;
+  template <class X>
+  void mul(const X& x, Eigen::VectorXd& out) const { out.noalias() = G * x; }
+  template <class X>
+  void tmul(const X& x, Eigen::VectorXd& out) const { out.noalias() = G.transpose() * x; }
+};
+
+// The same on a sparse G given by its entries (i[m], j[m], g[m]) in row-major order: O(nnz) per
+// product, no rows x cols matrix.
+struct SparseOp {
+  const int* i;
+  const int* j;
+  const double* g;
+  std::size_t nnz;
+  int rows, cols;
+  template <class X>
+  void mul(const X& x, Eigen::VectorXd& out) const {
+    out.setZero(rows);
+    for (std::size_t m = 0; m < nnz; ++m) out[i[m]] += g[m] * x[j[m]];
+  }
+  template <class X>
+  void tmul(const X& x, Eigen::VectorXd& out) const {
+    out.setZero(cols);
+    for (std::size_t m = 0; m < nnz; ++m) out[j[m]] += g[m] * x[i[m]];
+  }
+};
 
 class NuclearBall final : public scfw::Domain {
  public:
@@ -74,11 +104,11 @@ class NuclearBall final : public scfw::Domain {
       p.fail("rows", "the domain has dimension rows * cols = " + std::to_string(rows_ * cols_) +
                          " but the oracle has dimension " + std::to_string(c.dim));
     {
-      // The LMO's work space: the singular vectors, the Lanczos bases (rows + cols) x 40 of the
+      // The LMO's work space: the singular vectors, the Lanczos bases (rows + cols) x kLanczosSteps of the
       // large case or the Gram matrix and its tridiagonalization of the small one, and the
       // rescaled copy of G (rows x cols) used when its entries are extreme.
       const std::int64_t r = rows_, k = cols_, small = std::min(r, k);
-      std::uint64_t bytes = scfw::add_bytes(scfw::bytes_of({r + k, 3 + 40, 8}), scfw::bytes_of({r, k, 8}));
+      std::uint64_t bytes = scfw::add_bytes(scfw::bytes_of({r + k, 3 + kLanczosSteps, 8}), scfw::bytes_of({r, k, 8}));
       if (small <= kDenseMax) bytes = scfw::add_bytes(bytes, scfw::bytes_of({small, small + 8, 16}));
       c.memory.reserve(bytes, "the LMO's work space (rows x cols = " + std::to_string(r) + " x " + std::to_string(k) + ")");
     }
@@ -108,6 +138,17 @@ class NuclearBall final : public scfw::Domain {
     x.resize(dim());
     Eigen::Map<RowMat> X(x.data(), rows_, cols_);
     X.noalias() = -tau_ * u_out_ * v_out_.transpose();
+  }
+
+  // Compact atoms: G given by its non-zeros (the pattern's columns of a sparse Jacobian), the atom
+  // -tau u v^T kept as its factors. The top pair comes from the same two paths as lmo()'s: the
+  // Lanczos path on sparse products (O(nnz) per product, no rows x cols matrix), and, when
+  // min(rows, cols) <= kDenseMax, the Gram path on G scattered into the rows x cols work space
+  // (the same arithmetic as lmo()).
+  bool compact_atoms() const override { return true; }
+  void lmo_sparse(const scfw::SparseGradient& g, scfw::Atom& s) const override {
+    sparse_top_pair(g, u_out_, v_out_);
+    s.set_rank_one(-tau_, u_out_, v_out_);
   }
 
   // Checkpoints: the Lanczos path starts from the previous call's right vector v_; the rest of
@@ -149,14 +190,58 @@ class NuclearBall final : public scfw::Domain {
       scaled_ = std::ldexp(1.0, -std::ilogb(scale)) * G;
       const Eigen::Map<const RowMat> S(scaled_.data(), rows_, cols_);
       if (lanczos_path)
-        lanczos(S, u, v);
+        lanczos(DenseOp{S}, u, v);
       else
         dense_top_pair(S, u, v);
     } else if (lanczos_path) {
-      lanczos(G, u, v);
+      lanczos(DenseOp{G}, u, v);
     } else {
       dense_top_pair(G, u, v);
     }
+  }
+
+  // top_pair() for a G given by its non-zeros (g.index strictly increasing, row-major).
+  void sparse_top_pair(const scfw::SparseGradient& g, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
+    u.resize(rows_);
+    v.resize(cols_);
+    const std::size_t nnz = g.index.size();
+    double scale = 0.0;
+    for (std::size_t m = 0; m < nnz; ++m) scale += std::abs(g.value[m]);
+    bool finite = true;
+    if (!(scale > 0.0 && scale <= std::numeric_limits<double>::max())) {
+      double biggest = 0.0;
+      for (std::size_t m = 0; m < nnz; ++m) {
+        finite = finite && std::isfinite(g.value[m]);
+        biggest = std::max(biggest, std::abs(g.value[m]));
+      }
+      if (scale == 0.0 || !finite) {
+        u = Eigen::VectorXd::Unit(rows_, 0);
+        v = Eigen::VectorXd::Unit(cols_, 0);
+        return;
+      }
+      scale = biggest;
+    }
+    const bool lanczos_path = std::min(rows_, cols_) > kDenseMax;
+    const double limit = lanczos_path ? 1e60 : 1e100;
+    const double factor = scale > limit || scale < 1.0 / limit ? std::ldexp(1.0, -std::ilogb(scale)) : 1.0;
+    if (!lanczos_path) {
+      // The Gram path on the scattered G (its work space is charged in the constructor).
+      scaled_.setZero(rows_, cols_);
+      for (std::size_t m = 0; m < nnz; ++m) scaled_.data()[g.index[m]] = factor * g.value[m];
+      const Eigen::Map<const RowMat> S(scaled_.data(), rows_, cols_);
+      dense_top_pair(S, u, v);
+      return;
+    }
+    sp_i_.resize(nnz);
+    sp_j_.resize(nnz);
+    sp_g_.resize(nnz);
+    for (std::size_t m = 0; m < nnz; ++m) {
+      const int idx = g.index[m], i = idx / cols_;
+      sp_i_[m] = i;
+      sp_j_[m] = idx - i * cols_;
+      sp_g_[m] = factor * g.value[m];
+    }
+    lanczos(SparseOp{sp_i_.data(), sp_j_.data(), sp_g_.data(), nnz, rows_, cols_}, u, v);
   }
 
   // min(rows, cols) <= kDenseMax: the top eigenvector of the smaller Gram matrix A (G^T G or
@@ -335,8 +420,24 @@ class NuclearBall final : public scfw::Domain {
     return above;
   }
 
-  void lanczos(const Eigen::Map<const RowMat>& G, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
-    const int k = std::min({rows_, cols_, 40});
+  // The eigen-decomposition of the tridiagonal B^T B of the first m columns of the bidiagonal B,
+  // B scaled by a power of two near its largest entry bnorm (returned): see lanczos().
+  static double ritz(const Eigen::MatrixXd& B, int m, double bnorm, Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>& small) {
+    const double bscale = bnorm > 0.0 ? std::ldexp(1.0, -std::ilogb(bnorm)) : 1.0;
+    Eigen::VectorXd diag(m), sub(std::max(m - 1, 1));
+    for (int j = 0; j < m; ++j) {
+      const double bjj = bscale * B(j, j), above = j > 0 ? bscale * B(j - 1, j) : 0.0;
+      diag[j] = bjj * bjj + above * above;
+      if (j + 1 < m) sub[j] = bjj * (bscale * B(j, j + 1));
+    }
+    small.computeFromTridiagonal(diag, sub.head(std::max(m - 1, 0)), Eigen::ComputeEigenvectors);
+    return bscale;
+  }
+
+  // Lanczos on G through its two products, G x and G^T x (Op: DenseOp or SparseOp).
+  template <class Op>
+  void lanczos(const Op& G, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
+    const int k = std::min({rows_, cols_, kLanczosSteps});
     Eigen::VectorXd start = v_;
     if (start.norm() == 0.0) {
       std::mt19937_64 rng(12345);
@@ -345,14 +446,20 @@ class NuclearBall final : public scfw::Domain {
     }
     Eigen::MatrixXd P(rows_, k), Q(cols_, k);
     Eigen::MatrixXd B = Eigen::MatrixXd::Zero(k, k);  // upper bidiagonal: G Q = P B
+    Eigen::VectorXd p(rows_), q(cols_), gv(rows_), gtu(cols_), h(k);
+    Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> small;
     for (int restart = 0; restart < 50; ++restart) {
       Q.col(0) = start / start.norm();
       int steps = k;
       double bnorm = 0.0;  // the largest entry of B so far
       for (int j = 0; j < k; ++j) {
-        Eigen::VectorXd p = G * Q.col(j);
+        G.mul(Q.col(j), p);
         if (j > 0) p -= B(j - 1, j) * P.col(j - 1);
-        for (int i = 0; i < j; ++i) p -= P.col(i).dot(p) * P.col(i);  // reorthogonalize
+        // Reorthogonalize: classical Gram-Schmidt twice, as two matrix-vector products each.
+        for (int pass = 0; pass < 2 && j > 0; ++pass) {
+          h.head(j).noalias() = P.leftCols(j).transpose() * p;
+          p.noalias() -= P.leftCols(j) * h.head(j);
+        }
         const double alpha = p.norm();
         B(j, j) = alpha;
         bnorm = std::max(bnorm, alpha);
@@ -361,13 +468,30 @@ class NuclearBall final : public scfw::Domain {
         if (alpha <= 1e-15 * bnorm || alpha == 0.0) { steps = j + 1; P.col(j).setZero(); break; }
         P.col(j) = p / alpha;
         if (j + 1 == k) break;
-        Eigen::VectorXd q = G.transpose() * P.col(j) - alpha * Q.col(j);
-        for (int i = 0; i <= j; ++i) q -= Q.col(i).dot(q) * Q.col(i);
+        G.tmul(P.col(j), q);
+        q -= alpha * Q.col(j);
+        for (int pass = 0; pass < 2; ++pass) {
+          h.head(j + 1).noalias() = Q.leftCols(j + 1).transpose() * q;
+          q.noalias() -= Q.leftCols(j + 1) * h.head(j + 1);
+        }
         const double beta = q.norm();
         if (beta <= 1e-14 * alpha) { steps = j + 1; break; }
         B(j, j + 1) = beta;
         bnorm = std::max(bnorm, beta);
         Q.col(j + 1) = q / beta;
+        // Every 4 steps, the top Ritz triple of B's first m = j + 1 columns: its residual
+        // ||G^T x - theta w|| is beta |s_m| = beta alpha_m |t_m| / theta (t the top eigenvector
+        // of B^T B, s = B t / theta), so the bidiagonalization stops once that is <= 1e-12 theta;
+        // the residual test after it decides with the true products.
+        if ((j + 1) % 4 == 0) {
+          const int m = j + 1;
+          const double bs = ritz(B, m, bnorm, small);
+          const double theta2 = small.eigenvalues()[m - 1] / (bs * bs);
+          if (beta * alpha * std::abs(small.eigenvectors()(m - 1, m - 1)) <= 1e-12 * theta2) {
+            steps = m;
+            break;
+          }
+        }
       }
       // The top right singular vector of the bidiagonal B = the top eigenvector of the
       // tridiagonal B^T B (diagonal B_jj^2 + B_{j-1,j}^2, off-diagonal B_jj B_{j,j+1}); squaring
@@ -376,18 +500,10 @@ class NuclearBall final : public scfw::Domain {
       // a subdiagonal entry e when (e / eps)^2 <= |d_i| + |d_i+1|, a test that is not invariant
       // under scaling (it deflated everything for G of entries near 1e-16, and squared entries
       // overflow beyond 1e154), so the tridiagonal it sees always has entries near 1.
-      const double bscale = bnorm > 0.0 ? std::ldexp(1.0, -std::ilogb(bnorm)) : 1.0;
-      Eigen::VectorXd diag(steps), sub(std::max(steps - 1, 1));
-      for (int j = 0; j < steps; ++j) {
-        const double bjj = bscale * B(j, j), above = j > 0 ? bscale * B(j - 1, j) : 0.0;
-        diag[j] = bjj * bjj + above * above;
-        if (j + 1 < steps) sub[j] = bjj * (bscale * B(j, j + 1));
-      }
-      Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> small;
-      small.computeFromTridiagonal(diag, sub.head(std::max(steps - 1, 0)), Eigen::ComputeEigenvectors);
+      ritz(B, steps, bnorm, small);
       v = Q.leftCols(steps) * small.eigenvectors().col(steps - 1);
       v /= v.norm();
-      Eigen::VectorXd gv = G * v;
+      G.mul(v, gv);
       const double sigma = gv.norm();
       if (sigma == 0.0) {  // G = 0: any unit pair is optimal
         u = Eigen::VectorXd::Unit(rows_, 0);
@@ -395,7 +511,8 @@ class NuclearBall final : public scfw::Domain {
         return;
       }
       u = gv / sigma;
-      const double residual = (G.transpose() * u - sigma * v).norm();
+      G.tmul(u, gtu);
+      const double residual = (gtu - sigma * v).norm();
       start = v;
       if (residual <= 1e-10 * sigma) break;
       B.setZero();
@@ -406,6 +523,12 @@ class NuclearBall final : public scfw::Domain {
   // min(rows, cols) up to this: the Gram matrix path. Measured (bench_lmo): 100 x 100 costs
   // 242 us there against ~860 us by Lanczos (the MovieLens sub-matrix of Task 3).
   static constexpr int kDenseMax = 128;
+  // The Lanczos path's Krylov dimension before a restart (from the top Ritz vector). The
+  // bidiagonalization stops earlier when the Ritz residual is small (checked every 4 steps), so a
+  // larger subspace costs only the calls that need it: those whose top singular values cluster,
+  // where a restart throws away what a longer run would keep (MovieLens-100K: see
+  // docs/performance.md, "Sparse Jacobians").
+  static constexpr int kLanczosSteps = 120;
 
   double tau_ = 1.0;
   int rows_ = 1, cols_ = 1;
@@ -418,6 +541,8 @@ class NuclearBall final : public scfw::Domain {
   mutable Eigen::VectorXd d_, e_, e2_;     // T / bound: diagonal, subdiagonal, its squares
   mutable Eigen::VectorXd r_, y_, ty_;     // 1 / pivots of T - x I, the inverse iteration's y and T y
   Eigen::VectorXd start_;                  // the inverse iteration's fixed start
+  mutable std::vector<int> sp_i_, sp_j_;   // lmo_sparse's entries: row, column
+  mutable std::vector<double> sp_g_;       // and value (rescaled)
   mutable Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig_;  // the fallback only
 };
 

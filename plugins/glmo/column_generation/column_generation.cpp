@@ -115,21 +115,17 @@ class ColumnGeneration final : public scfw::Glmo {
     n_ = n;
     d_ = d;
     with_x_ = outer.traits().depends_on_x;
-    probe_.resize(d);
-    std::uint64_t state = 0x9E3779B97F4A7C15ull;  // splitmix64: a fixed, seed-independent probe
-    for (int j = 0; j < d; ++j) {
-      state += 0x9E3779B97F4A7C15ull;
-      std::uint64_t w = state;
-      w = (w ^ (w >> 30)) * 0xBF58476D1CE4E5B9ull;
-      w = (w ^ (w >> 27)) * 0x94D049BB133111EBull;
-      w ^= w >> 31;
-      probe_[j] = 0.5 + static_cast<double>(w >> 11) * 0x1.0p-53;  // in [0.5, 1.5)
-    }
+    // The form of the atoms is decided by the first solve (it needs V's kind): until then the
+    // initial point waits as a dense atom, without a fingerprint.
+    mode_ = Mode::Undecided;
+    pattern_.reset();
+    probe_.resize(0);
     atoms_.clear();
     prints_.clear();
-    push_atom(domain.initial_point());
+    atoms_.emplace_back();
+    atoms_.back().set_dense(domain.initial_point());
     status_.clear();
-    if (atoms_.back().size() != d) throw scfw::Error("column_generation: the domain's initial point has the wrong size");
+    if (atoms_.back().dim() != d) throw scfw::Error("column_generation: the domain's initial point has the wrong size");
     build_base();
     dense_ = elim_.u_free && (master_ == "dense" || (master_ == "auto" && elim_.rows <= kDenseMaxRows));
     dense_live_ = false;
@@ -143,9 +139,12 @@ class ColumnGeneration final : public scfw::Glmo {
   // Checkpoints: the atoms kept across solves, the Clp master's last basis (status_; the Clp
   // model itself is rebuilt by every solve) and the dense master, which stays alive across solves.
   scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  // Dense atoms go to "atoms" (d numbers each) as before the compact form; compact ones to the
+  // blocks after the dense master's, by kind.
   void save_state(scfw::StateWriter& w) const override {
     std::vector<double> atoms;
-    for (const scfw::Vec& a : atoms_) atoms.insert(atoms.end(), a.data(), a.data() + a.size());
+    for (const scfw::Atom& a : atoms_)
+      if (a.kind() == scfw::Atom::Kind::Dense) atoms.insert(atoms.end(), a.dense().data(), a.dense().data() + a.dense().size());
     w.put("atom_count", static_cast<std::int64_t>(atoms_.size()));
     w.put("atoms", atoms);
     w.put("prints", prints_);
@@ -154,17 +153,40 @@ class ColumnGeneration final : public scfw::Glmo {
     w.put("fallbacks", static_cast<std::int64_t>(fallbacks_));
     w.put("dense_live", static_cast<int>(dense_live_));
     if (dense_live_) dm_.save(w);
+    std::vector<int> kinds, shapes, index;
+    std::vector<std::int64_t> sizes;
+    std::vector<double> values, scales, us, vs;
+    for (const scfw::Atom& a : atoms_) {
+      kinds.push_back(static_cast<int>(a.kind()));
+      if (a.kind() == scfw::Atom::Kind::Sparse) {
+        sizes.push_back(a.nnz());
+        index.insert(index.end(), a.index().begin(), a.index().end());
+        values.insert(values.end(), a.value().begin(), a.value().end());
+      } else if (a.kind() == scfw::Atom::Kind::RankOne) {
+        shapes.push_back(a.rows());
+        shapes.push_back(a.cols());
+        scales.push_back(a.scale());
+        us.insert(us.end(), a.u().data(), a.u().data() + a.u().size());
+        vs.insert(vs.end(), a.v().data(), a.v().data() + a.v().size());
+      }
+    }
+    w.put("atom_mode", static_cast<int>(mode_));
+    w.put("atom_kinds", kinds);
+    w.put("sparse_sizes", sizes);
+    w.put("sparse_index", index);
+    w.put("sparse_value", values);
+    w.put("rank_one_shape", shapes);
+    w.put("rank_one_scale", scales);
+    w.put("rank_one_u", us);
+    w.put("rank_one_v", vs);
   }
   void load_state(scfw::StateReader& r) override {
     std::int64_t count = 0;
     r.get("atom_count", count);
     std::vector<double> atoms;
     r.get("atoms", atoms);
-    if (count < 0 || atoms.size() != static_cast<size_t>(count) * static_cast<size_t>(d_))
+    if (count < 0 || atoms.size() % static_cast<size_t>(d_) != 0)
       throw scfw::Error("column_generation: saved atoms do not have dimension " + std::to_string(d_));
-    atoms_.clear();
-    for (std::int64_t a = 0; a < count; ++a)
-      atoms_.push_back(Eigen::Map<const scfw::Vec>(atoms.data() + a * d_, d_));
     r.get("prints", prints_);
     r.get("clp_status", status_);
     r.get("first_atom", first_atom_);
@@ -175,6 +197,61 @@ class ColumnGeneration final : public scfw::Glmo {
     r.get("dense_live", live);
     dense_live_ = live != 0;
     if (dense_live_) dm_.load(r);
+    int mode = 0;
+    std::vector<int> kinds, shapes, index;
+    std::vector<std::int64_t> sizes;
+    std::vector<double> values, scales, us, vs;
+    r.get("atom_mode", mode);
+    r.get("atom_kinds", kinds);
+    r.get("sparse_sizes", sizes);
+    r.get("sparse_index", index);
+    r.get("sparse_value", values);
+    r.get("rank_one_shape", shapes);
+    r.get("rank_one_scale", scales);
+    r.get("rank_one_u", us);
+    r.get("rank_one_v", vs);
+    const auto bad = [&] { return scfw::Error("column_generation: the saved atoms are inconsistent"); };
+    if (mode < 0 || mode > 2 || kinds.size() != static_cast<size_t>(count) || index.size() != values.size()) throw bad();
+    mode_ = static_cast<Mode>(mode);
+    atoms_.assign(static_cast<size_t>(count), scfw::Atom());
+    size_t dense_at = 0, sparse_at = 0, entry_at = 0, r1_at = 0, u_at = 0, v_at = 0;
+    for (std::int64_t a = 0; a < count; ++a) {
+      scfw::Atom& at = atoms_[static_cast<size_t>(a)];
+      switch (static_cast<scfw::Atom::Kind>(kinds[static_cast<size_t>(a)])) {
+        case scfw::Atom::Kind::Dense:
+          if (atoms.size() < (dense_at + 1) * static_cast<size_t>(d_)) throw bad();
+          at.set_dense(Eigen::Map<const scfw::Vec>(atoms.data() + dense_at * d_, d_));
+          ++dense_at;
+          break;
+        case scfw::Atom::Kind::Sparse: {
+          if (sparse_at >= sizes.size() || sizes[sparse_at] < 0 || entry_at + sizes[sparse_at] > index.size()) throw bad();
+          at.set_sparse(d_);
+          for (std::int64_t k = 0; k < sizes[sparse_at]; ++k, ++entry_at) {
+            if (index[entry_at] < 0 || index[entry_at] >= d_) throw bad();
+            at.push(index[entry_at], values[entry_at]);
+          }
+          ++sparse_at;
+          break;
+        }
+        case scfw::Atom::Kind::RankOne: {
+          if (2 * r1_at + 1 >= shapes.size() || r1_at >= scales.size()) throw bad();
+          const int rows = shapes[2 * r1_at], cols = shapes[2 * r1_at + 1];
+          if (rows < 1 || cols < 1 || std::int64_t{rows} * cols != d_ || u_at + rows > us.size() || v_at + cols > vs.size())
+            throw bad();
+          at.set_rank_one(rows, cols, scales[r1_at]);
+          at.u() = Eigen::Map<const scfw::Vec>(us.data() + u_at, rows);
+          at.v() = Eigen::Map<const scfw::Vec>(vs.data() + v_at, cols);
+          u_at += rows;
+          v_at += cols;
+          ++r1_at;
+          break;
+        }
+        default:
+          throw bad();
+      }
+    }
+    if (prints_.size() != atoms_.size() && mode_ != Mode::Undecided) throw bad();
+    pattern_.reset();  // the compact structures are rebuilt from V at the next solve
   }
 
   std::string describe() const override {
@@ -182,35 +259,44 @@ class ColumnGeneration final : public scfw::Glmo {
     os << "column_generation (restricted master LP with " << (dense_ ? "a dense primal simplex" : "Clp")
        << ", pricing by the domain's LMO; tolerance " << tol_ << ", at most " << max_atoms_ << " atoms kept, "
        << (warm_ ? "warm" : "cold") << " start, smoothing " << smoothing_ << ")";
+    if (mode_ == Mode::Compact) os << "; compact atoms (V's pattern: " << support_.size() << " columns)";
     if (fallbacks_ > 0) os << "; " << fallbacks_ << " solves redone with Clp";
     return os.str();
   }
 
  private:
+  // V s into vs_: V's product on a dense atom (the path of before), else over V's pattern.
+  void image(const scfw::Atom& s, const scfw::Jacobian& V) {
+    if (vs_.size() != n_) vs_.resize(n_);
+    if (s.kind() == scfw::Atom::Kind::Dense)
+      V.multiply(s.dense(), vs_);
+    else
+      compact_image(s, V, vs_);
+  }
+  void compact_image(const scfw::Atom& s, const scfw::Jacobian& V, scfw::Vec& out);
+
   // Atom s's column in the dense master, where u = rhs + sum_a lambda_a V s_a is substituted
   // out: B (V s) on F's rows, -s on the x-rows, 1 on the convexity row; returns its cost
   // c_u^T V s (F's objective terms on u).
-  double dense_column(const scfw::Vec& s, const scfw::Jacobian& V) {
-    if (vs_.size() != n_) vs_.resize(n_);
-    V.multiply(s, vs_);
+  double dense_column(const scfw::Atom& s, const scfw::Jacobian& V) {
+    image(s, V);
     Eigen::Map<Eigen::VectorXd> col(col_.data(), elim_.rows);
     col.noalias() = elim_.B * vs_;
-    if (with_x_)
-      for (int j = 0; j < d_; ++j) col_[static_cast<size_t>(elim_.x_row + j)] = -s[j];
+    if (with_x_)  // F reads x: the dense path only
+      for (int j = 0; j < d_; ++j) col_[static_cast<size_t>(elim_.x_row + j)] = -s.dense()[j];
     col_[static_cast<size_t>(elim_.conv_row)] = 1.0;
     return elim_.cu.dot(vs_);
   }
 
   // Appends atom s's column (rows, values) to the sparse column buffers (Clp).
-  void column_of(const scfw::Vec& s, const scfw::Jacobian& V) {
+  void column_of(const scfw::Atom& s, const scfw::Jacobian& V) {
     if (with_x_)
       for (int j = 0; j < d_; ++j)
-        if (s[j] != 0.0) {
+        if (s.dense()[j] != 0.0) {
           rows_.push_back(x_row_ + j);
-          vals_.push_back(-s[j]);
+          vals_.push_back(-s.dense()[j]);
         }
-    if (vs_.size() != n_) vs_.resize(n_);
-    V.multiply(s, vs_);
+    image(s, V);
     for (int i = 0; i < n_; ++i)
       if (vs_[i] != 0.0) {
         rows_.push_back(u_row_ + i);
@@ -221,7 +307,7 @@ class ColumnGeneration final : public scfw::Glmo {
   }
 
   // Adds atom s's column to the master in use.
-  void add_column(const scfw::Vec& s, const scfw::Jacobian& V) {
+  void add_column(const scfw::Atom& s, const scfw::Jacobian& V) {
     if (dense_live_) {
       const double cost = dense_column(s, V);
       dm_.add_column(col_.data(), 0.0, scfw::inf, cost);
@@ -233,23 +319,90 @@ class ColumnGeneration final : public scfw::Glmo {
     lp_->addColumn(static_cast<int>(rows_.size()), rows_.data(), vals_.data(), 0.0, COIN_DBL_MAX, 0.0);
   }
 
+  // The fingerprint's probe at coordinate j: a fixed, seed-independent pseudo-random number in
+  // [0.5, 1.5) (splitmix64 of j).
+  static double probe_at(std::int64_t j) {
+    std::uint64_t w = 0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(j + 2);
+    w = (w ^ (w >> 30)) * 0xBF58476D1CE4E5B9ull;
+    w = (w ^ (w >> 27)) * 0x94D049BB133111EBull;
+    w ^= w >> 31;
+    return 0.5 + static_cast<double>(w >> 11) * 0x1.0p-53;
+  }
+  void ensure_probe() {
+    if (probe_.size() == d_) return;
+    probe_.resize(d_);
+    for (int j = 0; j < d_; ++j) probe_[j] = probe_at(j);
+  }
+
   // A fingerprint of an atom (its dot product with a fixed pseudo-random vector): atoms with
   // different fingerprints differ, so the duplicate test compares whole vectors only on a match.
   double fingerprint(const scfw::Vec& s) const { return probe_.dot(s); }
+  // The same for a compact atom, with the probe of a rank-one atom itself rank-one (p_r p_c^T,
+  // the probes of rows .. and of rows + cols ..) so that both cost the atom's size; `mag` gets
+  // the sum of the terms' magnitudes (for the rounding allowance).
+  double compact_fingerprint(const scfw::Atom& s, double* mag) const;
+  double atom_inf_norm(const scfw::Atom& s) const {
+    switch (s.kind()) {
+      case scfw::Atom::Kind::Dense:
+        return s.dense().lpNorm<Eigen::Infinity>();
+      case scfw::Atom::Kind::Sparse: {
+        double m = 0.0;
+        for (double v : s.value()) m = std::max(m, std::abs(v));
+        return m;
+      }
+      case scfw::Atom::Kind::RankOne:
+        return std::abs(s.scale()) * s.u().lpNorm<Eigen::Infinity>() * s.v().lpNorm<Eigen::Infinity>();
+    }
+    return 0.0;
+  }
 
   // Whether s is (numerically) one of the atoms.
   bool known_atom(const scfw::Vec& s) const {
     const double f = fingerprint(s), scale = std::max(1.0, s.lpNorm<Eigen::Infinity>());
     const double ftol = 1e-12 * scale * probe_.lpNorm<1>();
     for (size_t a = 0; a < atoms_.size(); ++a)
-      if (std::abs(prints_[a] - f) <= ftol && (atoms_[a] - s).lpNorm<Eigen::Infinity>() <= 1e-12 * scale) return true;
+      if (std::abs(prints_[a] - f) <= ftol && (atoms_[a].dense() - s).lpNorm<Eigen::Infinity>() <= 1e-12 * scale)
+        return true;
+    return false;
+  }
+  // The same on compact atoms: max |entry difference| <= 1e-12 max(1, ||s||_inf) (an upper bound
+  // of it for rank-one atoms, Atom::max_distance); the fingerprints of two such atoms differ by at
+  // most 1e-12 scale ||probe over the two supports||_1 plus rounding.
+  bool known_compact_atom(const scfw::Atom& s) const {
+    double mag = 0.0;
+    const double f = compact_fingerprint(s, &mag), scale = std::max(1.0, atom_inf_norm(s));
+    for (size_t a = 0; a < atoms_.size(); ++a) {
+      const scfw::Atom& t = atoms_[a];
+      double reach = 0.0;  // the probe's l1 norm over the two atoms' supports
+      if (s.kind() == scfw::Atom::Kind::RankOne && t.kind() == scfw::Atom::Kind::RankOne)
+        reach = probe_rows_l1_ * probe_cols_l1_;
+      else if (s.kind() == scfw::Atom::Kind::Sparse && t.kind() == scfw::Atom::Kind::Sparse)
+        reach = 1.5 * static_cast<double>(s.nnz() + t.nnz());
+      else
+        reach = 1.5 * static_cast<double>(d_);
+      if (std::abs(prints_[a] - f) <= 1e-12 * scale * reach + 4e-12 * mag &&
+          scfw::Atom::max_distance(t, s) <= 1e-12 * scale)
+        return true;
+    }
     return false;
   }
 
-  void push_atom(scfw::Vec s) {
+  void push_atom(const scfw::Vec& s) {
     prints_.push_back(fingerprint(s));
-    atoms_.push_back(std::move(s));
+    atoms_.emplace_back();
+    atoms_.back().set_dense(s);
   }
+  void push_compact_atom(const scfw::Atom& s) {
+    prints_.push_back(compact_fingerprint(s, nullptr));
+    atoms_.push_back(s);
+  }
+  // The first solve: the atoms' form (compact when V is sparse, the domain answers compactly and
+  // F does not read x), and the fingerprints of the atoms so far.
+  void decide_mode(const scfw::Jacobian& V);
+  // The compact path's index structures over V's pattern (rebuilt when the pattern changes).
+  void index_pattern(const scfw::Jacobian& V);
+  // One pricing round's LMO on the compact path: the gradient V^T pi_u over the pattern's columns.
+  void compact_gradient(const scfw::Jacobian& V, const double* pi_u, std::vector<double>& g) const;
 
   void build_base();
   void load_dense(const scfw::Vec& rhs, const scfw::Jacobian& V);
@@ -276,6 +429,10 @@ class ColumnGeneration final : public scfw::Glmo {
   }
   int atoms_in_master() const { return dense_live_ ? dm_.columns() - first_atom_ : lp_->numberColumns() - first_lambda_; }
   void delete_atoms(const std::vector<int>& atoms);  // ascending; from the master and atoms_
+  bool compact_round(const scfw::Jacobian& V, const double* pi, double value, double& bound, bool& have_center);
+  std::vector<double> cg_, cg_center_, cg_mix_;  // the compact path's gradients over support_
+  scfw::Atom catom_, cmix_;                       // the compact path's LMO answers
+  scfw::Vec su_;                                  // scale u of the rank-one atom being multiplied
   // solve() in steps.
   void prune_master();
   std::vector<double> weights_and_x(scfw::Vec& x) const;
@@ -291,9 +448,20 @@ class ColumnGeneration final : public scfw::Glmo {
   const scfw::Domain* domain_ = nullptr;
   int n_ = 0, d_ = 0;
   bool with_x_ = false;
-  std::vector<scfw::Vec> atoms_;
-  std::vector<double> prints_;  // fingerprint(atoms_[a])
-  scfw::Vec probe_;             // the fingerprint's vector
+  std::vector<scfw::Atom> atoms_;  // dense atoms (Mode::Dense) or compact ones (Mode::Compact)
+  std::vector<double> prints_;     // fingerprint(atoms_[a])
+  scfw::Vec probe_;                // the fingerprint's vector (the dense path; built at its first solve)
+  enum class Mode { Undecided = 0, Dense = 1, Compact = 2 };
+  Mode mode_ = Mode::Undecided;
+  // The compact path's view of V's pattern: its columns in increasing order (the support of the
+  // pricing gradient), and per stored entry k its row, its place among those columns and, for
+  // rank-one atoms of a rows x cols domain, its matrix row and column; by support column, the
+  // entries of that column (CSC order), for sparse atoms.
+  std::shared_ptr<const scfw::JacobianPattern> pattern_;
+  std::vector<int> support_, entry_row_, entry_pos_, entry_i_, entry_j_, csc_start_, csc_entry_;
+  int shape_rows_ = 0, shape_cols_ = 0;
+  scfw::Vec probe_rows_, probe_cols_;  // rank-one fingerprints' probe factors
+  double probe_rows_l1_ = 0.0, probe_cols_l1_ = 0.0;
   std::vector<unsigned char> status_;  // the last optimal basis (Clp status array)
   bool warm_ = true;
   double smoothing_ = 0.5;
@@ -443,7 +611,7 @@ void ColumnGeneration::load_clp(const scfw::Vec& rhs, const scfw::Jacobian& V) {
   rows_.clear();
   vals_.clear();
   std::vector<CoinBigIndex> col_start(1, 0);
-  for (const scfw::Vec& a : atoms_) {
+  for (const scfw::Atom& a : atoms_) {
     column_of(a, V);
     col_start.push_back(static_cast<CoinBigIndex>(rows_.size()));
   }
@@ -495,7 +663,7 @@ void ColumnGeneration::delete_atoms(const std::vector<int>& atoms) {
     lp_->deleteColumns(static_cast<int>(cols.size()), cols.data());
     clp_start_ = 0;  // the column indices changed: Clp starts afresh from the status array
   }
-  std::vector<scfw::Vec> kept;
+  std::vector<scfw::Atom> kept;
   std::vector<double> kept_prints;
   kept.reserve(atoms_.size());
   size_t next = 0;
@@ -517,6 +685,14 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
   const scfw::Jacobian& V = Vj;
   if (!outer_) throw scfw::Error("column_generation: solve() called before setup()");
   glmo_lp::check_solve_sizes("column_generation", z, V, y, n_, d_);
+  if (mode_ == Mode::Undecided) decide_mode(V);
+  const bool compact = mode_ == Mode::Compact;
+  if (compact) {
+    if (!V.is_sparse()) throw scfw::Error("column_generation: keeps compact atoms from a sparse V, and got a dense one");
+    index_pattern(V);
+  } else {
+    ensure_probe();
+  }
   scfw::Vec Vy(n_);
   V.multiply(y, Vy);
   const scfw::Vec rhs = z - Vy;
@@ -529,7 +705,13 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
   scfw::GlmoResult result;
   long simplex_iterations = 0;
   int rounds = 0;
-  scfw::Vec g(d_), s(d_), g_center(d_), g_mix(d_), s_mix(d_);
+  // The dense path's d-vectors; the compact path's gradients over the pattern's columns.
+  const int gd = compact ? 0 : d_;
+  scfw::Vec g(gd), s(gd), g_center(gd), g_mix(gd), s_mix(gd);
+  const size_t gs = compact ? support_.size() : 0;
+  cg_.resize(gs);
+  cg_center_.resize(gs);
+  cg_mix_.resize(gs);
   bool have_center = false;
   const double alpha = smoothing_;
   double value = 0.0, bound = -scfw::inf;
@@ -548,6 +730,11 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
     ++rounds;
 
     const double* pi = master_duals();
+    if (compact) {
+      if (compact_round(V, pi, value, bound, have_center)) break;
+      if (static_cast<int>(atoms_.size()) > 2 * max_atoms_) prune_master();
+      continue;
+    }
     V.transpose_multiply(Eigen::Map<const scfw::Vec>(pi + u_row_, n_), g);
     if (with_x_) g += Eigen::Map<const scfw::Vec>(pi + x_row_, d_);
     domain_->lmo(g, s);
@@ -564,13 +751,13 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
       domain_->lmo(g_mix, s_mix);
       if (g.dot(s_mix) - pi[conv_row_] < 0.0 && (s_mix - s).lpNorm<Eigen::Infinity>() > 1e-9 && !known_atom(s_mix)) {
         push_atom(s_mix);
-        add_column(s_mix, V);
+        add_column(atoms_.back(), V);
       }
     }
     const bool known = known_atom(s);
     if (known) break;  // a stall: the master cannot improve with this atom
     push_atom(s);
-    add_column(s, V);
+    add_column(atoms_.back(), V);
     if (static_cast<int>(atoms_.size()) > 2 * max_atoms_) prune_master();
   }
   if (bound == -scfw::inf) bound = value;  // max_rounds reached before any pricing (never with >= 1)
@@ -586,6 +773,207 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
   result.lower_bound = std::min(bound, value);
   result.iterations = rounds + simplex_iterations;
   return result;
+}
+
+// One pricing round on compact atoms, the dense round's steps on the pattern's columns: the
+// gradient, the LMO, the bound, the smoothed atom, the new atom. True when the solve stops (the
+// bound is within tolerance, or the atom is already in the master).
+bool ColumnGeneration::compact_round(const scfw::Jacobian& V, const double* pi, double value, double& bound,
+                                     bool& have_center) {
+  compact_gradient(V, pi + u_row_, cg_);
+  const scfw::SparseGradient g{d_, support_, cg_};
+  domain_->lmo_sparse(g, catom_);
+  const double rc = catom_.dot(g) - pi[conv_row_];
+  const double candidate = value + std::min(0.0, rc);
+  if (!have_center || candidate > bound) {
+    cg_center_ = cg_;
+    have_center = true;
+  }
+  bound = std::max(bound, candidate);
+  if (value - bound <= tol_ * std::max(1.0, std::abs(value))) return true;
+  if (smoothing_ > 0.0) {
+    const double alpha = smoothing_;
+    for (size_t m = 0; m < cg_.size(); ++m) cg_mix_[m] = alpha * cg_center_[m] + (1.0 - alpha) * cg_[m];
+    domain_->lmo_sparse(scfw::SparseGradient{d_, support_, cg_mix_}, cmix_);
+    if (cmix_.dot(g) - pi[conv_row_] < 0.0 && scfw::Atom::max_distance(cmix_, catom_) > 1e-9 && !known_compact_atom(cmix_)) {
+      push_compact_atom(cmix_);
+      add_column(atoms_.back(), V);
+    }
+  }
+  if (known_compact_atom(catom_)) return true;  // a stall: the master cannot improve with this atom
+  push_compact_atom(catom_);
+  add_column(atoms_.back(), V);
+  return false;
+}
+
+void ColumnGeneration::decide_mode(const scfw::Jacobian& V) {
+  const bool compact = V.is_sparse() && !with_x_ && domain_->compact_atoms();
+  mode_ = compact ? Mode::Compact : Mode::Dense;
+  if (!compact) ensure_probe();
+  if (compact) {
+    const std::vector<int> shape = domain_->shape();
+    if (shape.size() == 2) {
+      shape_rows_ = shape[0];
+      shape_cols_ = shape[1];
+    }
+  }
+  prints_.clear();
+  for (scfw::Atom& a : atoms_) {
+    if (compact && a.kind() == scfw::Atom::Kind::Dense) {
+      const scfw::Vec x = a.dense();
+      a.set_sparse_from(x);
+    }
+    prints_.push_back(compact ? compact_fingerprint(a, nullptr) : fingerprint(a.dense()));
+  }
+}
+
+void ColumnGeneration::index_pattern(const scfw::Jacobian& V) {
+  if (pattern_ && (pattern_ == V.pattern_ptr() || pattern_->same_as(V.pattern()))) return;
+  if (shape_rows_ == 0) {
+    const std::vector<int> shape = domain_->shape();
+    if (shape.size() == 2) {
+      shape_rows_ = shape[0];
+      shape_cols_ = shape[1];
+    }
+  }
+  pattern_ = V.pattern_ptr();
+  const scfw::JacobianPattern& P = *pattern_;
+  const std::vector<int>& col = P.col();
+  const size_t nnz = col.size();
+  // The support: the distinct columns, by a counting pass over d (one byte a coordinate), or by
+  // sorting when the pattern is much smaller than d.
+  std::vector<int> order(nnz);
+  for (size_t k = 0; k < nnz; ++k) order[k] = static_cast<int>(k);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return col[static_cast<size_t>(a)] < col[static_cast<size_t>(b)]; });
+  support_.clear();
+  csc_start_.clear();
+  csc_entry_.assign(order.begin(), order.end());
+  entry_pos_.assign(nnz, 0);
+  for (size_t t = 0; t < nnz; ++t) {
+    const int k = order[t];
+    if (support_.empty() || support_.back() != col[static_cast<size_t>(k)]) {
+      support_.push_back(col[static_cast<size_t>(k)]);
+      csc_start_.push_back(static_cast<int>(t));
+    }
+    entry_pos_[static_cast<size_t>(k)] = static_cast<int>(support_.size()) - 1;
+  }
+  csc_start_.push_back(static_cast<int>(nnz));
+  entry_row_.assign(nnz, 0);
+  for (int r = 0; r < P.rows(); ++r)
+    for (std::int64_t k = P.row_start()[static_cast<size_t>(r)]; k < P.row_start()[static_cast<size_t>(r) + 1]; ++k)
+      entry_row_[static_cast<size_t>(k)] = r;
+  entry_i_.clear();
+  entry_j_.clear();
+  if (shape_cols_ > 0) {
+    entry_i_.resize(nnz);
+    entry_j_.resize(nnz);
+    for (size_t k = 0; k < nnz; ++k) {
+      entry_i_[k] = col[k] / shape_cols_;
+      entry_j_[k] = col[k] - entry_i_[k] * shape_cols_;
+    }
+    probe_rows_.resize(shape_rows_);
+    probe_cols_.resize(shape_cols_);
+    for (int i = 0; i < shape_rows_; ++i) probe_rows_[i] = probe_at(i);
+    for (int j = 0; j < shape_cols_; ++j) probe_cols_[j] = probe_at(std::int64_t{shape_rows_} + j);
+    probe_rows_l1_ = probe_rows_.lpNorm<1>();
+    probe_cols_l1_ = probe_cols_.lpNorm<1>();
+  }
+}
+
+void ColumnGeneration::compact_gradient(const scfw::Jacobian& V, const double* pi_u, std::vector<double>& g) const {
+  std::fill(g.begin(), g.end(), 0.0);
+  const double* val = V.data();
+  const scfw::JacobianPattern& P = *pattern_;
+  for (int r = 0; r < P.rows(); ++r) {
+    const double p = pi_u[r];
+    if (p == 0.0) continue;
+    for (std::int64_t k = P.row_start()[static_cast<size_t>(r)]; k < P.row_start()[static_cast<size_t>(r) + 1]; ++k)
+      g[static_cast<size_t>(entry_pos_[static_cast<size_t>(k)])] += val[k] * p;
+  }
+}
+
+void ColumnGeneration::compact_image(const scfw::Atom& s, const scfw::Jacobian& V, scfw::Vec& out) {
+  const double* val = V.data();
+  const scfw::JacobianPattern& P = *pattern_;
+  out.setZero(n_);
+  switch (s.kind()) {
+    case scfw::Atom::Kind::Dense:
+      V.multiply(s.dense(), out);
+      return;
+    case scfw::Atom::Kind::Sparse: {
+      // Each of the atom's coordinates that is a pattern column: its column's entries.
+      for (std::int64_t t = 0; t < s.nnz(); ++t) {
+        const int j = s.index()[static_cast<size_t>(t)];
+        const auto it = std::lower_bound(support_.begin(), support_.end(), j);
+        if (it == support_.end() || *it != j) continue;
+        const size_t m = static_cast<size_t>(it - support_.begin());
+        const double sv = s.value()[static_cast<size_t>(t)];
+        for (int e = csc_start_[m]; e < csc_start_[m + 1]; ++e) {
+          const int k = csc_entry_[static_cast<size_t>(e)];
+          out[entry_row_[static_cast<size_t>(k)]] += val[k] * sv;
+        }
+      }
+      return;
+    }
+    case scfw::Atom::Kind::RankOne: {
+      if (s.rows() != shape_rows_ || s.cols() != shape_cols_)
+        throw scfw::Error("column_generation: a rank-one atom of " + std::to_string(s.rows()) + " x " +
+                          std::to_string(s.cols()) + " from a domain of shape " + std::to_string(shape_rows_) + " x " +
+                          std::to_string(shape_cols_));
+      // The entries of the atom the dense path would hold, (scale u_i) v_j, summed as V's own
+      // product sums a row (four partial sums): the same arithmetic as V s on the dense atom.
+      su_ = s.scale() * s.u();
+      const double* u = su_.data();
+      const double* v = s.v().data();
+      const int* ei = entry_i_.data();
+      const int* ej = entry_j_.data();
+      for (int r = 0; r < P.rows(); ++r) {
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+        std::int64_t k = P.row_start()[static_cast<size_t>(r)];
+        const std::int64_t end = P.row_start()[static_cast<size_t>(r) + 1];
+        for (; k + 4 <= end; k += 4) {
+          s0 += val[k] * (u[ei[k]] * v[ej[k]]);
+          s1 += val[k + 1] * (u[ei[k + 1]] * v[ej[k + 1]]);
+          s2 += val[k + 2] * (u[ei[k + 2]] * v[ej[k + 2]]);
+          s3 += val[k + 3] * (u[ei[k + 3]] * v[ej[k + 3]]);
+        }
+        for (; k < end; ++k) s0 += val[k] * (u[ei[k]] * v[ej[k]]);
+        out[r] = (s0 + s1) + (s2 + s3);
+      }
+      return;
+    }
+  }
+}
+
+double ColumnGeneration::compact_fingerprint(const scfw::Atom& s, double* mag) const {
+  double f = 0.0, m = 0.0;
+  switch (s.kind()) {
+    case scfw::Atom::Kind::Dense:
+      for (int j = 0; j < d_; ++j) {
+        const double t = probe_at(j) * s.dense()[j];
+        f += t;
+        m += std::abs(t);
+      }
+      break;
+    case scfw::Atom::Kind::Sparse:
+      for (std::int64_t k = 0; k < s.nnz(); ++k) {
+        const double t = probe_at(s.index()[static_cast<size_t>(k)]) * s.value()[static_cast<size_t>(k)];
+        f += t;
+        m += std::abs(t);
+      }
+      break;
+    case scfw::Atom::Kind::RankOne: {
+      if (probe_rows_.size() != s.rows() || probe_cols_.size() != s.cols())
+        throw scfw::Error("column_generation: a rank-one atom of " + std::to_string(s.rows()) + " x " +
+                          std::to_string(s.cols()) + " from a domain of shape " + std::to_string(shape_rows_) + " x " +
+                          std::to_string(shape_cols_));
+      f = s.scale() * probe_rows_.dot(s.u()) * probe_cols_.dot(s.v());
+      m = std::abs(s.scale()) * probe_rows_.dot(s.u().cwiseAbs()) * probe_cols_.dot(s.v().cwiseAbs());
+      break;
+    }
+  }
+  if (mag) *mag = m;
+  return f;
 }
 
 // Column deletion within a solve: when the master has grown to 2 max_atoms atoms, drop nonbasic
@@ -609,10 +997,39 @@ std::vector<double> ColumnGeneration::weights_and_x(scfw::Vec& x) const {
   const int K = static_cast<int>(atoms_.size());
   x.setZero(d_);
   std::vector<double> lambda(static_cast<size_t>(K));
-  for (int a = 0; a < K; ++a) {
-    lambda[static_cast<size_t>(a)] = std::max(0.0, atom_weight(a));
-    if (lambda[static_cast<size_t>(a)] > 0.0) x += lambda[static_cast<size_t>(a)] * atoms_[static_cast<size_t>(a)];
+  for (int a = 0; a < K; ++a) lambda[static_cast<size_t>(a)] = std::max(0.0, atom_weight(a));
+  if (mode_ == Mode::Compact) {
+    // x written once: the rank-one atoms of positive weight as one product U W V^T, the others
+    // scattered (the same sums as the dense path's for one-entry atoms), then divided by the
+    // weights' total as there.
+    double total = 0.0;
+    for (double l : lambda) total += l;
+    int r1 = 0;
+    for (int a = 0; a < K; ++a)
+      if (lambda[static_cast<size_t>(a)] > 0.0 && atoms_[static_cast<size_t>(a)].kind() == scfw::Atom::Kind::RankOne) ++r1;
+    if (r1 > 0) {
+      Eigen::MatrixXd Uw(shape_rows_, r1), Vf(shape_cols_, r1);
+      int c = 0;
+      for (int a = 0; a < K; ++a) {
+        const scfw::Atom& at = atoms_[static_cast<size_t>(a)];
+        if (!(lambda[static_cast<size_t>(a)] > 0.0) || at.kind() != scfw::Atom::Kind::RankOne) continue;
+        Uw.col(c) = (lambda[static_cast<size_t>(a)] * at.scale()) * at.u();
+        Vf.col(c) = at.v();
+        ++c;
+      }
+      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> X(x.data(), shape_rows_, shape_cols_);
+      X.noalias() = Uw * Vf.transpose();
+    }
+    for (int a = 0; a < K; ++a) {
+      const scfw::Atom& at = atoms_[static_cast<size_t>(a)];
+      if (lambda[static_cast<size_t>(a)] > 0.0 && at.kind() != scfw::Atom::Kind::RankOne)
+        at.add_to(lambda[static_cast<size_t>(a)], x);
+    }
+    if (total > 0.0) x /= total;
+    return lambda;
   }
+  for (int a = 0; a < K; ++a)
+    if (lambda[static_cast<size_t>(a)] > 0.0) x += lambda[static_cast<size_t>(a)] * atoms_[static_cast<size_t>(a)].dense();
   double total = 0.0;
   for (double l : lambda) total += l;
   if (total > 0.0) x /= total;
@@ -644,7 +1061,7 @@ void ColumnGeneration::drop_unused_clp(const std::vector<double>& lambda) {
   status_.assign(st, st + lp_->numberRows() + lp_->numberColumns());
   if (K <= max_atoms_) return;
   int excess = K - max_atoms_;
-  std::vector<scfw::Vec> kept;
+  std::vector<scfw::Atom> kept;
   std::vector<double> kept_prints;
   kept.reserve(static_cast<size_t>(K));
   // Status layout (Clp): the columns first, then the rows.

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "scfw/atom.hpp"
 #include "scfw/error.hpp"
 #include "scfw/jacobian.hpp"
 #include "scfw/model.hpp"
@@ -142,6 +143,16 @@ class Domain : public Component {
   /// Optional: x is a rows x cols matrix stored row-major (x[i * cols + j] = X_ij), e.g. a
   /// nuclear-norm ball; solution files then show it as a grid. Empty (the default): a vector.
   virtual std::vector<int> shape() const { return {}; }
+
+  /// Capability "compact atoms" (atom.hpp, docs/plugins.md): whether lmo_sparse() answers in
+  /// O(the gradient's non-zeros + the atom's size), without a dense d-vector. False (the
+  /// default): a GLMO keeps its d-vector path.
+  virtual bool compact_atoms() const { return false; }
+  /// s = argmin_{x in X} <g, x> for a gradient that is zero off g.index, as an Atom (Sparse or
+  /// RankOne for a domain that says compact_atoms(); any kind is allowed). It must be the point
+  /// lmo() returns for the dense g, up to rounding. The default builds the dense g, calls lmo()
+  /// and returns a Dense atom, so a domain that does not override it still answers.
+  virtual void lmo_sparse(const SparseGradient& g, Atom& s) const;
 
   /// Capability "state" (checkpoints): see StateSupport. A component that reports Saved
   /// overrides both functions; load_state() is called on a fresh object after the same setup.

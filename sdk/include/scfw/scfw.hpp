@@ -1,6 +1,7 @@
 // scfw SDK: everything a plugin author includes.
 #pragma once
 
+#include "scfw/atom.hpp"
 #include "scfw/error.hpp"
 #include "scfw/jacobian.hpp"
 #include "scfw/memory.hpp"

@@ -1,0 +1,98 @@
+// scfw SDK: compact atoms, the LMO's answer without a dense d-vector (docs/plugins.md, "Compact
+// atoms").
+//
+// A linear minimization oracle over a domain with few degrees of freedom per extreme point returns
+// a point that is cheap to describe: the l1 ball's -r sign(g_j) e_j and the simplex's vertices are
+// one non-zero, the nuclear ball's -tau u v^T is rows + cols numbers for rows x cols entries. On a
+// sparse problem (a Jacobian pattern, jacobian.hpp) the gradient the GLMO hands to the LMO is also
+// zero off the pattern's columns. A Domain that says compact_atoms() takes that gradient as its
+// non-zeros (SparseGradient) and answers with an Atom; column generation then keeps its atoms in
+// that form, so its memory and cost follow the data's non-zeros, not d.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "scfw/types.hpp"
+
+namespace scfw {
+
+/// A gradient g in R^dim that is zero off `index` (strictly increasing coordinates):
+/// g[index[k]] = value[k]. The spans point into the caller's buffers for the call only.
+struct SparseGradient {
+  int dim = 0;
+  std::span<const int> index;
+  std::span<const double> value;
+};
+
+/// A point x in R^dim in one of three forms:
+///  - Dense:   x = dense (dim entries);
+///  - Sparse:  x = sum_k value[k] e_{index[k]}, index strictly increasing;
+///  - RankOne: x is the rows x cols matrix scale u v^T stored row-major
+///             (x[i * cols + j] = scale u_i v_j), dim = rows * cols.
+/// Buffers are reused when an Atom is assigned again (an LMO called in a loop does not allocate
+/// once the sizes have been seen).
+class Atom {
+ public:
+  enum class Kind { Dense, Sparse, RankOne };
+
+  Kind kind() const { return kind_; }
+  int dim() const { return dim_; }
+
+  // --- writing (what an LMO does) ---
+  /// Dense: x.
+  void set_dense(const Vec& x);
+  /// Sparse with no entries yet in R^dim; then push() the entries in increasing index order.
+  void set_sparse(int dim);
+  void push(int index, double value) {
+    index_.push_back(index);
+    value_.push_back(value);
+  }
+  /// RankOne: scale u v^T, u of size rows, v of size cols; sized here, filled by the caller
+  /// through u() and v() (or copied from the arguments of the second overload).
+  void set_rank_one(int rows, int cols, double scale);
+  void set_rank_one(double scale, const Vec& u, const Vec& v);
+  /// The dense vector's non-zeros as a Sparse atom (exact: the same point).
+  void set_sparse_from(const Vec& x);
+
+  // --- reading ---
+  const Vec& dense() const { return dense_; }
+  const std::vector<int>& index() const { return index_; }
+  const std::vector<double>& value() const { return value_; }
+  std::int64_t nnz() const { return static_cast<std::int64_t>(index_.size()); }
+  double scale() const { return scale_; }
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+  Vec& u() { return u_; }
+  Vec& v() { return v_; }
+  const Vec& u() const { return u_; }
+  const Vec& v() const { return v_; }
+
+  /// x = the atom as a dense vector (resized to dim).
+  void to_dense(Vec& x) const;
+  /// x += w * atom (x of size dim).
+  void add_to(double w, Eigen::Ref<Vec> x) const;
+  /// <g, atom> for a dense g of size dim.
+  double dot(const Vec& g) const;
+  /// <g, atom> for a gradient given by its non-zeros.
+  double dot(const SparseGradient& g) const;
+  /// max_j |x_j - y_j| between two atoms of the same dim, computed in O(their stored sizes) when
+  /// both are compact of one kind (rank-one: a bound, exact to rounding when the two factors are
+  /// equal up to sign: see atom.cpp), else on the dense forms.
+  static double max_distance(const Atom& a, const Atom& b);
+  /// The number of bytes the atom holds (its stored numbers).
+  std::int64_t bytes() const;
+
+ private:
+  Kind kind_ = Kind::Dense;
+  int dim_ = 0;
+  Vec dense_;
+  std::vector<int> index_;
+  std::vector<double> value_;
+  double scale_ = 0.0;
+  int rows_ = 0, cols_ = 0;
+  Vec u_, v_;
+};
+
+}  // namespace scfw
