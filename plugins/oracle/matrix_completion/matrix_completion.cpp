@@ -4,18 +4,27 @@
 //
 // The observed entries Omega = {e = (i_e, j_e, M_e)} are split into n groups G_1..G_n by a fixed
 // seeded random partition (`groups`; group sizes differ by at most one; groups = 0 means one
-// group per entry, n = |Omega|). Then
+// group per entry, n = |Omega|), or, with "grouping": "blocks", by blocks: the observed rows are
+// ranked by their mean observed value (ties: smaller index) and cut into `row_bins` bins of
+// (nearly) equal numbers of rows (rank t of a rows goes to bin t * row_bins / a), the columns
+// likewise into `col_bins`, and a group is a non-empty (row bin, column bin[, value]) cell
+// (`by_value`: one group per distinct observed value in the cell), cells in increasing order of
+// (row bin, column bin, value), entries of a cell in file / generator order. Then
 //
-//   f_g(x) = 1/|G_g| sum_{e in G_g} (X_{i_e j_e} - M_e)      (mean residual of group g)
+//   f_g(x) = s_g/|G_g| sum_{e in G_g} (X_{i_e j_e} - M_e)    (mean residual of group g, times s_g)
 //
-// and, with the outer function F(u) = (1/n) ||u||_1, the objective is
+// with s_g = 1 (`weighting` "mean", the default) or s_g = |G_g| / |Omega| ("share": f_g is the
+// group's sum of residuals over |Omega|, so ||f||_1 = (1/|Omega|) sum_g |sum_{e in G_g} r_e| is at
+// most the paper's (1/|Omega|) sum_e |r_e|, equal when every group's residuals share a sign).
+//
+// Under "mean", with the outer function F(u) = (1/n) ||u||_1, the objective is
 //   (1/n) sum_g |mean_{e in G_g} (X_e - M_e)|.
 // With groups = 0 this is exactly the paper's 1/|Omega| sum_e |X_e - M_e| (and f is then
-// deterministic: a sample is exact); with n < |Omega| groups it is a lower bound of it that
-// is reached by unbiased samples (docs/formulations.md discusses the choice).
-// A sample draws `batch` entries per group uniformly with replacement: f~_g is the mean of the
-// drawn residuals, its Jacobian row holds 1/batch at each drawn entry's coordinate. f is affine:
-// the Hessian action is 0.
+// deterministic: a sample is exact); with n < |Omega| random groups (equal sizes) it is a lower
+// bound of it that is reached by unbiased samples (docs/formulations.md discusses the choice).
+// A sample draws `batch` entries per group uniformly with replacement: f~_g is s_g times the
+// mean of the drawn residuals, its Jacobian row holds s_g/batch at each drawn entry's
+// coordinate. f is affine: the Hessian action is 0.
 //
 // "jacobian": "sparse" declares the Jacobian's pattern (jacobian.hpp): row g holds the coordinates
 // of group g's observed entries, |Omega| non-zeros in all instead of n x rows x cols (the full
@@ -45,6 +54,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -64,15 +74,32 @@ struct Entries {
 // Synthetic data. With g = Rng(seed), in this order: U (rows x rank) and W (cols x rank) entries
 // N(0, 1) (std::normal_distribution), L = U W^T / sqrt(rank) (entries of unit variance); the
 // observed set is the first round(density * rows * cols) positions of a partial Fisher-Yates
-// shuffle (std::uniform_int_distribution); each observed M_e = L_e + noise * (E1 - E2), E1, E2
-// ~ Exp(1) (std::exponential_distribution): Laplace noise of scale `noise`.
+// shuffle of 0 .. rows * cols - 1 (std::uniform_int_distribution); each observed
+// M_e = L_e + noise * (E1 - E2), E1, E2 ~ Exp(1) (std::exponential_distribution): Laplace noise
+// of scale `noise`.
+//
+// Nothing of size rows x cols is held (a 10^4 x 10^4 instance with 10^6 observed entries needs
+// about 100 MB, not 2.4 GB): the shuffle keeps only the positions it has moved (a hash map,
+// at most one per observed entry), and L is computed a band of rows at a time, only for the
+// bands holding observed entries, with the same Eigen product restricted to those rows (every
+// band has at least kBand rows, so the product takes the same kernel as the whole matrix and
+// each entry is the same double; tests/test_matrix_completion.cpp checks it against the whole
+// product).
 Entries make_synthetic(const Params& s, const scfw::Memory& memory) {
   // Ranges and defaults as declared in register_components.
   const std::int64_t r = s.get<int>("rows"), c = s.get<int>("cols"), rank = s.get<int>("rank");
   const double density = s.get<double>("density"), noise = s.get<double>("noise");
-  // Held below: L and the positions (rows x cols each), the factors, the observed entries.
-  memory.reserve(scfw::add_bytes(scfw::bytes_of({r, c, 8 + 8 + 16}), scfw::bytes_of({r + c, rank, 8})),
-                 "the synthetic matrix (rows x cols = " + std::to_string(r) + " x " + std::to_string(c) + ")");
+  const std::int64_t total = r * c;
+  const std::int64_t m = std::max<std::int64_t>(1, std::llround(density * static_cast<double>(total)));
+  // Rows per band of L: kBand, or more while a band stays within 4 MiB, a multiple of kBand.
+  constexpr std::int64_t kBand = 24;
+  const std::int64_t band = std::min(r, std::max<std::int64_t>(1, (std::int64_t{1} << 19) / std::max<std::int64_t>(1, c) / kBand) * kBand);
+  // Held below: the factors, the moved positions (a hash-map node and a bucket, 64 bytes each),
+  // the observed entries (position, value, noise) and their order by row, one band of L.
+  memory.reserve(scfw::add_bytes(scfw::add_bytes(scfw::bytes_of({r + c, rank, 8}), scfw::bytes_of({m, 64 + 8 + 8 + 8 + 8})),
+                                 scfw::bytes_of({std::min(r, 2 * band), c, 8})),
+                 "the synthetic matrix's " + std::to_string(m) + " observed entries (rows x cols = " + std::to_string(r) + " x " +
+                     std::to_string(c) + ")");
   Rng g(s.get<std::uint64_t>("seed"));
   std::normal_distribution<double> normal;
   Eigen::MatrixXd U(r, rank), W(c, rank);
@@ -80,24 +107,54 @@ Entries make_synthetic(const Params& s, const scfw::Memory& memory) {
     for (std::int64_t k = 0; k < rank; ++k) U(i, k) = normal(g);
   for (std::int64_t j = 0; j < c; ++j)
     for (std::int64_t k = 0; k < rank; ++k) W(j, k) = normal(g);
-  const Eigen::MatrixXd L = U * W.transpose() / std::sqrt(static_cast<double>(rank));
-  const std::int64_t total = r * c;
-  const std::int64_t m = std::max<std::int64_t>(1, std::llround(density * static_cast<double>(total)));
-  std::vector<std::int64_t> pos(static_cast<size_t>(total));
-  std::iota(pos.begin(), pos.end(), 0);
-  for (std::int64_t k = 0; k < m; ++k) {
-    std::uniform_int_distribution<std::int64_t> pick(k, total - 1);
-    std::swap(pos[static_cast<size_t>(k)], pos[static_cast<size_t>(pick(g))]);
-  }
-  std::exponential_distribution<double> expo(1.0);
+  // The partial Fisher-Yates shuffle of pos = 0 .. total - 1: step k swaps pos[k] with pos[j],
+  // j uniform in [k, total); pos[k] is final after step k (later steps touch only indices > k).
+  // `moved` holds pos[j] for the j != pos[j] above k.
   Entries e;
   e.rows = static_cast<int>(r);
   e.cols = static_cast<int>(c);
+  e.index.resize(static_cast<size_t>(m));
+  {
+    std::unordered_map<std::int64_t, std::int64_t> moved;
+    moved.reserve(static_cast<size_t>(m));
+    auto at = [&moved](std::int64_t i) {
+      const auto it = moved.find(i);
+      return it == moved.end() ? i : it->second;
+    };
+    for (std::int64_t k = 0; k < m; ++k) {
+      std::uniform_int_distribution<std::int64_t> pick(k, total - 1);
+      const std::int64_t j = pick(g);
+      const std::int64_t pk = at(k), pj = at(j);
+      e.index[static_cast<size_t>(k)] = pj;
+      moved[j] = pk;  // pos[k] is never read again
+      moved.erase(k);
+    }
+  }
+  std::exponential_distribution<double> expo(1.0);
+  e.value.resize(static_cast<size_t>(m));
   for (std::int64_t k = 0; k < m; ++k) {
-    const std::int64_t p = pos[static_cast<size_t>(k)];
     const double lap = expo(g) - expo(g);
-    e.index.push_back(p);
-    e.value.push_back(L(p / c, p % c) + noise * lap);
+    e.value[static_cast<size_t>(k)] = noise * lap;  // L_e added below
+  }
+  // L by bands of rows: the observed entries ordered by row, then each band that holds one.
+  std::vector<std::int64_t> by_row(static_cast<size_t>(m));
+  std::iota(by_row.begin(), by_row.end(), 0);
+  std::sort(by_row.begin(), by_row.end(), [&e](std::int64_t a, std::int64_t b) {
+    return e.index[static_cast<size_t>(a)] < e.index[static_cast<size_t>(b)];
+  });
+  const double scale = std::sqrt(static_cast<double>(rank));
+  // Band b holds rows [b band, (b + 1) band), the last one also the rows left over, so no band
+  // is shorter than `band` (a matrix of fewer than kBand rows is one band: the whole product).
+  const std::int64_t bands = std::max<std::int64_t>(1, r / band);
+  Eigen::MatrixXd L;
+  for (size_t t = 0; t < by_row.size();) {
+    const std::int64_t b = std::min(e.index[static_cast<size_t>(by_row[t])] / c / band, bands - 1);
+    const std::int64_t i0 = b * band, h = b == bands - 1 ? r - i0 : band;
+    L = U.middleRows(i0, h) * W.transpose() / scale;
+    for (; t < by_row.size() && e.index[static_cast<size_t>(by_row[t])] / c < i0 + h; ++t) {
+      const std::int64_t p = e.index[static_cast<size_t>(by_row[t])];
+      e.value[static_cast<size_t>(by_row[t])] += L(p / c - i0, p % c);
+    }
   }
   return e;
 }
@@ -254,21 +311,37 @@ class MatrixCompletion final : public scfw::Oracle {
     if (!restrict_to_top(e_, p.find<std::int64_t>("top_rows").value_or(0), p.find<std::int64_t>("top_cols").value_or(0)))
       p.fail(p.has("top_rows") ? "top_rows" : "top_cols", "no observed entry is left in the top_rows x top_cols sub-matrix");
     const std::int64_t m = static_cast<std::int64_t>(e_.value.size());
-    std::int64_t n = p.get<std::int64_t>("groups");
-    if (n == 0) n = m;  // one group per observed entry
-    if (n > m) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(m) + " observed entries");
+    const bool blocks = p.get<std::string>("grouping") == "blocks";
+    if (!blocks)
+      for (const char* k : {"row_bins", "col_bins", "by_value"})
+        if (p.has(k)) p.fail(k, "only used with \"grouping\": \"blocks\"");
     batch_ = p.get<int>("batch");
-    // Held below and by make_sample(): the grouped entries, the group bounds, one sample.
-    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({m, 24}), scfw::add_bytes(scfw::bytes_of({n + 1, 8}), scfw::bytes_of({n, batch_, 8}))),
-                       "the entries and a sample of batch entries per group (groups x batch = " + std::to_string(n) +
-                           " x " + std::to_string(batch_) + ")");
-    // The partition: entries in a shuffled order (Rng(partition_seed)), dealt into n consecutive
-    // blocks. groups = 0 keeps the file/generator order (group g = entry g).
+    // The order of the entries: group g is entries begin_[g] .. begin_[g + 1] - 1 of it.
     std::vector<std::int64_t> order(static_cast<size_t>(m));
     std::iota(order.begin(), order.end(), 0);
-    if (n < m) {
-      Rng g(p.get<std::uint64_t>("partition_seed"));
-      std::shuffle(order.begin(), order.end(), g);
+    std::int64_t n = 0;
+    if (blocks) {
+      // Held while grouping: the row and column statistics and one key per entry.
+      ctx.memory.reserve(scfw::bytes_of({m, 8 + 8 + 8 + 8 + 24}), "the grouping keys of " + std::to_string(m) + " entries");
+      n = group_by_blocks(p, order);
+    } else {
+      n = p.get<std::int64_t>("groups");
+      if (n == 0) n = m;  // one group per observed entry
+      if (n > m) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(m) + " observed entries");
+    }
+    // Held below and by make_sample(): the grouped entries, the group bounds and scales, one sample.
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({m, 24}), scfw::add_bytes(scfw::bytes_of({n + 1, 16}), scfw::bytes_of({n, batch_, 8}))),
+                       "the entries and a sample of batch entries per group (groups x batch = " + std::to_string(n) +
+                           " x " + std::to_string(batch_) + ")");
+    if (!blocks) {
+      // The random partition: entries in a shuffled order (Rng(partition_seed)), dealt into n
+      // consecutive blocks. groups = 0 keeps the file/generator order (group g = entry g).
+      if (n < m) {
+        Rng g(p.get<std::uint64_t>("partition_seed"));
+        std::shuffle(order.begin(), order.end(), g);
+      }
+      begin_.resize(static_cast<size_t>(n) + 1);
+      for (std::int64_t g = 0; g <= n; ++g) begin_[static_cast<size_t>(g)] = g * m / n;
     }
     idx_.resize(static_cast<size_t>(m));
     val_.resize(static_cast<size_t>(m));
@@ -277,8 +350,12 @@ class MatrixCompletion final : public scfw::Oracle {
       val_[static_cast<size_t>(k)] = e_.value[static_cast<size_t>(order[static_cast<size_t>(k)])];
     }
     n_ = static_cast<int>(n);
-    begin_.resize(static_cast<size_t>(n) + 1);
-    for (std::int64_t g = 0; g <= n; ++g) begin_[static_cast<size_t>(g)] = g * m / n;
+    // "mean": f_g is the group's mean residual (scale 1); "share": its sum of residuals over
+    // |Omega|, the mean times |G_g| / |Omega|.
+    scale_.assign(static_cast<size_t>(n), 1.0);
+    if (p.get<std::string>("weighting") == "share")
+      for (std::int64_t g = 0; g < n; ++g)
+        scale_[static_cast<size_t>(g)] = static_cast<double>(begin_[static_cast<size_t>(g) + 1] - begin_[static_cast<size_t>(g)]) / static_cast<double>(m);
     d_ = e_.rows * e_.cols;
     if (p.get<std::string>("jacobian") == "sparse") build_pattern(ctx);
   }
@@ -291,13 +368,14 @@ class MatrixCompletion final : public scfw::Oracle {
     const double inv = 1.0 / batch_;
     if (J) std::fill(J, J + pattern_->nnz(), 0.0);
     for (int g = 0; g < n_; ++g) {
+      const double w = scale_[static_cast<size_t>(g)] * inv;  // inv itself under "mean"
       double sum = 0.0;
       for (int b = 0; b < batch_; ++b) {
         const std::int64_t k = picks[static_cast<size_t>(g) * batch_ + b];
         sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
-        if (J) J[slot_[static_cast<size_t>(k)]] += inv;
+        if (J) J[slot_[static_cast<size_t>(k)]] += w;
       }
-      if (f) (*f)[g] = inv * sum;
+      if (f) (*f)[g] = w * sum;
     }
   }
 
@@ -305,7 +383,7 @@ class MatrixCompletion final : public scfw::Oracle {
     check(x, f, nullptr);
     if (J) std::fill(J, J + pattern_->nnz(), 0.0);
     for (int g = 0; g < n_; ++g) {
-      const double inv = 1.0 / static_cast<double>(begin_[g + 1] - begin_[g]);
+      const double inv = scale_[static_cast<size_t>(g)] * (1.0 / static_cast<double>(begin_[g + 1] - begin_[g]));
       double sum = 0.0;
       for (std::int64_t k = begin_[g]; k < begin_[g + 1]; ++k) {
         sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
@@ -356,14 +434,15 @@ class MatrixCompletion final : public scfw::Oracle {
     const auto& picks = own(s).picks;
     const double inv = 1.0 / batch_;
     for (int g = 0; g < n_; ++g) {
+      const double w = scale_[static_cast<size_t>(g)] * inv;  // inv itself under "mean"
       double sum = 0.0;
       if (J) J->row(g).setZero();
       for (int b = 0; b < batch_; ++b) {
         const std::int64_t k = picks[static_cast<size_t>(g) * batch_ + b];
         sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
-        if (J) (*J)(g, idx_[static_cast<size_t>(k)]) += inv;
+        if (J) (*J)(g, idx_[static_cast<size_t>(k)]) += w;
       }
-      if (f) (*f)[g] = inv * sum;
+      if (f) (*f)[g] = w * sum;
     }
   }
 
@@ -371,7 +450,7 @@ class MatrixCompletion final : public scfw::Oracle {
   void exact(const Vec& x, Vec* f, Mat* J) const override {
     check(x, f, J);
     for (int g = 0; g < n_; ++g) {
-      const double inv = 1.0 / static_cast<double>(begin_[g + 1] - begin_[g]);
+      const double inv = scale_[static_cast<size_t>(g)] * (1.0 / static_cast<double>(begin_[g + 1] - begin_[g]));
       double sum = 0.0;
       if (J) J->row(g).setZero();
       for (std::int64_t k = begin_[g]; k < begin_[g + 1]; ++k) {
@@ -404,6 +483,58 @@ class MatrixCompletion final : public scfw::Oracle {
                         std::to_string(n_) + " x " + std::to_string(d_));
   }
 
+  /// "grouping": "blocks" (see the header): sets begin_, puts the entries of each group together in
+  /// `order` (stable: file / generator order within a group) and returns the number of groups.
+  std::int64_t group_by_blocks(const Params& p, std::vector<std::int64_t>& order) {
+    const std::int64_t m = static_cast<std::int64_t>(e_.value.size()), C = e_.cols;
+    // Bin of each entry's row (column): the observed rows ranked by their mean observed value
+    // (ties: smaller index), rank t of a rows in bin t * bins / a (bins capped at a).
+    auto bin_per_entry = [&](bool rows, std::int64_t bins) {
+      std::vector<std::pair<std::int64_t, std::int64_t>> at;  // (row or column, entry), sorted
+      at.reserve(static_cast<size_t>(m));
+      for (std::int64_t k = 0; k < m; ++k) {
+        const std::int64_t pos = e_.index[static_cast<size_t>(k)];
+        at.emplace_back(rows ? pos / C : pos % C, k);
+      }
+      std::sort(at.begin(), at.end());
+      std::vector<std::pair<double, std::int64_t>> mean_index;  // per observed row: (mean, row)
+      std::vector<std::int64_t> axis(static_cast<size_t>(m));    // entry -> its place in mean_index
+      for (size_t k = 0; k < at.size();) {
+        size_t l = k;
+        double sum = 0.0;
+        for (; l < at.size() && at[l].first == at[k].first; ++l) {
+          sum += e_.value[static_cast<size_t>(at[l].second)];
+          axis[static_cast<size_t>(at[l].second)] = static_cast<std::int64_t>(mean_index.size());
+        }
+        mean_index.emplace_back(sum / static_cast<double>(l - k), at[k].first);
+        k = l;
+      }
+      std::vector<std::int64_t> ranked(mean_index.size());
+      std::iota(ranked.begin(), ranked.end(), 0);
+      std::sort(ranked.begin(), ranked.end(), [&](std::int64_t a, std::int64_t b) {
+        return mean_index[static_cast<size_t>(a)] < mean_index[static_cast<size_t>(b)];
+      });
+      const std::int64_t a = static_cast<std::int64_t>(mean_index.size()), used = std::min(bins, a);
+      std::vector<std::int64_t> bin(mean_index.size());
+      for (std::int64_t t = 0; t < a; ++t) bin[static_cast<size_t>(ranked[static_cast<size_t>(t)])] = t * used / a;
+      for (auto& v : axis) v = bin[static_cast<size_t>(v)];
+      return axis;
+    };
+    const std::vector<std::int64_t> row_bin = bin_per_entry(true, p.find<std::int64_t>("row_bins").value_or(1));
+    const std::vector<std::int64_t> col_bin = bin_per_entry(false, p.find<std::int64_t>("col_bins").value_or(1));
+    const bool by_value = p.find<bool>("by_value").value_or(false);
+    auto key = [&](std::int64_t k) {
+      const auto u = static_cast<size_t>(k);
+      return std::make_tuple(row_bin[u], col_bin[u], by_value ? e_.value[u] : 0.0);
+    };
+    std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return key(a) < key(b); });
+    begin_.assign(1, 0);
+    for (std::int64_t k = 1; k < m; ++k)
+      if (key(order[static_cast<size_t>(k)]) != key(order[static_cast<size_t>(k - 1)])) begin_.push_back(k);
+    begin_.push_back(m);
+    return static_cast<std::int64_t>(begin_.size()) - 1;
+  }
+
   /// The pattern: row g holds the coordinates of group g's entries, sorted (an entry's position is
   /// unique, so no column repeats); slot_[k] is entry k's place among the pattern's values.
   void build_pattern(const scfw::Context& ctx) {
@@ -433,6 +564,7 @@ class MatrixCompletion final : public scfw::Oracle {
   std::vector<std::int64_t> idx_;  // group-ordered entries: coordinate in x
   std::vector<double> val_;        // and observed value
   std::vector<std::int64_t> begin_;
+  std::vector<double> scale_;      // per group: 1 ("mean") or |G_g| / |Omega| ("share")
   int n_ = 0, d_ = 0, batch_ = 1;
 };
 
@@ -451,6 +583,21 @@ void register_components(scfw::Registrar& r) {
                          "entries), so V and the GLMO work on |Omega| values; \"dense\": n x rows x cols")
            .def("dense"),
        ParamSpec::integer("partition_seed", "seed of the random partition of the entries into groups").nonnegative().def(1),
+       ParamSpec::choice("grouping", {"random", "blocks"},
+                         "\"random\": `groups` groups by a seeded random partition; \"blocks\": one group per non-empty "
+                         "(row bin, column bin[, value]) cell (row_bins, col_bins, by_value; `groups` and `partition_seed` "
+                         "unused)")
+           .def("random"),
+       ParamSpec::integer("row_bins",
+                          "\"blocks\": the observed rows ranked by their mean observed value (ties: smaller index) and cut "
+                          "into this many bins of (nearly) equal row counts (default 1; >= the observed rows: one bin per row)")
+           .at_least(1),
+       ParamSpec::integer("col_bins", "\"blocks\": the same for the columns (default 1)").at_least(1),
+       ParamSpec::boolean("by_value", "\"blocks\": also split each cell by the observed value (ratings 1..5: five groups per cell; default false)"),
+       ParamSpec::choice("weighting", {"mean", "share"},
+                         "f_g is the group's mean residual (\"mean\") or its sum of residuals over |Omega| (\"share\": "
+                         "||f||_1 <= (1/|Omega|) sum |X_e - M_e|, equal when each group's residuals share a sign)")
+           .def("mean"),
        ParamSpec::object("synthetic",
                          {ParamSpec::integer("rows", "rows of M").at_least(1).def(30),
                           ParamSpec::integer("cols", "columns of M").at_least(1).def(20),
