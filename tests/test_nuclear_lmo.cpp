@@ -432,3 +432,37 @@ TEST_CASE("nuclear_ball compact LMO: G = 0 and a non-finite G give a unit pair, 
     CHECK(sparse_answer(*ball, N, 1.0) == ref);
   }
 }
+
+TEST_CASE("nuclear_ball LMO: a gradient orthogonal to the previous call's vector still gets its top pair (warm start)") {
+  // As under vanilla SCFW on a large completion: each call's G holds a fresh sample of a few
+  // entries, each in its own row and column, so sigma_1 = max |G_ij| (exact) and the previous
+  // call's right vector is orthogonal to the new G's row space. The Lanczos path (min(rows, cols)
+  // > 128) must not start from that vector alone: it would see G^T G v = 0 and answer as for G = 0.
+  std::mt19937_64 rng(77);
+  const int rows = 300, cols = 500;
+  const double tau = 2.0;
+  const auto sparse_ball = make_nuclear(rows, cols, tau);
+  const auto dense_ball = make_nuclear(rows, cols, tau);
+  std::uniform_real_distribution<double> unif(0.5, 1.5);
+  for (int call = 0; call < 12; ++call) {
+    std::vector<int> prow(static_cast<size_t>(rows)), pcol(static_cast<size_t>(cols));
+    for (int i = 0; i < rows; ++i) prow[static_cast<size_t>(i)] = i;
+    for (int j = 0; j < cols; ++j) pcol[static_cast<size_t>(j)] = j;
+    std::shuffle(prow.begin(), prow.end(), rng);
+    std::shuffle(pcol.begin(), pcol.end(), rng);
+    RowMat G = RowMat::Zero(rows, cols);
+    double top = 0.0;
+    for (int e = 0; e < 45; ++e) {
+      const double value = (rng() & 1 ? 1.0 : -1.0) * unif(rng);
+      G(prow[static_cast<size_t>(e)], pcol[static_cast<size_t>(e)]) = value;
+      top = std::max(top, std::abs(value));
+    }
+    const Vec g = Eigen::Map<const Vec>(G.data(), G.size());
+    Vec xd;
+    dense_ball->lmo(g, xd);
+    const Vec xs = sparse_answer(*sparse_ball, G, tau);
+    CAPTURE(call);
+    CHECK(std::abs(g.dot(xd) + tau * top) <= 1e-10 * tau * top);
+    CHECK(std::abs(g.dot(xs) + tau * top) <= 1e-10 * tau * top);
+  }
+}

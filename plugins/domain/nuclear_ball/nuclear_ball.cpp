@@ -38,8 +38,8 @@
 // reorthogonalization (classical Gram-Schmidt twice), at most kLanczosSteps steps, ended early
 // when the top Ritz triple's residual estimate is below 1e-12 theta (checked every 4 steps),
 // restarted from the current Ritz vector until the residual ||G^T u - sigma v|| <= 1e-10 sigma
-// computed with the true products (warm-started from the previous call's vector: Frank-Wolfe
-// directions drift slowly). G enters only through G x and G^T x: the dense matrix for lmo(), its
+// computed with the true products (started from a fixed vector plus the previous call's vector:
+// Frank-Wolfe directions drift slowly, but a fresh sample's G can be orthogonal to it). G enters only through G x and G^T x: the dense matrix for lmo(), its
 // compressed rows for lmo_sparse() (compact atoms: G given by its non-zeros, the atom returned as
 // -tau u v^T's factors; docs/plugins.md, "Compact atoms"). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
 // the small bidiagonal B (a JacobiSVD of B took most of the time of this path). Every threshold
@@ -463,12 +463,20 @@ class NuclearBall final : public scfw::Domain {
   template <class Op>
   void lanczos(const Op& G, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
     const int k = std::min({rows_, cols_, kLanczosSteps});
-    Eigen::VectorXd start = v_;
-    if (start.norm() == 0.0) {
+    // The start: a fixed pseudo-random unit vector plus the previous call's right vector. The
+    // previous vector alone speeds up a drifting G but can be orthogonal to the new G's top right
+    // singular vector (a fresh sample of a few entries, as under vanilla SCFW on a completion):
+    // the Krylov space would then never contain it, and the answer would be another singular pair
+    // that passes the residual test. The fixed part has a component along every direction.
+    if (cold_.size() != cols_) {
       std::mt19937_64 rng(12345);
       std::normal_distribution<double> normal;
-      for (int j = 0; j < cols_; ++j) start[j] = normal(rng);
+      cold_.resize(cols_);
+      for (int j = 0; j < cols_; ++j) cold_[j] = normal(rng);
+      cold_ /= cold_.norm();
     }
+    Eigen::VectorXd start = cold_;
+    if (v_.size() == cols_ && v_.norm() > 0.0) start += v_ / v_.norm();
     Eigen::MatrixXd P(rows_, k), Q(cols_, k);
     Eigen::MatrixXd B = Eigen::MatrixXd::Zero(k, k);  // upper bidiagonal: G Q = P B
     Eigen::VectorXd p(rows_), q(cols_), gv(rows_), gtu(cols_), h(k);
@@ -558,6 +566,7 @@ class NuclearBall final : public scfw::Domain {
   double tau_ = 1.0;
   int rows_ = 1, cols_ = 1;
   mutable Eigen::VectorXd v_;  // the previous call's right vector: the next Lanczos start
+  mutable Eigen::VectorXd cold_;  // the fixed unit part of every Lanczos start
   // The LMO's work space, sized in the constructor (no allocation per call).
   mutable Eigen::VectorXd u_out_, v_out_;  // the top pair
   mutable RowMat scaled_;                  // G rescaled when its entries are extreme (rare: sized on first use)
