@@ -161,6 +161,20 @@ TEST_CASE("the composer charges V, the iterates, the oracle's data and sample, t
   CHECK(charged(c.problem.memory, "the tracker") == 0u);
 }
 
+TEST_CASE("momentum charges its Jacobian and z's update; the d-vector y - y_prev only for taylor") {
+  const int m = 4, d = 20, rows = 40, batch = 3;
+  for (const char* value : {"polyak", "taylor"}) {
+    scfw::Overrides o;
+    o.memory = MemoryAccount(1u << 30);
+    json p = task1(m, d, rows, batch, "momentum");
+    p["tracker"]["value"] = value;
+    const scfw::Composition c = scfw::compose(plugins(), p, "p.json", ".", o);
+    CAPTURE(value);
+    const std::uint64_t vectors = std::string(value) == "taylor" ? m + d : m;
+    CHECK(charged(c.method.memory, "the tracker's Jacobian (4 x 20)") == 4u * 20 * 8 + vectors * 8);
+  }
+}
+
 TEST_CASE("a charge over the limit is one line at the block that charged it, before allocating") {
   scfw::Overrides o;
   o.memory = MemoryAccount(1u << 20, "set it with --memory-limit or SCFW_MEMORY_LIMIT");

@@ -20,8 +20,10 @@ class Momentum final : public scfw::Tracker {
  public:
   Momentum(const scfw::Params& p, const scfw::Context& ctx) {
     taylor_ = p.get<std::string>("value") == "taylor";  // or "polyak", the other declared choice
-    // bind() sizes J_ (n x d, or the oracle's pattern), f_ (n) and dy_ (d).
-    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({ctx.jacobian_size(), 8}), scfw::bytes_of({std::int64_t{ctx.outputs} + ctx.dim, 8})),
+    // bind() sizes J_ (n x d, or the oracle's pattern), f_ (n) and, for "taylor" only, dy_ (d: a
+    // d-vector is not small next to a sparse pattern, 800 MB for a 10^4 x 10^4 completion).
+    const std::int64_t vectors = std::int64_t{ctx.outputs} + (taylor_ ? ctx.dim : 0);
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({ctx.jacobian_size(), 8}), scfw::bytes_of({vectors, 8})),
                        "the tracker's Jacobian (" + std::to_string(ctx.outputs) + " x " + std::to_string(ctx.dim) +
                            (ctx.jacobian_nnz >= 0 ? ", " + std::to_string(ctx.jacobian_nnz) + " non-zeros" : std::string()) + ")");
   }
@@ -32,7 +34,7 @@ class Momentum final : public scfw::Tracker {
     sample_ = oracle.make_sample();
     f_.resize(n);
     J_ = scfw::make_jacobian(oracle);
-    dy_.resize(d);
+    if (taylor_) dy_.resize(d);
   }
 
   void start(const Vec& y0, scfw::Rng& rng, Vec& z, scfw::Jacobian& V) override {
