@@ -487,3 +487,43 @@ TEST_CASE("column_generation's compact atoms go through a checkpoint: the resume
     CHECK(s.y == all.y.back());
   }
 }
+
+TEST_CASE("column generation on compact atoms reaches a vanilla sample's model minimum 0 at every iteration") {
+  // Vanilla on a completion whose domain takes the Lanczos path (min(rows, cols) > 128): each
+  // iteration's V is a fresh sample of one entry per group, so the sampled model
+  // sum_g |z_g + V_g (s - y)| reaches 0 inside a ball this large (set the sampled entries of s to
+  // their targets). Every solve must end there, to its tolerance: neither the LMO (a start
+  // orthogonal to the new G) nor the duplicate test (a smoothed atom next to the priced one taken
+  // as a stall) may stop it above.
+  json doc = {{"seed", 4},
+              {"iterations", 60},
+              {"oracle",
+               {{"plugin", "matrix_completion"},
+                {"groups", 40},
+                {"batch", 1},
+                {"jacobian", "sparse"},
+                {"synthetic", {{"rows", 150}, {"cols", 140}, {"rank", 3}, {"density", 0.05}, {"noise", 0.3}, {"seed", 2}}}}},
+              {"outer", {{"plugin", "norm"}, {"p", "1"}}},
+              {"domain", {{"plugin", "nuclear_ball"}, {"rows", 150}, {"cols", 140}, {"radius", 5000}}},
+              {"glmo", {{"plugin", "column_generation"}, {"tolerance", 1e-9}}},
+              {"tracker", {{"plugin", "vanilla"}}},
+              {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
+  Composition c = make(doc);
+  SolverOptions o;
+  o.iterations = 60;
+  o.seed = 4;
+  o.report_every = 0;
+  o.final_report = false;
+  Solver solver(c, o);
+  std::vector<double> values;
+  solver.add_callback([&](const IterationState& st) {
+    values.push_back(st.glmo_value);
+    return true;
+  });
+  REQUIRE(solver.run().iterations == 60);
+  REQUIRE(values.size() == 60u);
+  for (size_t k = 0; k < values.size(); ++k) {
+    CAPTURE(k);
+    CHECK(std::abs(values[k]) <= 1e-8);
+  }
+}

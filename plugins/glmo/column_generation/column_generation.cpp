@@ -746,16 +746,19 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
     }
     bound = std::max(bound, candidate);
     if (value - bound <= tol_ * std::max(1.0, std::abs(value))) break;
+    const bool known = known_atom(s);  // before the smoothed atom joins (see compact_round)
+    bool added = false;
     if (alpha > 0.0) {
       g_mix = alpha * g_center + (1.0 - alpha) * g;
       domain_->lmo(g_mix, s_mix);
       if (g.dot(s_mix) - pi[conv_row_] < 0.0 && (s_mix - s).lpNorm<Eigen::Infinity>() > 1e-9 && !known_atom(s_mix)) {
         push_atom(s_mix);
         add_column(atoms_.back(), V);
+        added = true;
       }
     }
-    const bool known = known_atom(s);
-    if (known) break;  // a stall: the master cannot improve with this atom
+    if (known && !added) break;  // a stall: the master cannot improve with this atom
+    if (known) continue;
     push_atom(s);
     add_column(atoms_.back(), V);
     if (static_cast<int>(atoms_.size()) > 2 * max_atoms_) prune_master();
@@ -791,6 +794,11 @@ bool ColumnGeneration::compact_round(const scfw::Jacobian& V, const double* pi, 
   }
   bound = std::max(bound, candidate);
   if (value - bound <= tol_ * std::max(1.0, std::abs(value))) return true;
+  // Whether the priced atom is already in the master, decided before the smoothed atom joins it:
+  // a smoothed atom within the duplicate tolerance of the priced one would otherwise make the
+  // priced one look known, and the solve would stop before the master saw either.
+  const bool known = known_compact_atom(catom_);
+  bool added = false;
   if (smoothing_ > 0.0) {
     const double alpha = smoothing_;
     for (size_t m = 0; m < cg_.size(); ++m) cg_mix_[m] = alpha * cg_center_[m] + (1.0 - alpha) * cg_[m];
@@ -798,9 +806,10 @@ bool ColumnGeneration::compact_round(const scfw::Jacobian& V, const double* pi, 
     if (cmix_.dot(g) - pi[conv_row_] < 0.0 && scfw::Atom::max_distance(cmix_, catom_) > 1e-9 && !known_compact_atom(cmix_)) {
       push_compact_atom(cmix_);
       add_column(atoms_.back(), V);
+      added = true;
     }
   }
-  if (known_compact_atom(catom_)) return true;  // a stall: the master cannot improve with this atom
+  if (known) return !added;  // a stall: the master cannot improve with this atom
   push_compact_atom(catom_);
   add_column(atoms_.back(), V);
   return false;
