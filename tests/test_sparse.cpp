@@ -300,6 +300,37 @@ TEST_CASE("hessian tracker refuses a sparse oracle; a dense-only GLMO's copy of 
   CHECK(noted);
 }
 
+namespace {
+
+/// The run of `doc` interrupted at iteration 20 of 40 with a checkpoint written to `file`, then
+/// resumed from that file in freshly composed objects; the resumed run's summary. `saved` (if not
+/// null) receives the checkpoint as read back.
+Summary interrupted_and_resumed(const json& doc, const std::filesystem::path& file, Checkpoint* saved = nullptr) {
+  SolverOptions o;
+  o.iterations = 40;
+  o.seed = 9;
+  o.report_every = 0;
+  o.final_report = false;
+  {
+    Composition c = make(doc);
+    Solver solver(c, o);
+    Checkpointer ck(c, run_identity(registry(), doc, c, "test"), file, 0, 0);
+    solver.add_callback([](const IterationState& st) { return st.iteration < 20; });
+    solver.set_state_hook(ck);
+    REQUIRE(solver.run().iterations == 20);
+    REQUIRE(ck.written() == 1);
+  }
+  Composition c = make(doc);
+  const Checkpoint back = read_checkpoint(file);
+  restore_components(file.string(), back, c);
+  Solver solver(c, o);
+  solver.resume_from(back.state);
+  if (saved) *saved = back;
+  return solver.run();
+}
+
+}  // namespace
+
 TEST_CASE("a checkpoint of a sparse V reads back bitwise, pattern included, and resumes the run exactly") {
   const auto dir = std::filesystem::temp_directory_path() / "scfw_test_sparse";
   std::filesystem::create_directories(dir);
@@ -324,33 +355,9 @@ TEST_CASE("a checkpoint of a sparse V reads back bitwise, pattern included, and 
   const json doc = regression("sparse", {{"plugin", "momentum"}, {"value", "taylor"}}, {{"plugin", "clp"}}, libsvm_file());
   Composition whole = make(doc);
   const Trajectory all = run(whole, 9, 40, 0, true, false);
-  const auto ckpt = dir / "run.ckpt";
-  {
-    Composition c = make(doc);
-    SolverOptions o;
-    o.iterations = 40;
-    o.seed = 9;
-    o.report_every = 0;
-    o.final_report = false;
-    Solver solver(c, o);
-    Checkpointer ck(c, run_identity(registry(), doc, c, "test"), ckpt, 0, 0);
-    solver.add_callback([](const IterationState& st) { return st.iteration < 20; });
-    solver.set_state_hook(ck);
-    REQUIRE(solver.run().iterations == 20);
-    REQUIRE(ck.written() == 1);
-  }
-  Composition c = make(doc);
-  const Checkpoint saved = read_checkpoint(ckpt);
+  Checkpoint saved;
+  const Summary s = interrupted_and_resumed(doc, dir / "run.ckpt", &saved);
   REQUIRE(saved.state.V.is_sparse());
-  restore_components(ckpt.string(), saved, c);
-  SolverOptions o;
-  o.iterations = 40;
-  o.seed = 9;
-  o.report_every = 0;
-  o.final_report = false;
-  Solver solver(c, o);
-  solver.resume_from(saved.state);
-  const Summary s = solver.run();
   REQUIRE(s.iterations == 40);
   CHECK(s.y == all.y.back());
 }
@@ -457,32 +464,7 @@ TEST_CASE("column_generation's compact atoms go through a checkpoint: the resume
     Composition whole = make(doc);
     const Trajectory all = run(whole, 9, 40, 0, true, false);
     REQUIRE(whole.method.glmo->describe().find("compact atoms") != std::string::npos);
-    const auto ckpt = dir / "compact.ckpt";
-    {
-      Composition c = make(doc);
-      SolverOptions o;
-      o.iterations = 40;
-      o.seed = 9;
-      o.report_every = 0;
-      o.final_report = false;
-      Solver solver(c, o);
-      Checkpointer ck(c, run_identity(registry(), doc, c, "test"), ckpt, 0, 0);
-      solver.add_callback([](const IterationState& st) { return st.iteration < 20; });
-      solver.set_state_hook(ck);
-      REQUIRE(solver.run().iterations == 20);
-      REQUIRE(ck.written() == 1);
-    }
-    Composition c = make(doc);
-    const Checkpoint saved = read_checkpoint(ckpt);
-    restore_components(ckpt.string(), saved, c);
-    SolverOptions o;
-    o.iterations = 40;
-    o.seed = 9;
-    o.report_every = 0;
-    o.final_report = false;
-    Solver solver(c, o);
-    solver.resume_from(saved.state);
-    const Summary s = solver.run();
+    const Summary s = interrupted_and_resumed(doc, dir / "compact.ckpt");
     REQUIRE(s.iterations == 40);
     CHECK(s.y == all.y.back());
   }
