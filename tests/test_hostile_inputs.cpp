@@ -202,6 +202,15 @@ TEST_CASE("problem files: an unknown top-level key or product key is cut to 40 b
             "\"outer\", \"output\", \"report\", \"schedule\", \"seed\", \"start\", \"stop\", \"tracker\"");
 }
 
+TEST_CASE("problem files: an unknown parameter of a plugin with many names the three closest, not all") {
+  // matrix_completion's 16 names, listed whole, made a 319-byte message (many_parameters.json).
+  const json block = {{std::string(76, '!'), 1}};
+  CHECK(make_error<scfw::Oracle>("matrix_completion", block) ==
+        "p.json: /oracle/" + std::string(40, '!') +
+            "... (76 bytes): unknown parameter of matrix_completion; it has 16 parameters; closest: \"batch\", "
+            "\"by_value\", \"col_bins\"");
+}
+
 TEST_CASE("matrix_completion: huge indices are refused without overflow; an empty top_rows x top_cols cut is located") {
   TempDir dir;
   // 999909999909 x 909990990 overflowed the product of the shape (UBSan); a 0-based index of

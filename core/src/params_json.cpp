@@ -21,6 +21,9 @@ namespace {
 
 using namespace input;
 
+// The longest list of parameter names an "unknown parameter" message spells out whole.
+constexpr size_t kListedBytes = 120;
+
 Params validate_block(const std::vector<ParamSpec>& specs, const json& value, const std::string& source,
                       const std::string& pointer, const std::string& owner, bool skip_plugin_key);
 
@@ -106,8 +109,19 @@ Params validate_block(const std::vector<ParamSpec>& specs, const json& value, co
       what += "; it takes no parameters";
     } else if (const std::string guess = did_you_mean(key, declared); !guess.empty()) {
       what += "; did you mean \"" + guess + "\"?";
+    } else if (std::string all = quoted_list(declared); all.size() <= kListedBytes) {
+      what += "; its parameters are " + all;
     } else {
-      what += "; its parameters are " + quoted_list(declared);
+      // A plugin with many parameters (matrix_completion has 16) would make the line too long
+      // to read: name the count and the three closest; `scfw describe NAME` lists them all.
+      // (A key of over 256 bytes is near none of them, and its edit distance costs its length
+      // squared: the first three in order, as "its parameters are" would begin.)
+      std::vector<std::string> sorted = declared;
+      std::sort(sorted.begin(), sorted.end());
+      what += "; it has " + std::to_string(declared.size()) + " parameters; closest: " +
+              quoted_list(key.size() <= 256 ? closest_names(key, sorted, 3)
+                                            : std::vector<std::string>(sorted.begin(), sorted.begin() + 3),
+                          false);
     }
     // The key as the file spells it, cut to 40 bytes with control characters shown as '?' (a 10 MB
     // key must not land whole in a one-line message).
