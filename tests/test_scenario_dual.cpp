@@ -6,10 +6,12 @@
 //     duplicate rows of V, z all equal), and along 3000-step momentum-like drifts solved warm;
 //   * the returned x lies in the domain and F(z + V (x - y), x) at it is the returned value;
 //   * supports() declines LPs with few rows per structural column, word for word;
-//   * solve() allocates nothing over 1000 warm solves.
+//   * solve() allocates nothing over 1000 warm solves;
+//   * the pivot row over the nonzeros of rho (pivot_row.hpp) has the bits of Eigen's full product.
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +29,7 @@ using namespace scfw;
 using namespace scfw::test;
 
 #include "malloc_counter.hpp"  // g_mallocs: every malloc of the process
+#include "../plugins/glmo/scenario_dual/pivot_row.hpp"
 
 namespace {
 
@@ -292,4 +295,48 @@ TEST_CASE("scenario_dual's saved state resumes bitwise: 10 solves, save, a fresh
   StateReader rb(bad.text(), "scenario_dual");
   CHECK_THROWS_WITH(other->load_state(rb), "scenario_dual: the saved basis does not fit this LP (0 basic multipliers for "
                                            "11 uncovered dual rows)");
+}
+
+TEST_CASE("scenario_dual's pivot row over the nonzeros of rho has the bits of Eigen's full product P rho") {
+  std::mt19937_64 rng(17);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  long compared = 0;
+  // N >= 2: with one row Eigen takes a dot product instead (another order), and scenario_dual
+  // keeps Eigen's product there.
+  for (const int N : {2, 7, 8, 15, 16, 17, 24, 200, 201}) {
+    for (const int D : {1, 2, 3, 11, 50, 51}) {
+      for (const double zeros : {0.0, 0.3, 0.7, 1.0}) {
+        CAPTURE(N);
+        CAPTURE(D);
+        CAPTURE(zeros);
+        using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+        RowMajor P(N, D);
+        for (int i = 0; i < N; ++i)
+          for (int j = 0; j < D; ++j) P(i, j) = unit(rng) < 0.1 ? 0.0 : normal(rng) * std::exp(4.0 * normal(rng));
+        Vec rho(D);
+        for (int j = 0; j < D; ++j) rho[j] = unit(rng) < zeros ? (unit(rng) < 0.5 ? 0.0 : -0.0) : normal(rng);
+        // The portable path's product (kern::gemv_base): Eigen, P row-major.
+        Vec full(N);
+        full.noalias() = P * rho;
+        const int S = scenario_dual::pt_stride(N);
+        std::vector<double> PT(static_cast<size_t>(S) * static_cast<size_t>(D) + 16, 0.0);
+        scenario_dual::transpose(N, D, P.data(), PT.data());
+        for (int i = 0; i < N; ++i)
+          for (int j = 0; j < D; ++j) REQUIRE(PT[static_cast<size_t>(j) * static_cast<size_t>(S) + static_cast<size_t>(i)] == P(i, j));
+        std::vector<const double*> col(static_cast<size_t>(D));
+        std::vector<double> x(static_cast<size_t>(D));
+        scenario_dual::Lanes lanes{col.data(), x.data()};
+        scenario_dual::nonzero_lanes(N, D, PT.data(), rho.data(), lanes);
+        std::vector<double> out(static_cast<size_t>(N) + 1, 42.0);
+        scenario_dual::pivot_row(N, lanes, out.data());
+        for (int i = 0; i < N; ++i) {
+          CHECK(std::bit_cast<std::uint64_t>(out[static_cast<size_t>(i)]) == std::bit_cast<std::uint64_t>(full[i]));
+          ++compared;
+        }
+        CHECK(out[static_cast<size_t>(N)] == 42.0);  // nothing written past row N
+      }
+    }
+  }
+  MESSAGE("pivot row: " << compared << " entries bitwise equal to Eigen's product");
 }

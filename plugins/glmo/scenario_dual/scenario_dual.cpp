@@ -64,6 +64,7 @@
 
 #include "dense_kernel.hpp"
 #include "glmo_lp.hpp"
+#include "pivot_row.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -382,6 +383,9 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   bool x_identity_ = false;        // x_j = v_j (structural column j) for every j: W_i = V_i
   Eigen::VectorXd ymc_, g_, W_;    // y - c, g, one row of W over the structural columns
   std::vector<double> P_;          // N x D current coefficients
+  std::vector<double> PT_;         // D x N (+ 8): P transposed, for the pivot row (portable kernels)
+  std::vector<const double*> lane_col_;  // D: the columns of PT with rho_j != 0 (pivot_row.hpp)
+  std::vector<double> lane_x_;           // D: those rho_j
   std::vector<double> shift_;      // N: row bounds move by -shift
   std::vector<double> b_;          // D: the dual's right-hand side (primal costs)
   std::vector<double> cost_;       // nv: the dual's costs
@@ -537,6 +541,9 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   g_.resize(n_);
   W_.resize(D_);
   P_ = S_;
+  PT_.assign(static_cast<size_t>(scfw::scenario_dual::pt_stride(N_)) * static_cast<size_t>(D_) + 16, 0.0);
+  lane_col_.assign(static_cast<size_t>(D_), nullptr);
+  lane_x_.assign(static_cast<size_t>(D_), 0.0);
   shift_.assign(static_cast<size_t>(N_), 0.0);
   b_.assign(static_cast<size_t>(D_), 0.0);
   cost_.assign(static_cast<size_t>(nv_), 0.0);
@@ -629,6 +636,7 @@ void ScenarioDualGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
                          shift_[static_cast<size_t>(r)];
     cost_[static_cast<size_t>(2 * D_ + t)] = -(bound + lam_adj_[static_cast<size_t>(t)]);
   }
+  if (!kern_.fused && N_ >= 2) scfw::scenario_dual::transpose(N_, D_, P_.data(), PT_.data());
 }
 
 // Slots: the unit columns in their rows, the basic multipliers in the uncovered rows; the LU of
@@ -1290,7 +1298,14 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
     // The pivot row over the nonbasic columns.
     for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] = binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(r)];
     const double* rho = rhs_.data();
-    kern_.gemv(N_, D_, P_.data(), rho, lam_alpha_.data());
+    if (kern_.fused || N_ < 2) {  // one row: Eigen's product is a dot product (another order)
+      kern_.gemv(N_, D_, P_.data(), rho, lam_alpha_.data());
+    } else {
+      // The same bits as kern_.gemv, over the nonzeros of rho only (pivot_row.hpp).
+      scfw::scenario_dual::Lanes lanes{lane_col_.data(), lane_x_.data()};
+      scfw::scenario_dual::nonzero_lanes(N_, D_, PT_.data(), rho, lanes);
+      scfw::scenario_dual::pivot_row(N_, lanes, lam_alpha_.data());
+    }
     int nc = 0;
     for (int i = 0; i < nnb_; ++i) {
       const int j = nb_[static_cast<size_t>(i)];
