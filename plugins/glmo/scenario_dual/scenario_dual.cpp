@@ -94,9 +94,13 @@ constexpr double kSingularTol = 1e-11;
 // longer be bitwise the same on every machine, nor every rank of an MPI run over different CPUs
 // the same GLMO answer. Hence portable by default.
 namespace kern {
-void axpy_base(size_t n, double f, const double* __restrict x, double* __restrict y) {
+// y += f x, element by element (the same bits however it is vectorized or unrolled). Inlined
+// where it is called on the portable path: through the function pointer below each call of a
+// 51-long update cost some 220 instructions.
+inline void axpy_inline(size_t n, double f, const double* __restrict x, double* __restrict y) {
   for (size_t i = 0; i < n; ++i) y[i] += f * x[i];
 }
+void axpy_base(size_t n, double f, const double* __restrict x, double* __restrict y) { axpy_inline(n, f, x, y); }
 __attribute__((target("avx2,fma"))) void axpy_avx2(size_t n, double f, const double* __restrict x,
                                                    double* __restrict y) {
   for (size_t i = 0; i < n; ++i) y[i] += f * x[i];
@@ -316,6 +320,13 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   std::string decline_reason(const DualShape& s) const;
   void build(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y);
   // The simplex on the dual.
+  // y += f x: the AVX2 kernel when picked, else the portable loop inlined.
+  void axpy(size_t n, double f, const double* x, double* y) const {
+    if (kern_.fused)
+      kern_.axpy(n, f, x, y);
+    else
+      kern::axpy_inline(n, f, x, y);
+  }
   bool is_unit(int j) const { return j < 2 * D_; }
   int unit_row(int j) const { return j < D_ ? j : j - D_; }
   const double* lam_col(int j) const {
@@ -343,6 +354,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   bool build_binv();
   void price_binv();
   void ftran_binv(const double* a, double* out) const;
+  void dse_weights();
   void recompute_xb();
   int place_nonbasics();
   bool drop_artificial_bounds();
@@ -386,6 +398,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   std::vector<double> PT_;         // D x N (+ 8): P transposed, for the pivot row (portable kernels)
   std::vector<const double*> lane_col_;  // D: the columns of PT with rho_j != 0 (pivot_row.hpp)
   std::vector<double> lane_x_;           // D: those rho_j
+  std::vector<double> dse_w_;            // D: ||e_s^T B^{-1}||^2 by slot (dse_weights())
   std::vector<double> shift_;      // N: row bounds move by -shift
   std::vector<double> b_;          // D: the dual's right-hand side (primal costs)
   std::vector<double> cost_;       // nv: the dual's costs
@@ -544,6 +557,7 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   PT_.assign(static_cast<size_t>(scfw::scenario_dual::pt_stride(N_)) * static_cast<size_t>(D_) + 16, 0.0);
   lane_col_.assign(static_cast<size_t>(D_), nullptr);
   lane_x_.assign(static_cast<size_t>(D_), 0.0);
+  dse_w_.assign(static_cast<size_t>(D_), 0.0);
   shift_.assign(static_cast<size_t>(N_), 0.0);
   b_.assign(static_cast<size_t>(D_), 0.0);
   cost_.assign(static_cast<size_t>(nv_), 0.0);
@@ -619,7 +633,7 @@ void ScenarioDualGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
     // W_i over the structural columns, added with the term's coefficient.
     const double* vrow = V.data() + static_cast<size_t>(t.i) * static_cast<size_t>(d_);
     if (x_identity_)
-      kern_.axpy(static_cast<size_t>(d_), t.coef, vrow, prow);
+      axpy(static_cast<size_t>(d_), t.coef, vrow, prow);
     else
       for (const XTerm& x : xterms_) prow[x.q] += t.coef * x.a * vrow[x.j];
     if (t.row < N_)
@@ -1064,6 +1078,7 @@ bool ScenarioDualGlmo::refactor() {
     nb_pos_[static_cast<size_t>(j)] = nnb_;
     nb_[static_cast<size_t>(nnb_++)] = j;
   }
+  dse_weights();
   return true;
 }
 
@@ -1108,7 +1123,7 @@ bool ScenarioDualGlmo::build_binv() {
       const double f = ra[c];
       if (f == 0.0) continue;
       ra[c] = 0.0;
-      kern_.axpy(K, -f, rc, ra);
+      axpy(K, -f, rc, ra);
     }
   }
   // The row exchanges of the pivoting are column exchanges of the inverse, in reverse order.
@@ -1135,7 +1150,7 @@ bool ScenarioDualGlmo::build_binv() {
       const double f = lam_col(dense_[static_cast<size_t>(t)])[q];
       if (f == 0.0) continue;
       const double* di = lu_.data() + static_cast<size_t>(t) * K;
-      kern_.axpy(K, -f, di, wk_.data());
+      axpy(K, -f, di, wk_.data());
     }
     for (int a = 0; a < k; ++a) binv_[static_cast<size_t>(rrows_[static_cast<size_t>(a)]) * DD + static_cast<size_t>(q)] = wk_[static_cast<size_t>(a)];
   }
@@ -1160,14 +1175,45 @@ void ScenarioDualGlmo::price_binv() {
 }
 
 // out (by slot) = B^{-1} a.
+// The column of B^{-1} of a dual row covered by a basic unit column is exactly the unit vector of
+// that column's slot (build_binv() writes it so; a pivot leaves it alone, or, when the unit column
+// enters, makes it col - (col_r / col_r) col + e_r = e_r exactly), so its term is one addition:
+// the same bits as the full column, whose other products are +-0 added to sums that start at +0
+// and so are never -0.
 void ScenarioDualGlmo::ftran_binv(const double* a, double* out) const {
   const size_t DD = static_cast<size_t>(D_);
   std::fill(out, out + D_, 0.0);
   for (int q = 0; q < D_; ++q) {
     const double f = a[q];
     if (f == 0.0) continue;
+    const int u = unit_at_[static_cast<size_t>(q)];
+    if (u >= 0) {
+      out[pos_[static_cast<size_t>(u)]] += f;
+      continue;
+    }
     const double* col = binv_.data() + static_cast<size_t>(q) * DD;
-    kern_.axpy(DD, f, col, out);
+    axpy(DD, f, col, out);
+  }
+}
+
+// The dual steepest-edge weights, dse_w_[s] = ||e_s^T B^{-1}||^2 = sum over the dual rows q in
+// increasing order of B^{-1}[q][s]^2, for every slot at once over the columns of B^{-1} (by
+// column, contiguous), after every change of B^{-1}. A covered row's column is exactly a unit
+// vector (ftran_binv()): its one nonzero square is 1 in its slot; the other terms left out are
+// +0, so each weight has the bits of the full sum (the one the leaving-row choice used to compute
+// per infeasible slot, reading B^{-1} across its columns).
+void ScenarioDualGlmo::dse_weights() {
+  const size_t DD = static_cast<size_t>(D_);
+  double* w = dse_w_.data();
+  std::fill(w, w + D_, 0.0);
+  for (int q = 0; q < D_; ++q) {
+    const int u = unit_at_[static_cast<size_t>(q)];
+    if (u >= 0) {
+      w[pos_[static_cast<size_t>(u)]] += 1.0;
+      continue;
+    }
+    const double* __restrict col = binv_.data() + static_cast<size_t>(q) * DD;
+    for (size_t s = 0; s < DD; ++s) w[s] += col[s] * col[s];
   }
 }
 
@@ -1262,11 +1308,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       if (v < lo - ptol(lo)) inf = v - lo;
       else if (v > up + ptol(up)) inf = v - up;
       else continue;
-      double w = 0.0;
-      for (int q = 0; q < D_; ++q) {
-        const double b = binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(s)];
-        w += b * b;
-      }
+      const double w = dse_w_[static_cast<size_t>(s)];
       const double score = inf * inf / std::max(w, 1e-300);
       if (score > best) {
         best = score;
@@ -1415,7 +1457,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       double* col = binv_.data() + static_cast<size_t>(c) * DD;
       const double v = col[r] / acq;
       if (v == 0.0) continue;
-      kern_.axpy(DD, -v, alpha_.data(), col);
+      axpy(DD, -v, alpha_.data(), col);
       col[r] = v;
     }
     pos_[static_cast<size_t>(p)] = -1;
@@ -1431,6 +1473,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
     else dense_[static_cast<size_t>(k_++)] = q;
     head_[static_cast<size_t>(r)] = q;
     pos_[static_cast<size_t>(q)] = r;
+    dse_weights();
     {
       const int i = nb_pos_[static_cast<size_t>(q)], last = nb_[static_cast<size_t>(--nnb_)];
       nb_[static_cast<size_t>(i)] = last;
