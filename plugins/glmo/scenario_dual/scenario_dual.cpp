@@ -98,7 +98,13 @@ namespace kern {
 // where it is called on the portable path: through the function pointer below each call of a
 // 51-long update cost some 220 instructions.
 inline void axpy_inline(size_t n, double f, const double* __restrict x, double* __restrict y) {
+#pragma GCC unroll 4
   for (size_t i = 0; i < n; ++i) y[i] += f * x[i];
+}
+// w += x * x, element by element.
+inline void square_acc(size_t n, const double* __restrict x, double* __restrict w) {
+#pragma GCC unroll 4
+  for (size_t i = 0; i < n; ++i) w[i] += x[i] * x[i];
 }
 void axpy_base(size_t n, double f, const double* __restrict x, double* __restrict y) { axpy_inline(n, f, x, y); }
 __attribute__((target("avx2,fma"))) void axpy_avx2(size_t n, double f, const double* __restrict x,
@@ -427,8 +433,8 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   std::vector<double> arow_;       // nv: the pivot row e_r^T B^{-1} M_j
   Eigen::VectorXd lam_alpha_;      // N: P rho
   std::vector<double> flip_;       // D: the columns of the flipped variables, times their moves
-  std::vector<double> ratio_;      // nv: ratios of the candidates
   std::vector<int> cand_;          // candidates of the ratio test
+  std::vector<double> cr_, ca_, ch_;  // by candidate: ratio, |alpha|, Harris bound
   long dual_finished_ = 0, primal_finished_ = 0;
   std::vector<double> static_lo_, static_up_;  // nv: the dual column bounds (lo_, up_ carry artificial ones)
   std::vector<int> art_;           // columns with an artificial bound
@@ -581,8 +587,10 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   arow_.assign(static_cast<size_t>(nv_), 0.0);
   lam_alpha_.resize(N_);
   flip_.assign(static_cast<size_t>(D_), 0.0);
-  ratio_.assign(static_cast<size_t>(nv_), 0.0);
   cand_.assign(static_cast<size_t>(nv_), 0);
+  cr_.assign(static_cast<size_t>(nv_), 0.0);
+  ca_.assign(static_cast<size_t>(nv_), 0.0);
+  ch_.assign(static_cast<size_t>(nv_), 0.0);
   dual_finished_ = 0;
   primal_finished_ = 0;
   static_lo_ = lo_;
@@ -1212,8 +1220,7 @@ void ScenarioDualGlmo::dse_weights() {
       w[pos_[static_cast<size_t>(u)]] += 1.0;
       continue;
     }
-    const double* __restrict col = binv_.data() + static_cast<size_t>(q) * DD;
-    for (size_t s = 0; s < DD; ++s) w[s] += col[s] * col[s];
+    kern::square_acc(DD, binv_.data() + static_cast<size_t>(q) * DD, w);
   }
 }
 
@@ -1348,7 +1355,11 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       scfw::scenario_dual::nonzero_lanes(N_, D_, PT_.data(), rho, lanes);
       scfw::scenario_dual::pivot_row(N_, lanes, lam_alpha_.data());
     }
-    int nc = 0;
+    // The candidates, in compact arrays by position (cand_: the column, cr_: its ratio, ch_: its
+    // Harris bound (|d| + tol) / |alpha|, ca_: |alpha|), and the first in the order (ratio,
+    // column). Which candidates pass, the Harris bound and the entering column depend on that
+    // order and on the set only, not on the order the candidates are listed in.
+    int nc = 0, first = -1;
     for (int i = 0; i < nnb_; ++i) {
       const int j = nb_[static_cast<size_t>(i)];
       const double a = is_unit(j) ? rho[unit_row(j)] : lam_alpha_[lam_row_[static_cast<size_t>(j - 2 * D_)]];
@@ -1357,45 +1368,65 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       if (std::abs(at) <= kPivotTol) continue;
       const double v = xv_[static_cast<size_t>(j)], d = dj_[static_cast<size_t>(j)];
       const bool at_lo = v == lo_[static_cast<size_t>(j)], at_up = v == up_[static_cast<size_t>(j)];  // v is finite
-      if (at_lo && at > 0.0) ratio_[static_cast<size_t>(j)] = std::max(0.0, d / at);
-      else if (at_up && at < 0.0) ratio_[static_cast<size_t>(j)] = std::max(0.0, d / at);
-      else if (!at_lo && !at_up) ratio_[static_cast<size_t>(j)] = std::abs(d / at);  // free (or off bound)
+      double ratio;
+      if (at_lo && at > 0.0) ratio = std::max(0.0, d / at);
+      else if (at_up && at < 0.0) ratio = std::max(0.0, d / at);
+      else if (!at_lo && !at_up) ratio = std::abs(d / at);  // free (or off bound)
       else continue;
-      cand_[static_cast<size_t>(nc++)] = j;
+      const size_t c = static_cast<size_t>(nc);
+      cand_[c] = j;
+      cr_[c] = ratio;
+      ca_[c] = std::abs(a);
+      ch_[c] = (std::abs(d) + kDualTol) / std::abs(a);
+      if (first < 0 || ratio < cr_[static_cast<size_t>(first)] ||
+          (ratio == cr_[static_cast<size_t>(first)] && j < cand_[static_cast<size_t>(first)]))
+        first = nc;
+      ++nc;
     }
     if (nc == 0) return Outcome::kFailed;  // the dual's dual is unbounded: let the primal simplex say
     // Bound flipping: pass the breakpoints of boxed columns, smallest ratio first, while the
     // slope stays positive (the smallest found by selection: few are passed).
-    auto before = [this](int a, int b) {
-      const double ra = ratio_[static_cast<size_t>(a)], rb = ratio_[static_cast<size_t>(b)];
-      return ra < rb || (ra == rb && a < b);
+    auto swap_cand = [this](int a, int b) {
+      std::swap(cand_[static_cast<size_t>(a)], cand_[static_cast<size_t>(b)]);
+      std::swap(cr_[static_cast<size_t>(a)], cr_[static_cast<size_t>(b)]);
+      std::swap(ca_[static_cast<size_t>(a)], ca_[static_cast<size_t>(b)]);
+      std::swap(ch_[static_cast<size_t>(a)], ch_[static_cast<size_t>(b)]);
     };
     double slope = std::abs(xv_[static_cast<size_t>(p)] - bound);
     int i0 = 0;
     for (; i0 < nc; ++i0) {
       int m = i0;
-      for (int i = i0 + 1; i < nc; ++i)
-        if (before(cand_[static_cast<size_t>(i)], cand_[static_cast<size_t>(m)])) m = i;
-      std::swap(cand_[static_cast<size_t>(i0)], cand_[static_cast<size_t>(m)]);
+      if (i0 == 0) {
+        m = first;
+      } else {
+        double rm = cr_[static_cast<size_t>(i0)];
+        int jm = cand_[static_cast<size_t>(i0)];
+        for (int i = i0 + 1; i < nc; ++i) {
+          const double ri = cr_[static_cast<size_t>(i)];
+          if (ri < rm || (ri == rm && cand_[static_cast<size_t>(i)] < jm)) {
+            m = i;
+            rm = ri;
+            jm = cand_[static_cast<size_t>(i)];
+          }
+        }
+      }
+      swap_cand(i0, m);
       const int j = cand_[static_cast<size_t>(i0)];
       const double range = up_[static_cast<size_t>(j)] - lo_[static_cast<size_t>(j)];
-      const double after = slope - std::abs(arow_[static_cast<size_t>(j)]) * range;
+      const double after = slope - ca_[static_cast<size_t>(i0)] * range;
       if (!(after > 0.0)) break;  // also for an infinite range
       slope = after;
     }
     if (i0 == nc) return Outcome::kFailed;
     // Harris among the remaining breakpoints: the largest |alpha| within the dual tolerance.
     double th = kInf;
-    for (int i = i0; i < nc; ++i) {
-      const int j = cand_[static_cast<size_t>(i)];
-      th = std::min(th, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(arow_[static_cast<size_t>(j)]));
-    }
+    for (int i = i0; i < nc; ++i) th = std::min(th, ch_[static_cast<size_t>(i)]);
     int q = -1;
     double amax = 0.0;
     for (int i = i0; i < nc; ++i) {
+      if (cr_[static_cast<size_t>(i)] > th) continue;
+      const double at = ca_[static_cast<size_t>(i)];
       const int j = cand_[static_cast<size_t>(i)];
-      if (ratio_[static_cast<size_t>(j)] > th) continue;
-      const double at = std::abs(arow_[static_cast<size_t>(j)]);
       if (at > amax || (at == amax && j < q)) {
         amax = at;
         q = j;
@@ -1441,9 +1472,12 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
     }
     // The dual step: reduced costs.
     const double thd = dj_[static_cast<size_t>(q)] / acq;
-    for (int i = 0; i < nnb_; ++i) {
-      const int j = nb_[static_cast<size_t>(i)];
-      dj_[static_cast<size_t>(j)] -= thd * arow_[static_cast<size_t>(j)];
+    // Over every column, in one contiguous pass: the basic and fixed ones get values never read
+    // (a basic column's is set when it leaves; arow_ is finite everywhere, 0 where never set).
+    {
+      double* __restrict dj = dj_.data();
+      const double* __restrict ar = arow_.data();
+      for (size_t j = 0; j < static_cast<size_t>(nv_); ++j) dj[j] -= thd * ar[j];
     }
     dj_[static_cast<size_t>(q)] = 0.0;
     dj_[static_cast<size_t>(p)] = -thd;
