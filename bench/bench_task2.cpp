@@ -12,7 +12,7 @@
 // taylor, nonconvex r = 2). --glmo auto leaves the glmo block out (the composer's choice).
 //
 // --max-structural is passed to the scenario_dual GLMO (its dual LP has assets + 1 rows; above
-// its default 128 the GLMO refuses the LP). --max-rows is passed to the dense_simplex GLMO (its
+// its default 256 the GLMO refuses the LP). --max-rows is passed to the dense_simplex GLMO (its
 // LP here has groups + 1 rows). Each repeat is
 // a full run of K iterations with gap reports off; the figures are medians over the repeats.
 #include <algorithm>
