@@ -101,10 +101,76 @@ inline void axpy_inline(size_t n, double f, const double* __restrict x, double* 
 #pragma GCC unroll 4
   for (size_t i = 0; i < n; ++i) y[i] += f * x[i];
 }
-// w += x * x, element by element.
-inline void square_acc(size_t n, const double* __restrict x, double* __restrict w) {
-#pragma GCC unroll 4
-  for (size_t i = 0; i < n; ++i) w[i] += x[i] * x[i];
+// w = sum_t X_t * X_t (element by element, t in increasing order, from +0), by chunks of w held
+// in SSE2 registers (x86-64's baseline; each lane is one IEEE multiply and one add: the bits of
+// the element-by-element sum).
+template <int P>  // P packets of two doubles
+inline void squares_chunk(size_t i0, int m, const double* const* X, double* w) {
+  __m128d acc[P];
+  for (int b = 0; b < P; ++b) acc[b] = _mm_setzero_pd();
+  for (int t = 0; t < m; ++t) {
+    const double* x = X[t] + i0;
+    for (int b = 0; b < P; ++b) {
+      const __m128d v = _mm_loadu_pd(x + 2 * b);
+      acc[b] = _mm_add_pd(acc[b], _mm_mul_pd(v, v));
+    }
+  }
+  for (int b = 0; b < P; ++b) _mm_storeu_pd(w + i0 + 2 * static_cast<size_t>(b), acc[b]);
+}
+// y = sum_t f_t X_t (element by element, t in increasing order, from +0: the bits of m axpys into
+// a zeroed y), by chunks of y held in SSE2 registers.
+template <int P>
+inline void combine_chunk(size_t i0, int m, const double* f, const double* const* X, double* y) {
+  __m128d acc[P];
+  for (int b = 0; b < P; ++b) acc[b] = _mm_setzero_pd();
+  for (int t = 0; t < m; ++t) {
+    const double* x = X[t] + i0;
+    const __m128d ft = _mm_set1_pd(f[t]);
+    for (int b = 0; b < P; ++b) acc[b] = _mm_add_pd(acc[b], _mm_mul_pd(ft, _mm_loadu_pd(x + 2 * b)));
+  }
+  for (int b = 0; b < P; ++b) _mm_storeu_pd(y + i0 + 2 * static_cast<size_t>(b), acc[b]);
+}
+inline void combine(size_t n, int m, const double* f, const double* const* X, double* y) {
+  size_t i0 = 0;
+  for (; i0 + 16 <= n; i0 += 16) combine_chunk<8>(i0, m, f, X, y);
+  if (i0 + 8 <= n) {
+    combine_chunk<4>(i0, m, f, X, y);
+    i0 += 8;
+  }
+  if (i0 + 4 <= n) {
+    combine_chunk<2>(i0, m, f, X, y);
+    i0 += 4;
+  }
+  if (i0 + 2 <= n) {
+    combine_chunk<1>(i0, m, f, X, y);
+    i0 += 2;
+  }
+  for (; i0 < n; ++i0) {
+    double a = 0.0;
+    for (int t = 0; t < m; ++t) a += f[t] * X[t][i0];
+    y[i0] = a;
+  }
+}
+inline void sum_squares(size_t n, int m, const double* const* X, double* w) {
+  size_t i0 = 0;
+  for (; i0 + 16 <= n; i0 += 16) squares_chunk<8>(i0, m, X, w);
+  if (i0 + 8 <= n) {
+    squares_chunk<4>(i0, m, X, w);
+    i0 += 8;
+  }
+  if (i0 + 4 <= n) {
+    squares_chunk<2>(i0, m, X, w);
+    i0 += 4;
+  }
+  if (i0 + 2 <= n) {
+    squares_chunk<1>(i0, m, X, w);
+    i0 += 2;
+  }
+  for (; i0 < n; ++i0) {
+    double a = 0.0;
+    for (int t = 0; t < m; ++t) a += X[t][i0] * X[t][i0];
+    w[i0] = a;
+  }
 }
 void axpy_base(size_t n, double f, const double* __restrict x, double* __restrict y) { axpy_inline(n, f, x, y); }
 __attribute__((target("avx2,fma"))) void axpy_avx2(size_t n, double f, const double* __restrict x,
@@ -405,6 +471,9 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   std::vector<const double*> lane_col_;  // D: the columns of PT with rho_j != 0 (pivot_row.hpp)
   std::vector<double> lane_x_;           // D: those rho_j
   std::vector<double> dse_w_;            // D: ||e_s^T B^{-1}||^2 by slot (dse_weights())
+  std::vector<const double*> binv_cols_;  // D: the columns of B^{-1}
+  mutable std::vector<double> ftran_f_;   // D: ftran_binv()'s terms
+  mutable std::vector<const double*> ftran_x_;
   std::vector<double> shift_;      // N: row bounds move by -shift
   std::vector<double> b_;          // D: the dual's right-hand side (primal costs)
   std::vector<double> cost_;       // nv: the dual's costs
@@ -564,6 +633,9 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   lane_col_.assign(static_cast<size_t>(D_), nullptr);
   lane_x_.assign(static_cast<size_t>(D_), 0.0);
   dse_w_.assign(static_cast<size_t>(D_), 0.0);
+  binv_cols_.assign(static_cast<size_t>(D_), nullptr);
+  ftran_f_.assign(static_cast<size_t>(D_), 0.0);
+  ftran_x_.assign(static_cast<size_t>(D_), nullptr);
   shift_.assign(static_cast<size_t>(N_), 0.0);
   b_.assign(static_cast<size_t>(D_), 0.0);
   cost_.assign(static_cast<size_t>(nv_), 0.0);
@@ -583,6 +655,7 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   rhs_.assign(static_cast<size_t>(D_), 0.0);
   lam_price_.resize(N_);
   binv_.assign(static_cast<size_t>(D_) * static_cast<size_t>(D_), 0.0);
+  for (int q = 0; q < D_; ++q) binv_cols_[static_cast<size_t>(q)] = binv_.data() + static_cast<size_t>(q) * static_cast<size_t>(D_);
   kern_ = kern::pick(native_kernels_);
   arow_.assign(static_cast<size_t>(nv_), 0.0);
   lam_alpha_.resize(N_);
@@ -1183,45 +1256,40 @@ void ScenarioDualGlmo::price_binv() {
 }
 
 // out (by slot) = B^{-1} a.
-// The column of B^{-1} of a dual row covered by a basic unit column is exactly the unit vector of
-// that column's slot (build_binv() writes it so; a pivot leaves it alone, or, when the unit column
-// enters, makes it col - (col_r / col_r) col + e_r = e_r exactly), so its term is one addition:
-// the same bits as the full column, whose other products are +-0 added to sums that start at +0
-// and so are never -0.
+// out = sum over the dual rows q with a_q != 0, in increasing order, of a_q times column q of
+// B^{-1}: the bits of one axpy per such q into a zeroed out. The AVX2 build keeps its axpys; the
+// portable one sums by chunks of out in registers (kern::combine). (The column of a dual row
+// covered by a basic unit column is exactly the unit vector of that column's slot, so its term
+// could be one addition, but keeping it in the chunked sum costs less than breaking the chunks.)
 void ScenarioDualGlmo::ftran_binv(const double* a, double* out) const {
   const size_t DD = static_cast<size_t>(D_);
-  std::fill(out, out + D_, 0.0);
+  if (kern_.fused) {
+    std::fill(out, out + D_, 0.0);
+    for (int q = 0; q < D_; ++q) {
+      const double f = a[q];
+      if (f == 0.0) continue;
+      kern_.axpy(DD, f, binv_.data() + static_cast<size_t>(q) * DD, out);
+    }
+    return;
+  }
+  int m = 0;
   for (int q = 0; q < D_; ++q) {
     const double f = a[q];
     if (f == 0.0) continue;
-    const int u = unit_at_[static_cast<size_t>(q)];
-    if (u >= 0) {
-      out[pos_[static_cast<size_t>(u)]] += f;
-      continue;
-    }
-    const double* col = binv_.data() + static_cast<size_t>(q) * DD;
-    axpy(DD, f, col, out);
+    ftran_f_[static_cast<size_t>(m)] = f;
+    ftran_x_[static_cast<size_t>(m++)] = binv_cols_[static_cast<size_t>(q)];
   }
+  kern::combine(DD, m, ftran_f_.data(), ftran_x_.data(), out);
 }
 
 // The dual steepest-edge weights, dse_w_[s] = ||e_s^T B^{-1}||^2 = sum over the dual rows q in
-// increasing order of B^{-1}[q][s]^2, for every slot at once over the columns of B^{-1} (by
-// column, contiguous), after every change of B^{-1}. A covered row's column is exactly a unit
-// vector (ftran_binv()): its one nonzero square is 1 in its slot; the other terms left out are
-// +0, so each weight has the bits of the full sum (the one the leaving-row choice used to compute
-// per infeasible slot, reading B^{-1} across its columns).
+// increasing order of B^{-1}[q][s]^2, for every slot at once along the columns of B^{-1}
+// (contiguous; a chunk of 16 slots in registers), after every change of B^{-1}: the same sums,
+// term for term, as the leaving-row choice used to compute per infeasible slot across the
+// columns. (Skipping the covered rows' exact unit columns saves little here: their squares cost
+// what a branch per slot chunk would.)
 void ScenarioDualGlmo::dse_weights() {
-  const size_t DD = static_cast<size_t>(D_);
-  double* w = dse_w_.data();
-  std::fill(w, w + D_, 0.0);
-  for (int q = 0; q < D_; ++q) {
-    const int u = unit_at_[static_cast<size_t>(q)];
-    if (u >= 0) {
-      w[pos_[static_cast<size_t>(u)]] += 1.0;
-      continue;
-    }
-    kern::square_acc(DD, binv_.data() + static_cast<size_t>(q) * DD, w);
-  }
+  kern::sum_squares(static_cast<size_t>(D_), D_, binv_cols_.data(), dse_w_.data());
 }
 
 // x_B = B^{-1} (b - N x_N).
