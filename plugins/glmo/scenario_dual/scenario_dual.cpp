@@ -465,6 +465,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
 
   // Per solve data.
   bool x_identity_ = false;        // x_j = v_j (structural column j) for every j: W_i = V_i
+  bool lam_identity_ = false;      // multiplier t prices primal row t, for every t (one per row)
   Eigen::VectorXd ymc_, g_, W_;    // y - c, g, one row of W over the structural columns
   std::vector<double> P_;          // N x D current coefficients
   std::vector<double> PT_;         // D x N (+ 8): P transposed, for the pivot row (portable kernels)
@@ -625,6 +626,8 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   x_identity_ = D_ == d_ && static_cast<int>(xterms_.size()) == d_;
   for (size_t i = 0; x_identity_ && i < xterms_.size(); ++i)
     x_identity_ = xterms_[i].q == static_cast<int>(i) && xterms_[i].j == static_cast<int>(i) && xterms_[i].a == 1.0;
+  lam_identity_ = nl_ == N_;
+  for (int t = 0; lam_identity_ && t < nl_; ++t) lam_identity_ = lam_row_[static_cast<size_t>(t)] == t;
   ymc_.resize(d_);
   g_.resize(n_);
   W_.resize(D_);
@@ -1225,13 +1228,20 @@ bool ScenarioDualGlmo::build_binv() {
   for (int q = 0; q < D_; ++q) {
     if (unit_at_[static_cast<size_t>(q)] < 0) continue;
     binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(q)] = 1.0;
-    // wk_[a] = -(D_S[q, .] D_R^{-1})[a]
-    std::fill(wk_.begin(), wk_.begin() + k, 0.0);
+    // wk_[a] = -(D_S[q, .] D_R^{-1})[a]: one axpy of -f per row of D_R^{-1} with f != 0, into a
+    // zeroed wk_ (portable: by chunks of wk_ in registers, the same bits).
+    int m = 0;
     for (int t = 0; t < k; ++t) {
       const double f = lam_col(dense_[static_cast<size_t>(t)])[q];
       if (f == 0.0) continue;
-      const double* di = lu_.data() + static_cast<size_t>(t) * K;
-      axpy(K, -f, di, wk_.data());
+      ftran_f_[static_cast<size_t>(m)] = -f;
+      ftran_x_[static_cast<size_t>(m++)] = lu_.data() + static_cast<size_t>(t) * K;
+    }
+    if (kern_.fused) {
+      std::fill(wk_.begin(), wk_.begin() + k, 0.0);
+      for (int t = 0; t < m; ++t) kern_.axpy(K, ftran_f_[static_cast<size_t>(t)], ftran_x_[static_cast<size_t>(t)], wk_.data());
+    } else {
+      kern::combine(K, m, ftran_f_.data(), ftran_x_.data(), wk_.data());
     }
     for (int a = 0; a < k; ++a) binv_[static_cast<size_t>(rrows_[static_cast<size_t>(a)]) * DD + static_cast<size_t>(q)] = wk_[static_cast<size_t>(a)];
   }
@@ -1415,14 +1425,21 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
     // The pivot row over the nonbasic columns.
     for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] = binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(r)];
     const double* rho = rhs_.data();
+    // alpha_j for every column (arow_): the unit columns' from rho, the multipliers' from P rho,
+    // written in place when multiplier t prices row t.
+    double* lam_out = lam_identity_ ? arow_.data() + 2 * D_ : lam_alpha_.data();
     if (kern_.fused || N_ < 2) {  // one row: Eigen's product is a dot product (another order)
-      kern_.gemv(N_, D_, P_.data(), rho, lam_alpha_.data());
+      kern_.gemv(N_, D_, P_.data(), rho, lam_out);
     } else {
       // The same bits as kern_.gemv, over the nonzeros of rho only (pivot_row.hpp).
       scfw::scenario_dual::Lanes lanes{lane_col_.data(), lane_x_.data()};
       scfw::scenario_dual::nonzero_lanes(N_, D_, PT_.data(), rho, lanes);
-      scfw::scenario_dual::pivot_row(N_, lanes, lam_alpha_.data());
+      scfw::scenario_dual::pivot_row(N_, lanes, lam_out);
     }
+    if (!lam_identity_)
+      for (int t = 0; t < nl_; ++t) arow_[static_cast<size_t>(2 * D_ + t)] = lam_alpha_[lam_row_[static_cast<size_t>(t)]];
+    std::copy(rho, rho + D_, arow_.begin());
+    std::copy(rho, rho + D_, arow_.begin() + D_);
     // The candidates, in compact arrays by position (cand_: the column, cr_: its ratio, ch_: its
     // Harris bound (|d| + tol) / |alpha|, ca_: |alpha|), and the first in the order (ratio,
     // column). Which candidates pass, the Harris bound and the entering column depend on that
@@ -1430,8 +1447,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
     int nc = 0, first = -1;
     for (int i = 0; i < nnb_; ++i) {
       const int j = nb_[static_cast<size_t>(i)];
-      const double a = is_unit(j) ? rho[unit_row(j)] : lam_alpha_[lam_row_[static_cast<size_t>(j - 2 * D_)]];
-      arow_[static_cast<size_t>(j)] = a;
+      const double a = arow_[static_cast<size_t>(j)];
       const double at = sgn * a;
       if (std::abs(at) <= kPivotTol) continue;
       const double v = xv_[static_cast<size_t>(j)], d = dj_[static_cast<size_t>(j)];
