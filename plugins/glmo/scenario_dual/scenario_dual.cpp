@@ -468,7 +468,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   bool lam_identity_ = false;      // multiplier t prices primal row t, for every t (one per row)
   Eigen::VectorXd ymc_, g_, W_;    // y - c, g, one row of W over the structural columns
   std::vector<double> P_;          // N x D current coefficients
-  std::vector<double> PT_;         // D x N (+ 8): P transposed, for the pivot row (portable kernels)
+  std::vector<double> PT_;         // D x pt_stride(N) (+ 16): P transposed, for the pivot row (portable)
   std::vector<const double*> lane_col_;  // D: the columns of PT with rho_j != 0 (pivot_row.hpp)
   std::vector<double> lane_x_;           // D: those rho_j
   std::vector<double> dse_w_;            // D: ||e_s^T B^{-1}||^2 by slot (dse_weights())
@@ -1269,8 +1269,8 @@ void ScenarioDualGlmo::price_binv() {
 // out = sum over the dual rows q with a_q != 0, in increasing order, of a_q times column q of
 // B^{-1}: the bits of one axpy per such q into a zeroed out. The AVX2 build keeps its axpys; the
 // portable one sums by chunks of out in registers (kern::combine). (The column of a dual row
-// covered by a basic unit column is exactly the unit vector of that column's slot, so its term
-// could be one addition, but keeping it in the chunked sum costs less than breaking the chunks.)
+// covered by a basic unit column is exactly the unit vector of that column's slot: its term is
+// summed like the others, which measured cheaper than one addition for it and axpys for the rest.)
 void ScenarioDualGlmo::ftran_binv(const double* a, double* out) const {
   const size_t DD = static_cast<size_t>(D_);
   if (kern_.fused) {
@@ -1296,8 +1296,7 @@ void ScenarioDualGlmo::ftran_binv(const double* a, double* out) const {
 // increasing order of B^{-1}[q][s]^2, for every slot at once along the columns of B^{-1}
 // (contiguous; a chunk of 16 slots in registers), after every change of B^{-1}: the same sums,
 // term for term, as the leaving-row choice used to compute per infeasible slot across the
-// columns. (Skipping the covered rows' exact unit columns saves little here: their squares cost
-// what a branch per slot chunk would.)
+// columns (the covered rows' exact unit columns included, as in that sum).
 void ScenarioDualGlmo::dse_weights() {
   kern::sum_squares(static_cast<size_t>(D_), D_, binv_cols_.data(), dse_w_.data());
 }
