@@ -35,8 +35,13 @@ std::unique_ptr<Glmo> make_cold_clp(int d, int n) {
   return make<Glmo>("clp", params({{"warm_start", false}}), context(d, n));
 }
 
+long g_clp_unverified = 0;  // Clp solves whose value its own x does not reach within 1e-9
+
 // One solve by `fast` and by each reference; checks value agreement, x in the ball, value = F at
-// x. Returns the largest relative difference of the optimal values.
+// x. Returns the largest relative difference of the optimal values. Clp works to its own primal
+// tolerance (1e-7): where F at Clp's x is not Clp's value within 1e-9, that value is not a
+// reference; the fact checked then is that max_l1's value is no worse than F at Clp's x (and it
+// still equals dense_simplex's, the other reference).
 double compare(Glmo& fast, std::initializer_list<Glmo*> refs, const Domain& domain, const Instance& in,
                long* pivots = nullptr) {
   Vec xf(domain.dim()), xr(domain.dim());
@@ -44,6 +49,12 @@ double compare(Glmo& fast, std::initializer_list<Glmo*> refs, const Domain& doma
   double worst = 0.0;
   for (Glmo* ref : refs) {
     const GlmoResult rr = ref->solve(in.z, in.V, in.y, xr);
+    const double at_xr = (in.z + in.V * (xr - in.y)).maxCoeff();
+    if (ref->describe().rfind("clp", 0) == 0 && rel_diff(at_xr, rr.value) > 1e-9) {
+      ++g_clp_unverified;
+      CHECK(rf.value <= at_xr + 1e-9 * std::max(1.0, std::abs(at_xr)));
+      continue;
+    }
     const double diff = rel_diff(rf.value, rr.value);
     CHECK(diff <= 1e-9);
     worst = std::max(worst, diff);
@@ -160,6 +171,7 @@ TEST_CASE("max_l1 equals cold Clp and dense_simplex along 3000-step momentum-lik
         in.y = (1.0 - b) * in.y + b * x;
       }
       MESSAGE(fast->describe());
+      MESSAGE(g_clp_unverified << " Clp value(s) so far not reached by Clp's own x");
       MESSAGE("n = " << s.n << ", d = " << s.d << ", drift b = " << b << ": " << static_cast<double>(pivots) / steps
                      << " pivots per solve, largest relative difference " << worst);
     }

@@ -15,21 +15,25 @@
 // optimum at most n of the 2 d coordinates' columns are basic: this is the "active set" (the
 // coordinates of x that are nonzero and their signs) and the rows at the max (the nonbasic s_i).
 //
-// A solve: g = z - V y, then from the kept basis, rounds of (LU of the basis matrix with partial
-// pivoting, x_B, the multipliers, the reduced costs of every column) until x_B >= 0 and every
-// reduced cost >= 0 (1e-9, the tolerances of plugins/glmo/lp/dense_kernel.hpp): each round that is
-// not optimal makes one pivot and the next round refactorizes from scratch (11 x 11 for Task 1,
-// cheaper than updating and checking an inverse). A primal feasible basis takes a primal simplex
-// pivot (Dantzig pricing, Harris ratio test); a primal infeasible one a dual simplex pivot (the
-// most negative x_B leaves, Harris ratio test), after shifting the costs of the nonbasic columns
-// whose reduced cost is negative up to 0 (cost shifting: x_N stays 0, so x_B does not move); the
-// shifts are dropped when the basis is primal feasible, and the primal simplex finishes. Since
-// every round starts from a fresh factorization and the test runs on unshifted costs, a solve
-// ends only at a verified optimum. After kDegenerateRun degenerate pivots in a row the solve
-// uses Bland's rule. A singular basis matrix (V = 0, equal columns of V), a pivot limit or a
-// ratio test without a candidate restart the solve from the slack basis (t on a row of the
-// largest g_i, every other row's slack basic: primal feasible, never singular) with Bland's rule;
-// if that does not settle either, solve() throws.
+// A solve: g = z - V y, then from the kept basis, rounds of (x_B, the multipliers, the reduced
+// costs of every column, all through the factorization of the basis matrix) until x_B >= 0 and
+// every reduced cost >= 0 (1e-9, the tolerances of plugins/glmo/lp/dense_kernel.hpp). The first
+// round factorizes (LU with partial pivoting, 11 x 11 for Task 1: V moved every basic column);
+// each round that is not optimal makes one pivot, and the next round works on the factorization
+// updated in product form (one eta column alpha = B^{-1} a_q per pivot) when the pivot was well
+// conditioned (|alpha_r| >= kEtaPivotRatio max_i |alpha_i|; for a dual pivot also the row's and
+// the column's pivot elements equal to 1e-7) and fewer than kMaxEtas are kept, else on a fresh
+// factorization. A primal feasible basis takes a primal simplex pivot (Dantzig pricing, Harris
+// ratio test); a primal infeasible and dual feasible one a dual simplex pivot (the most negative
+// x_B leaves, Harris ratio test; reduced costs within the tolerance below 0 are shifted to 0 first,
+// which leaves x_B alone, and the shifts are dropped once the basis is primal feasible); one that
+// is neither a primal phase-1 pivot on the sum of the infeasibilities. The optimality test runs on
+// x_B and reduced costs recomputed from the factorization (fresh, or updated under the conditions
+// above, the rule dense_simplex trusts its updates by) and on unshifted costs. After
+// kDegenerateRun degenerate pivots in a row the solve uses Bland's rule. A singular basis matrix
+// (V = 0, equal columns of V), a pivot limit or a ratio test without a candidate restart the solve
+// from the slack basis (t on a row of the largest g_i, every other row's slack basic: primal
+// feasible, never singular) with Bland's rule; if that does not settle either, solve() throws.
 //
 // Model. setup() builds the model every LP GLMO builds (plugins/glmo/lp/glmo_lp.hpp) and accepts
 // it only when it is exactly this LP: the objective one free variable t, n rows t - u_i >= 0, one
@@ -64,6 +68,8 @@ using glmo_lp::kPivotTol;
 using glmo_lp::kPrimalTol;
 using glmo_lp::kSingularTol;
 constexpr int kDegenerateRun = 30;  // degenerate pivots in a row before Bland's rule
+constexpr int kMaxEtas = 12;        // product-form updates before a refactorization
+constexpr double kEtaPivotRatio = 1e-3;  // an update needs |alpha_r| >= this * max_i |alpha_i|
 
 // What the model must be; the first difference found, "" when it is the max-over-l1 LP.
 struct Shape {
@@ -247,7 +253,11 @@ class MaxL1Glmo final : public scfw::Glmo {
   const scfw::Mat* V_ = nullptr;
   scfw::Vec g_, lam_, w_, rvec_, rw_;
   std::vector<int> head_, pos_, perm_;
-  std::vector<double> lu_, xb_, yv_, dj_, shift_, col_, tmp_, colmax_;  // dj_: reduced costs
+  std::vector<double> lu_, xb_, yv_, dj_, shift_, col_, tmp_, colmax_;
+  // Product-form updates since the last factorization: alpha = B^{-1} a_q of each pivot, its row.
+  std::vector<double> eta_;
+  std::vector<int> eta_row_;
+  int etas_ = 0;  // dj_: reduced costs
 };
 
 std::string MaxL1Glmo::decline_reason(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
@@ -289,6 +299,8 @@ void MaxL1Glmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& doma
   col_.assign(m, 0.0);
   tmp_.assign(m, 0.0);
   colmax_.assign(m, 1.0);
+  eta_.assign(m * static_cast<size_t>(kMaxEtas), 0.0);
+  eta_row_.assign(static_cast<size_t>(kMaxEtas), 0);
   dj_.assign(static_cast<size_t>(nc_), 0.0);
   shift_.assign(static_cast<size_t>(nc_), 0.0);
   cold_basis();  // a valid basis until the first solve replaces it by the slack basis for its g
@@ -366,6 +378,7 @@ bool MaxL1Glmo::factorize() {
     }
     colmax_[static_cast<size_t>(c)] = big;
   }
+  etas_ = 0;
   for (int r = 0; r < m; ++r) perm_[static_cast<size_t>(r)] = r;
   for (int k = 0; k < m; ++k) {
     int p = k;
@@ -412,12 +425,29 @@ void MaxL1Glmo::ftran(double* v) {
     for (int c = r + 1; c < m; ++c) s -= ur[c] * v[c];
     v[r] = s / ur[r];
   }
+  // The pivots since: v := E_k ... E_1 v, E = I - (alpha - e_r) e_r^T / alpha_r.
+  for (int k = 0; k < etas_; ++k) {
+    const double* al = eta_.data() + static_cast<size_t>(k * m);
+    const int r = eta_row_[static_cast<size_t>(k)];
+    const double vr = v[r] / al[r];
+    for (int i = 0; i < m; ++i) v[i] -= al[i] * vr;
+    v[r] = vr;
+  }
 }
 
 // B^T v' = v: U^T w = v, L^T u = w, v' = P^T u.
 void MaxL1Glmo::btran(double* v) {
   const int m = m_;
   double* t = tmp_.data();
+  // v := E_1^T ... E_k^T v: (E^T v)_r = (v_r - sum_{i != r} alpha_i v_i) / alpha_r.
+  for (int k = etas_ - 1; k >= 0; --k) {
+    const double* al = eta_.data() + static_cast<size_t>(k * m);
+    const int r = eta_row_[static_cast<size_t>(k)];
+    double s = v[r];
+    for (int i = 0; i < m; ++i)
+      if (i != r) s -= al[i] * v[i];
+    v[r] = s / al[r];
+  }
   for (int r = 0; r < m; ++r) t[r] = v[r];
   for (int r = 0; r < m; ++r) {  // U^T: column r of U is lu_[c * m + r], c <= r
     double s = t[r];
@@ -524,8 +554,10 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
   if (shifted_) std::fill(shift_.begin(), shift_.end(), 0.0);
   shifted_ = false;
   int degenerate = 0;
+  bool refactor = true;
   for (long round = 0;; ++round) {
-    if (!factorize()) return 1;
+    if (refactor && !factorize()) return 1;
+    refactor = false;
     compute_xb();
     const int tpos = pos_[static_cast<size_t>(col_t_)];
     // The most negative basic value (t excluded: free); Bland: the first basic index below 0.
@@ -686,6 +718,24 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
       if (enter < 0) return 3;
       degenerate = dj_[static_cast<size_t>(enter)] <= 0.0 ? degenerate + 1 : 0;
       r_out = leave;
+      // The entering column through the inverse, for the update; its pivot element must agree
+      // with the row's, else the next round refactorizes.
+      const double arow = alpha(enter);
+      column(enter, col_.data());
+      ftran(col_.data());
+      if (!(std::abs(col_[static_cast<size_t>(r_out)] - arow) <= 1e-7 * std::max(1.0, std::abs(arow)))) refactor = true;
+    }
+    // The update of the inverse (product form), or a refactorization at the next round.
+    if (!refactor) {
+      double amax = 0.0;
+      for (int r = 0; r < m_; ++r) amax = std::max(amax, std::abs(col_[static_cast<size_t>(r)]));
+      if (etas_ < kMaxEtas && std::abs(col_[static_cast<size_t>(r_out)]) >= kEtaPivotRatio * amax) {
+        std::copy(col_.begin(), col_.end(), eta_.begin() + static_cast<std::ptrdiff_t>(etas_) * m_);
+        eta_row_[static_cast<size_t>(etas_)] = r_out;
+        ++etas_;
+      } else {
+        refactor = true;
+      }
     }
     pos_[static_cast<size_t>(head_[static_cast<size_t>(r_out)])] = -1;
     head_[static_cast<size_t>(r_out)] = enter;
