@@ -6,7 +6,9 @@
 //     column), and along 3000-step momentum-like drifts of Task 1's size, solved warm;
 //   * the returned x lies in the ball and F(z + V (x - y)) at it is the returned value;
 //   * supports() and setup() decline what is not max over the l1 ball, word for word;
-//   * solve() allocates nothing over 1000 warm solves; the saved basis resumes bitwise.
+//   * solve() allocates nothing over 1000 warm solves; the saved basis resumes bitwise;
+//   * in a problem file: a Task 1 run ends where dense_simplex's does, bad arguments and another
+//     domain are refused word for word.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -18,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine_support.hpp"
 #include "plugin_support.hpp"
 #include "sanitizer_support.hpp"
 #include "scfw/core/registry.hpp"
@@ -294,4 +297,41 @@ TEST_CASE("max_l1's saved state resumes bitwise: 10 solves, save, a fresh GLMO l
   bad.put("cold", std::int64_t{0});
   StateReader rb(bad.text(), "max_l1");
   CHECK_THROWS_WITH(other->load_state(rb), "max_l1: the saved basis does not fit this LP (3 basic columns for 11 rows)");
+}
+
+TEST_CASE("max_l1 in a problem file: a Task 1 run ends where dense_simplex's does; refusals word for word") {
+  nlohmann::json doc = task1(400, 1, "taylor", {{"plugin", "nonconvex"}, {"r", 2}}, 4, 30, 50);
+  std::vector<double> objective, gap;
+  for (const char* glmo : {"dense_simplex", "max_l1"}) {
+    doc["glmo"] = {{"plugin", glmo}};
+    Composition p = make(doc);
+    const Trajectory t = run(p, 3, 400, 100);
+    objective.push_back(t.summary.final_objective);
+    gap.push_back(t.summary.final_gap);
+  }
+  CHECK(rel_diff(objective[1], objective[0]) <= 1e-12);
+  CHECK(rel_diff(gap[1], gap[0]) <= 1e-9);
+  MESSAGE("phi(y_K) " << objective[1] << " against " << objective[0] << " (relative difference "
+                      << rel_diff(objective[1], objective[0]) << "), final gap " << rel_diff(gap[1], gap[0]) << " apart");
+
+  doc["glmo"] = {{"plugin", "max_l1"}};
+  doc["domain"] = {{"plugin", "simplex"}};
+  CHECK_THROWS_WITH_AS(make(doc),
+                       "test.json: /glmo: max_l1: the GLMO LP is not max_i u_i over the l1 ball: the model has 35 "
+                       "variables, not 2 d + n + 1 = 65 (F is not max_i u_i, or X is not the l1 ball)",
+                       InputError);
+
+  auto outer = make_max(3, 2);
+  auto l1 = make_l1(3, 2, 1.0);
+  auto fast = make_fast(3, 2);
+  Vec x(3);
+  CHECK_THROWS_WITH(fast->solve(Vec::Zero(2), Jacobian(Mat::Zero(2, 3)), Vec::Zero(3), x),
+                    "max_l1: solve() called before setup()");
+  fast->setup(*outer, *l1, 2, 3);
+  Mat V = Mat::Ones(2, 3);
+  V(1, 2) = std::nan("");
+  CHECK_THROWS_WITH(fast->solve(Vec::Zero(2), Jacobian(V), Vec::Zero(3), x),
+                    "max_l1: solve() got V[1,2] = nan; LP entries must be finite and at most 1e+20 in magnitude");
+  CHECK_THROWS_WITH(fast->solve(Vec::Zero(3), Jacobian(Mat::Ones(2, 3)), Vec::Zero(3), x),
+                    "max_l1: solve() got z, V, y of sizes 3, 2x3, 3; set up for n = 2, d = 3");
 }
