@@ -5,6 +5,9 @@
 //   build/bin/bench_iteration [--iterations K] [--dim D] [--tasks M] [--repeats R] [--glmo NAME]
 //                             [--batch B] [--value taylor|polyak]
 //
+// --glmo max_l1 is the GLMO written for this LP alone (plugins/glmo/max_l1; docs/performance.md,
+// "A GLMO for this LP alone"); the default clp and dense_simplex are the general ones.
+//
 // Each repeat is a full run of K iterations with gap reports off (one exact gap at the end is
 // timed separately). The figures printed are the median over the repeats.
 #include <algorithm>

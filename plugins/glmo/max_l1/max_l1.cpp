@@ -1,0 +1,813 @@
+// GLMO `max_l1`: x_{k+1} in argmin_{x in X} F(z_k + V_k (x - y_k), x)  (paper, Alg. 1 line 7) for
+// F(u) = max_i u_i over the l1 ball ||x||_1 <= r (Task 1), exactly, by a revised simplex on an LP
+// of n + 1 rows that keeps its basis from one solve to the next.
+//
+// The LP. With g = z - V y and x = p - q (p, q >= 0):
+//     min t   s.t.  t - V_i (p - q) - s_i = g_i   (i = 1..n),   sum_j (p_j + q_j) + s_0 = r,
+//                   p, q, s, s_0 >= 0,  t free.
+// The l1 ball's bounds p_j, q_j <= r are implied by the last row and left out. Its dual is
+//     max_{lambda in the simplex}  lambda^T g - r ||V^T lambda||_inf,
+// and with y = (lambda, -mu) the simplex multipliers of a basis, the reduced costs are
+//     p_j: mu + (V^T lambda)_j,   q_j: mu - (V^T lambda)_j,   s_i: lambda_i,   s_0: mu,
+// so pricing every column is one pass of V^T lambda over the d columns of V (n d multiply-adds),
+// and the basis matrix is (n + 1) x (n + 1): the columns of t (kept basic: it is free), of the
+// basic p_j / q_j (-/+ V's column j over a 1) and of the basic slacks (unit columns). At an
+// optimum at most n of the 2 d coordinates' columns are basic: this is the "active set" (the
+// coordinates of x that are nonzero and their signs) and the rows at the max (the nonbasic s_i).
+//
+// A solve: g = z - V y, then from the kept basis, rounds of (x_B, the multipliers, the reduced
+// costs of every column, all through the factorization of the basis matrix) until x_B >= 0 and
+// every reduced cost >= 0 (1e-9, the tolerances of plugins/glmo/lp/dense_kernel.hpp). The first
+// round factorizes (LU with partial pivoting, 11 x 11 for Task 1: V moved every basic column);
+// each round that is not optimal makes one pivot, and the next round works on the factorization
+// updated in product form (one eta column alpha = B^{-1} a_q per pivot) when the pivot was well
+// conditioned (|alpha_r| >= kEtaPivotRatio max_i |alpha_i|; for a dual pivot also the row's and
+// the column's pivot elements equal to 1e-7) and fewer than kMaxEtas are kept, else on a fresh
+// factorization. A primal feasible basis takes a primal simplex pivot (Dantzig pricing, Harris
+// ratio test); a primal infeasible and dual feasible one a dual simplex pivot (the most negative
+// x_B leaves, Harris ratio test; reduced costs within the tolerance below 0 are shifted to 0 first,
+// which leaves x_B alone, and the shifts are dropped once the basis is primal feasible); one that
+// is neither a primal phase-1 pivot on the sum of the infeasibilities. The optimality test runs on
+// x_B and reduced costs recomputed from the factorization (fresh, or updated under the conditions
+// above, the rule dense_simplex trusts its updates by) and on unshifted costs. After
+// kDegenerateRun degenerate pivots in a row the solve uses Bland's rule. A singular basis matrix
+// (V = 0, equal columns of V), a pivot limit or a ratio test without a candidate restart the solve
+// from the slack basis (t on a row of the largest g_i, every other row's slack basic: primal
+// feasible, never singular) with Bland's rule; if that does not settle either, solve() throws.
+//
+// Model. setup() builds the model every LP GLMO builds (plugins/glmo/lp/glmo_lp.hpp) and accepts
+// it only when it is exactly this LP: the objective one free variable t, n rows t - u_i >= 0, one
+// row sum of 2 d variables with coefficient 1 <= r, x_j = p_j - q_j with p_j, q_j in [0, >= r].
+// The shipped `max` over the shipped `l1_ball` is that model; anything else is declined by
+// supports() and setup() with the first difference found.
+//
+// Bits. g, the factorization and the pricing are not dense_simplex's arithmetic, and at a tie
+// the two can return different optimal vertices: the optimal values agree (1e-9 relative, tests/
+// test_max_l1.cpp) but the iterates do not match dense_simplex's bitwise, so max_l1 is chosen by a
+// "glmo" block only; the automatic choice keeps dense_simplex.
+//
+// Allocation: solve() allocates nothing (every buffer is sized in setup()).
+#include <scfw/helpers.hpp>
+#include <scfw/scfw.hpp>
+
+#include "dense_kernel.hpp"
+#include "glmo_lp.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace glmo_lp = scfw::glmo_lp;
+using glmo_lp::kDualTol;
+using glmo_lp::kPivotTol;
+using glmo_lp::kPrimalTol;
+using glmo_lp::kSingularTol;
+constexpr int kDegenerateRun = 30;  // degenerate pivots in a row before Bland's rule
+constexpr int kMaxEtas = 12;        // product-form updates before a refactorization
+constexpr double kEtaPivotRatio = 1e-3;  // an update needs |alpha_r| >= this * max_i |alpha_i|
+
+// What the model must be; the first difference found, "" when it is the max-over-l1 LP.
+struct Shape {
+  std::string problem;
+  double radius = 0.0;
+  std::vector<int> p_var, q_var;  // x_j = p_j - q_j
+};
+
+Shape recognize(const glmo_lp::GlmoModel& gm, int n, int d) {
+  Shape s;
+  const scfw::Model& m = gm.model;
+  if (!m.cones().empty()) {
+    s.problem = "the model has second-order cones";
+    return s;
+  }
+  const auto& obj = gm.objective.terms();
+  if (obj.size() != 1 || obj[0].second != 1.0 || gm.objective.constant() != 0.0) {
+    s.problem = "the outer function's objective is not one variable t (F is not max_i u_i)";
+    return s;
+  }
+  const int t = obj[0].first;
+  if (m.lower(t) != -scfw::inf || m.upper(t) != scfw::inf) {
+    s.problem = "the outer function's epigraph variable is bounded (F is not max_i u_i)";
+    return s;
+  }
+  if (m.num_vars() != 2 * d + n + 1) {
+    s.problem = "the model has " + std::to_string(m.num_vars()) + " variables, not 2 d + n + 1 = " +
+                std::to_string(2 * d + n + 1) + " (F is not max_i u_i, or X is not the l1 ball)";
+    return s;
+  }
+  std::vector<int> u_of(static_cast<size_t>(m.num_vars()), -1);
+  for (int i = 0; i < n; ++i) u_of[static_cast<size_t>(gm.u_var[static_cast<size_t>(i)])] = i;
+  // x_j = p_j - q_j, p_j and q_j used once, in [0, U] (U checked against r below).
+  std::vector<char> used(static_cast<size_t>(m.num_vars()), 0);
+  s.p_var.assign(static_cast<size_t>(d), -1);
+  s.q_var.assign(static_cast<size_t>(d), -1);
+  for (int j = 0; j < d; ++j) {
+    scfw::Expr e = gm.xs[static_cast<size_t>(j)];
+    e.normalize();
+    const auto& tm = e.terms();
+    int p = -1, q = -1;
+    if (e.constant() == 0.0 && tm.size() == 2) {
+      for (const auto& [v, c] : tm) {
+        if (c == 1.0) p = v;
+        else if (c == -1.0) q = v;
+      }
+    }
+    if (p < 0 || q < 0 || used[static_cast<size_t>(p)] || used[static_cast<size_t>(q)] ||
+        u_of[static_cast<size_t>(p)] >= 0 || u_of[static_cast<size_t>(q)] >= 0 || p == t || q == t ||
+        m.lower(p) != 0.0 || m.lower(q) != 0.0) {
+      s.problem = "x[" + std::to_string(j) + "] is not p - q of two variables of its own with lower bound 0 "
+                  "(X is not the l1 ball)";
+      return s;
+    }
+    used[static_cast<size_t>(p)] = used[static_cast<size_t>(q)] = 1;
+    s.p_var[static_cast<size_t>(j)] = p;
+    s.q_var[static_cast<size_t>(j)] = q;
+  }
+  // Rows: n rows t - u_i >= 0 and one row sum(p + q) <= r.
+  std::vector<char> seen(static_cast<size_t>(n), 0);
+  int ball_rows = 0;
+  for (const scfw::Row& row : m.rows()) {
+    const auto& tm = row.expr.terms();
+    bool has_t = false;
+    for (const auto& [v, c] : tm) has_t = has_t || v == t;
+    if (has_t) {
+      int i = -1;
+      bool ok = tm.size() == 2 && row.lower == 0.0 && row.upper == scfw::inf;
+      for (const auto& [v, c] : tm) {
+        if (v == t) ok = ok && c == 1.0;
+        else if (u_of[static_cast<size_t>(v)] >= 0 && c == -1.0) i = u_of[static_cast<size_t>(v)];
+        else ok = false;
+      }
+      if (!ok || i < 0 || seen[static_cast<size_t>(i)]) {
+        s.problem = "an outer row is not t >= u_i (F is not max_i u_i)";
+        return s;
+      }
+      seen[static_cast<size_t>(i)] = 1;
+      continue;
+    }
+    bool ok = static_cast<int>(tm.size()) == 2 * d && row.lower <= 0.0 && std::isfinite(row.upper) && row.upper > 0.0;
+    for (const auto& [v, c] : tm) ok = ok && c == 1.0 && used[static_cast<size_t>(v)];
+    if (!ok || ++ball_rows > 1) {
+      s.problem = "a domain row is not sum_j (p_j + q_j) <= r (X is not the l1 ball)";
+      return s;
+    }
+    s.radius = row.upper;
+  }
+  for (int i = 0; i < n; ++i)
+    if (!seen[static_cast<size_t>(i)]) {
+      s.problem = "u[" + std::to_string(i) + "] has no row t >= u_i (F is not max_i u_i)";
+      return s;
+    }
+  if (ball_rows != 1) {
+    s.problem = "the domain has no row sum_j (p_j + q_j) <= r (X is not the l1 ball)";
+    return s;
+  }
+  for (int j = 0; j < d; ++j)
+    if (m.upper(s.p_var[static_cast<size_t>(j)]) < s.radius || m.upper(s.q_var[static_cast<size_t>(j)]) < s.radius) {
+      s.problem = "x[" + std::to_string(j) + "]'s variables have an upper bound below the radius (X is not the l1 ball)";
+      return s;
+    }
+  return s;
+}
+
+class MaxL1Glmo final : public scfw::Glmo {
+ public:
+  MaxL1Glmo(const scfw::Params& p, const scfw::Context&) { max_outputs_ = p.get<int>("max_outputs"); }
+
+  bool supports(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
+                std::string* why) const override {
+    const std::string reason = decline_reason(outer, domain, n, d, nullptr);
+    if (why) *why = reason;
+    return reason.empty();
+  }
+  void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override;
+  scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y,
+                         scfw::Vec& x) override;
+
+  std::string describe() const override {
+    std::string s = "max_l1 (revised simplex on max_i u_i over the l1 ball, kept basis; ";
+    if (m_ == 0) return s + "not set up)";
+    s += "LP " + std::to_string(m_) + " rows x " + std::to_string(nc_ - 1) + " columns and t";
+    if (cold_ > 0) s += "; " + std::to_string(cold_) + " solve(s) restarted from the slack basis";
+    return s + ")";
+  }
+
+  // Checkpoints: the basis is the whole warm start (every value is recomputed per solve).
+  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  void save_state(scfw::StateWriter& w) const override {
+    w.put("head", head_);
+    w.put("solves", static_cast<std::int64_t>(solves_));
+    w.put("cold", static_cast<std::int64_t>(cold_));
+  }
+  void load_state(scfw::StateReader& r) override {
+    std::vector<int> head;
+    r.get("head", head);
+    if (static_cast<int>(head.size()) != m_)
+      throw scfw::Error("max_l1: the saved basis does not fit this LP (" + std::to_string(head.size()) +
+                        " basic columns for " + std::to_string(m_) + " rows)");
+    std::vector<char> in(static_cast<size_t>(nc_), 0);
+    bool has_t = false;
+    for (int c : head) {
+      if (c < 0 || c >= nc_ || in[static_cast<size_t>(c)])
+        throw scfw::Error("max_l1: the saved basis does not fit this LP (column " + std::to_string(c) + ")");
+      in[static_cast<size_t>(c)] = 1;
+      has_t = has_t || c == col_t_;
+    }
+    if (!has_t) throw scfw::Error("max_l1: the saved basis does not fit this LP (t is not basic)");
+    std::int64_t v = 0;
+    r.get("solves", v);
+    solves_ = static_cast<long>(v);
+    r.get("cold", v);
+    cold_ = static_cast<long>(v);
+    set_head(head.data());
+    fresh_ = false;
+  }
+
+ private:
+  std::string decline_reason(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
+                             Shape* out) const;
+  void set_head(const int* head);
+  void cold_basis();
+  // The LP's column c as a dense m-vector.
+  void column(int c, double* a) const;
+  bool factorize();
+  void ftran(double* v);  // v := B^{-1} v
+  void btran(double* v);  // v := B^{-T} v
+  void compute_xb();
+  int compute_duals(bool phase1);
+  int solve_from_basis(bool bland, long& pivots, long limit);
+
+  int max_outputs_ = 100;
+  int n_ = 0, d_ = 0, m_ = 0, nc_ = 0, col_t_ = 0;
+  double radius_ = 0.0;
+  long solves_ = 0, cold_ = 0;
+  bool fresh_ = true;
+  bool shifted_ = false;  // some shift_ is nonzero  // no solve yet: the first one starts from the slack basis
+
+  // Per solve.
+  const scfw::Mat* V_ = nullptr;
+  scfw::Vec g_, lam_, w_, rvec_, rw_;
+  std::vector<int> head_, pos_, perm_;
+  std::vector<double> lu_, xb_, yv_, dj_, shift_, col_, tmp_, colmax_;
+  // Product-form updates since the last factorization: alpha = B^{-1} a_q of each pivot, its row.
+  std::vector<double> eta_;
+  std::vector<int> eta_row_;
+  int etas_ = 0;  // dj_: reduced costs
+};
+
+std::string MaxL1Glmo::decline_reason(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
+                                      Shape* out) const {
+  if (!domain.has_model()) return "max_l1: the domain has no LP model (X is not the l1 ball)";
+  if (n > max_outputs_)
+    return "max_l1: " + std::to_string(n) + " outputs, more than max_outputs = " + std::to_string(max_outputs_) +
+           " (the basis matrix is (n + 1) x (n + 1), factorized per pivot)";
+  const glmo_lp::GlmoModel gm = glmo_lp::build_model("max_l1", outer, domain, n, d);
+  Shape s = recognize(gm, n, d);
+  if (!s.problem.empty()) return "max_l1: the GLMO LP is not max_i u_i over the l1 ball: " + s.problem;
+  if (out) *out = std::move(s);
+  return {};
+}
+
+void MaxL1Glmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) {
+  Shape s;
+  const std::string why = decline_reason(outer, domain, n, d, &s);
+  if (!why.empty()) throw scfw::CapabilityError(why);
+  n_ = n;
+  d_ = d;
+  m_ = n + 1;
+  radius_ = s.radius;
+  // Columns: p_j (j < d), q_j (d + j), s_i (2 d + i), s_0 (2 d + n), t (2 d + n + 1).
+  nc_ = 2 * d + n + 2;
+  col_t_ = nc_ - 1;
+  const size_t m = static_cast<size_t>(m_);
+  g_.setZero(n);
+  lam_.setZero(n);
+  rvec_.setZero(n);
+  w_.setZero(d);
+  rw_.setZero(d);
+  head_.assign(m, 0);
+  pos_.assign(static_cast<size_t>(nc_), -1);
+  perm_.assign(m, 0);
+  lu_.assign(m * m, 0.0);
+  xb_.assign(m, 0.0);
+  yv_.assign(m, 0.0);
+  col_.assign(m, 0.0);
+  tmp_.assign(m, 0.0);
+  colmax_.assign(m, 1.0);
+  eta_.assign(m * static_cast<size_t>(kMaxEtas), 0.0);
+  eta_row_.assign(static_cast<size_t>(kMaxEtas), 0);
+  dj_.assign(static_cast<size_t>(nc_), 0.0);
+  shift_.assign(static_cast<size_t>(nc_), 0.0);
+  cold_basis();  // a valid basis until the first solve replaces it by the slack basis for its g
+  fresh_ = true;
+  solves_ = cold_ = 0;
+}
+
+void MaxL1Glmo::set_head(const int* head) {
+  std::fill(pos_.begin(), pos_.end(), -1);
+  for (int r = 0; r < m_; ++r) {
+    head_[static_cast<size_t>(r)] = head[r];
+    pos_[static_cast<size_t>(head[r])] = r;
+  }
+}
+
+// t on a row of the largest g_i (the first), the other rows' slacks and s_0 basic: t = max g,
+// s_i = t - g_i >= 0, s_0 = r. Its matrix is a permuted triangle with unit diagonal.
+void MaxL1Glmo::cold_basis() {
+  int top = 0;
+  for (int i = 1; i < n_; ++i)
+    if (g_[i] > g_[top]) top = i;
+  std::fill(pos_.begin(), pos_.end(), -1);
+  for (int i = 0; i < n_; ++i) head_[static_cast<size_t>(i)] = i == top ? col_t_ : 2 * d_ + i;
+  head_[static_cast<size_t>(n_)] = 2 * d_ + n_;
+  for (int r = 0; r < m_; ++r) pos_[static_cast<size_t>(head_[static_cast<size_t>(r)])] = r;
+}
+
+void MaxL1Glmo::column(int c, double* a) const {
+  std::fill(a, a + m_, 0.0);
+  if (c < 2 * d_) {
+    // V is row-major (scfw::Mat): column j is strided by d.
+    const double* v = V_->data() + (c < d_ ? c : c - d_);
+    const size_t stride = static_cast<size_t>(d_);
+    if (c < d_) {
+      for (int i = 0; i < n_; ++i) a[i] = -v[static_cast<size_t>(i) * stride];
+    } else {
+      for (int i = 0; i < n_; ++i) a[i] = v[static_cast<size_t>(i) * stride];
+    }
+    a[n_] = 1.0;
+  } else if (c < 2 * d_ + n_) {
+    a[c - 2 * d_] = -1.0;
+  } else if (c == 2 * d_ + n_) {
+    a[n_] = 1.0;
+  } else {
+    for (int i = 0; i < n_; ++i) a[i] = 1.0;
+  }
+}
+
+// LU of the basis matrix with partial pivoting, row-major in lu_: P B = L U, B written straight
+// from the basic columns. False when a pivot is below kSingularTol times the largest entry of
+// its column of B (every column has an entry of magnitude 1, so that is at least 1).
+bool MaxL1Glmo::factorize() {
+  const int m = m_;
+  const size_t M = static_cast<size_t>(m), D = static_cast<size_t>(d_);
+  double* a = lu_.data();
+  std::fill(lu_.begin(), lu_.end(), 0.0);
+  for (int c = 0; c < m; ++c) {
+    const int col = head_[static_cast<size_t>(c)];
+    double big = 1.0;
+    if (col < 2 * d_) {
+      const double* v = V_->data() + (col < d_ ? col : col - d_);  // row-major V: column j strided by d
+      const double sign = col < d_ ? -1.0 : 1.0;
+      for (int i = 0; i < n_; ++i) {
+        const double e = v[static_cast<size_t>(i) * D];
+        a[static_cast<size_t>(i) * M + static_cast<size_t>(c)] = sign * e;
+        big = std::max(big, std::abs(e));
+      }
+      a[static_cast<size_t>(n_) * M + static_cast<size_t>(c)] = 1.0;
+    } else if (col < 2 * d_ + n_) {
+      a[static_cast<size_t>(col - 2 * d_) * M + static_cast<size_t>(c)] = -1.0;
+    } else if (col == 2 * d_ + n_) {
+      a[static_cast<size_t>(n_) * M + static_cast<size_t>(c)] = 1.0;
+    } else {
+      for (int i = 0; i < n_; ++i) a[static_cast<size_t>(i) * M + static_cast<size_t>(c)] = 1.0;
+    }
+    colmax_[static_cast<size_t>(c)] = big;
+  }
+  etas_ = 0;
+  for (int r = 0; r < m; ++r) perm_[static_cast<size_t>(r)] = r;
+  for (int k = 0; k < m; ++k) {
+    int p = k;
+    double best = std::abs(a[static_cast<size_t>(k) * M + static_cast<size_t>(k)]);
+    for (int r = k + 1; r < m; ++r) {
+      const double v = std::abs(a[static_cast<size_t>(r) * M + static_cast<size_t>(k)]);
+      if (v > best) {
+        best = v;
+        p = r;
+      }
+    }
+    if (!(best > kSingularTol * colmax_[static_cast<size_t>(k)])) return false;
+    if (p != k) {
+      std::swap_ranges(a + static_cast<size_t>(k) * M, a + static_cast<size_t>(k + 1) * M, a + static_cast<size_t>(p) * M);
+      std::swap(perm_[static_cast<size_t>(k)], perm_[static_cast<size_t>(p)]);
+    }
+    const double* uk = a + static_cast<size_t>(k) * M;
+    const double inv = 1.0 / uk[k];
+    for (int r = k + 1; r < m; ++r) {
+      double* lr = a + static_cast<size_t>(r) * M;
+      if (lr[k] == 0.0) continue;
+      const double l = lr[k] * inv;
+      lr[k] = l;
+      for (int c = k + 1; c < m; ++c) lr[c] -= l * uk[c];
+    }
+  }
+  return true;
+}
+
+// B v' = v: L U v' = P v.
+void MaxL1Glmo::ftran(double* v) {
+  const int m = m_;
+  double* t = tmp_.data();
+  for (int r = 0; r < m; ++r) t[r] = v[perm_[static_cast<size_t>(r)]];
+  for (int r = 1; r < m; ++r) {
+    const double* lr = lu_.data() + static_cast<size_t>(r * m);
+    double s = t[r];
+    for (int c = 0; c < r; ++c) s -= lr[c] * t[c];
+    t[r] = s;
+  }
+  for (int r = m - 1; r >= 0; --r) {
+    const double* ur = lu_.data() + static_cast<size_t>(r * m);
+    double s = t[r];
+    for (int c = r + 1; c < m; ++c) s -= ur[c] * v[c];
+    v[r] = s / ur[r];
+  }
+  // The pivots since: v := E_k ... E_1 v, E = I - (alpha - e_r) e_r^T / alpha_r.
+  for (int k = 0; k < etas_; ++k) {
+    const double* al = eta_.data() + static_cast<size_t>(k * m);
+    const int r = eta_row_[static_cast<size_t>(k)];
+    const double vr = v[r] / al[r];
+    for (int i = 0; i < m; ++i) v[i] -= al[i] * vr;
+    v[r] = vr;
+  }
+}
+
+// B^T v' = v: U^T w = v, L^T u = w, v' = P^T u.
+void MaxL1Glmo::btran(double* v) {
+  const int m = m_;
+  double* t = tmp_.data();
+  // v := E_1^T ... E_k^T v: (E^T v)_r = (v_r - sum_{i != r} alpha_i v_i) / alpha_r.
+  for (int k = etas_ - 1; k >= 0; --k) {
+    const double* al = eta_.data() + static_cast<size_t>(k * m);
+    const int r = eta_row_[static_cast<size_t>(k)];
+    double s = v[r];
+    for (int i = 0; i < m; ++i)
+      if (i != r) s -= al[i] * v[i];
+    v[r] = s / al[r];
+  }
+  for (int r = 0; r < m; ++r) t[r] = v[r];
+  for (int r = 0; r < m; ++r) {  // U^T: column r of U is lu_[c * m + r], c <= r
+    double s = t[r];
+    for (int c = 0; c < r; ++c) s -= lu_[static_cast<size_t>(c * m + r)] * t[c];
+    t[r] = s / lu_[static_cast<size_t>(r * m + r)];
+  }
+  for (int r = m - 2; r >= 0; --r) {  // L^T, unit diagonal
+    double s = t[r];
+    for (int c = r + 1; c < m; ++c) s -= lu_[static_cast<size_t>(c * m + r)] * t[c];
+    t[r] = s;
+  }
+  for (int r = 0; r < m; ++r) v[perm_[static_cast<size_t>(r)]] = t[r];
+}
+
+void MaxL1Glmo::compute_xb() {
+  for (int i = 0; i < n_; ++i) xb_[static_cast<size_t>(i)] = g_[i];
+  xb_[static_cast<size_t>(n_)] = radius_;
+  ftran(xb_.data());
+}
+
+// y = B^{-T} c_B (c: 1 on t, plus the shifts; phase 1: -1 on the negative basics), lambda =
+// y_0..n-1, mu = -y_n, and the reduced cost of every nonbasic column (0 for the basic ones).
+// Returns the most negative reduced cost's column below -kDualTol, -1 when there is none (the
+// pass that writes them finds it; a basic column found there, whose reduced cost is rounding,
+// sends the choice through a scan of the nonbasic ones).
+int MaxL1Glmo::compute_duals(bool phase1) {
+  for (int r = 0; r < m_; ++r) {
+    const int c = head_[static_cast<size_t>(r)];
+    if (phase1) yv_[static_cast<size_t>(r)] = c != col_t_ && xb_[static_cast<size_t>(r)] < -kPrimalTol ? -1.0 : 0.0;
+    else yv_[static_cast<size_t>(r)] = (c == col_t_ ? 1.0 : 0.0) + shift_[static_cast<size_t>(c)];
+  }
+  btran(yv_.data());
+  for (int i = 0; i < n_; ++i) lam_[i] = yv_[static_cast<size_t>(i)];
+  const double mu = -yv_[static_cast<size_t>(n_)];
+  w_.noalias() = V_->transpose() * lam_;
+  double* dp = dj_.data();
+  double* dq = dj_.data() + d_;
+  const double* w = w_.data();
+  int enter = -1;
+  double dmin = -kDualTol;
+  if (!shifted_) {
+    for (int j = 0; j < d_; ++j) {
+      const double a = mu + w[j], b = mu - w[j];
+      dp[j] = a;
+      dq[j] = b;
+      if (a < dmin || b < dmin) {
+        if (a <= b) {
+          dmin = a;
+          enter = j;
+        } else {
+          dmin = b;
+          enter = d_ + j;
+        }
+      }
+    }
+  } else {
+    const double* sp = shift_.data();
+    const double* sq = shift_.data() + d_;
+    for (int j = 0; j < d_; ++j) {
+      const double a = sp[j] + mu + w[j], b = sq[j] + mu - w[j];
+      dp[j] = a;
+      dq[j] = b;
+      if (a < dmin || b < dmin) {
+        if (a <= b) {
+          dmin = a;
+          enter = j;
+        } else {
+          dmin = b;
+          enter = d_ + j;
+        }
+      }
+    }
+  }
+  for (int i = 0; i <= n_; ++i) {
+    const size_t c = static_cast<size_t>(2 * d_ + i);
+    const double v = shift_[c] + (i < n_ ? lam_[i] : mu);
+    dj_[c] = v;
+    if (v < dmin) {
+      dmin = v;
+      enter = static_cast<int>(c);
+    }
+  }
+  bool enter_basic = false;
+  for (int r = 0; r < m_; ++r) {
+    const int c = head_[static_cast<size_t>(r)];
+    dj_[static_cast<size_t>(c)] = 0.0;
+    enter_basic = enter_basic || c == enter;
+  }
+  if (!enter_basic) return enter;
+  enter = -1;
+  dmin = -kDualTol;
+  for (int c = 0; c < nc_ - 1; ++c)
+    if (dj_[static_cast<size_t>(c)] < dmin) {
+      dmin = dj_[static_cast<size_t>(c)];
+      enter = c;
+    }
+  return enter;
+}
+
+// Rounds from the current basis until a verified optimum (returns 0), or 1 when the basis matrix
+// is singular, 2 at the pivot limit, 3 when a ratio test or phase 1 finds no candidate (numerical
+// trouble: the LP is feasible and bounded).
+int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
+  if (shifted_) std::fill(shift_.begin(), shift_.end(), 0.0);
+  shifted_ = false;
+  int degenerate = 0;
+  bool refactor = true;
+  for (long round = 0;; ++round) {
+    if (refactor && !factorize()) return 1;
+    refactor = false;
+    compute_xb();
+    const int tpos = pos_[static_cast<size_t>(col_t_)];
+    // The most negative basic value (t excluded: free); Bland: the first basic index below 0.
+    int leave = -1;
+    double worst = -kPrimalTol;
+    for (int r = 0; r < m_; ++r) {
+      if (r == tpos) continue;
+      const double v = xb_[static_cast<size_t>(r)];
+      if (bland ? (v < -kPrimalTol && (leave < 0 || head_[static_cast<size_t>(r)] < head_[static_cast<size_t>(leave)]))
+                : v < worst) {
+        worst = v;
+        leave = r;
+      }
+    }
+    if (leave < 0 && shifted_) {  // primal feasible: the shifts go, the costs are the LP's again
+      std::fill(shift_.begin(), shift_.end(), 0.0);
+      shifted_ = false;
+    }
+    const int dantzig = compute_duals(false);
+    // Entering candidate of the primal simplex: the most negative reduced cost (Bland: the first).
+    auto price = [&](int candidate) -> int {
+      if (!bland) return candidate;
+      int enter = -1;
+      double dmin = -kDualTol;
+      for (int c = 0; c < nc_ - 1; ++c) {
+        const double dc = dj_[static_cast<size_t>(c)];
+        if (dc < dmin) {
+          enter = c;
+          if (bland) break;
+          dmin = dc;
+        }
+      }
+      return enter;
+    };
+    int enter = price(dantzig);
+    if (leave < 0 && enter < 0) return 0;  // fresh factorization, x_B >= 0, d >= 0 on the LP's costs
+    if (round >= limit) return 2;
+    int r_out = -1;
+    if (leave >= 0 && enter >= 0 && !shifted_) {
+      // Neither primal nor dual feasible: a primal phase-1 pivot on the sum of the infeasibilities
+      // (cost -1 on the negative basics), whose ratio test stops where a feasible basic reaches 0
+      // or an infeasible one becomes feasible.
+      enter = price(compute_duals(true));
+      if (enter < 0) return 3;  // the infeasibility cannot be reduced: numerically not feasible
+      column(enter, col_.data());
+      ftran(col_.data());
+      double best = scfw::inf, big = 0.0;
+      for (int r = 0; r < m_; ++r) {
+        if (r == tpos) continue;
+        const double a = col_[static_cast<size_t>(r)], v = xb_[static_cast<size_t>(r)];
+        double ratio;
+        if (v >= -kPrimalTol && a > kPivotTol) ratio = std::max(0.0, v) / a;
+        else if (v < -kPrimalTol && a < -kPivotTol) ratio = v / a;
+        else continue;
+        if (ratio < best || (ratio == best && std::abs(a) > big)) {
+          best = ratio;
+          big = std::abs(a);
+          r_out = r;
+        }
+      }
+      if (r_out < 0) return 3;
+      degenerate = best <= 0.0 ? degenerate + 1 : 0;
+    } else if (leave < 0) {
+      // Primal simplex pivot.
+      column(enter, col_.data());
+      ftran(col_.data());
+      // Harris: the largest step any row allows with its tolerance, then among the rows whose
+      // exact ratio is within it the largest pivot (Bland: the exact minimum, first basic index).
+      if (bland) {
+        double best = scfw::inf;
+        for (int r = 0; r < m_; ++r) {
+          const double a = col_[static_cast<size_t>(r)];
+          if (r == tpos || a <= kPivotTol) continue;
+          const double ratio = std::max(0.0, xb_[static_cast<size_t>(r)]) / a;
+          if (ratio < best || (ratio == best && head_[static_cast<size_t>(r)] < head_[static_cast<size_t>(r_out)])) {
+            best = ratio;
+            r_out = r;
+          }
+        }
+      } else {
+        double bound = scfw::inf;
+        for (int r = 0; r < m_; ++r) {
+          const double a = col_[static_cast<size_t>(r)];
+          if (r == tpos || a <= kPivotTol) continue;
+          bound = std::min(bound, (xb_[static_cast<size_t>(r)] + kPrimalTol) / a);
+        }
+        double big = 0.0;
+        for (int r = 0; r < m_; ++r) {
+          const double a = col_[static_cast<size_t>(r)];
+          if (r == tpos || a <= kPivotTol) continue;
+          if (xb_[static_cast<size_t>(r)] / a <= bound && a > big) {
+            big = a;
+            r_out = r;
+          }
+        }
+      }
+      if (r_out < 0) return 3;
+      degenerate = xb_[static_cast<size_t>(r_out)] <= 0.0 ? degenerate + 1 : 0;
+    } else {
+      // Dual simplex pivot. The reduced costs are >= -kDualTol, or the shifts of earlier dual
+      // pivots made them so; the ones within the tolerance below 0 are shifted to 0 (x_B does not
+      // depend on the costs), so the ratio test sees a dual feasible basis.
+      for (int c = 0; c < nc_ - 1; ++c) {
+        const double dc = dj_[static_cast<size_t>(c)];
+        if (dc < 0.0 && pos_[static_cast<size_t>(c)] < 0) {
+          shift_[static_cast<size_t>(c)] -= dc;
+          dj_[static_cast<size_t>(c)] = 0.0;
+          shifted_ = true;
+        }
+      }
+      // The pivot row alpha_j = e_r^T B^{-1} a_j = rho^T a_j.
+      std::fill(yv_.begin(), yv_.end(), 0.0);
+      yv_[static_cast<size_t>(leave)] = 1.0;
+      btran(yv_.data());
+      for (int i = 0; i < n_; ++i) rvec_[i] = yv_[static_cast<size_t>(i)];
+      const double rn = yv_[static_cast<size_t>(n_)];
+      rw_.noalias() = V_->transpose() * rvec_;
+      auto alpha = [&](int c) -> double {
+        if (c < d_) return rn - rw_[c];
+        if (c < 2 * d_) return rn + rw_[c - d_];
+        if (c < 2 * d_ + n_) return -yv_[static_cast<size_t>(c - 2 * d_)];
+        return rn;
+      };
+      // Entering: among alpha_j < 0, the smallest d_j / |alpha_j| (Harris: the largest |alpha_j|
+      // among the ratios within the tolerance's bound; Bland: the exact minimum, first index).
+      enter = -1;
+      if (bland) {
+        double best = scfw::inf;
+        for (int c = 0; c < nc_ - 1; ++c) {
+          if (pos_[static_cast<size_t>(c)] >= 0) continue;
+          const double a = alpha(c);
+          if (a >= -kPivotTol) continue;
+          const double ratio = std::max(0.0, dj_[static_cast<size_t>(c)]) / -a;
+          if (ratio < best) {
+            best = ratio;
+            enter = c;
+          }
+        }
+      } else {
+        double bound = scfw::inf;
+        for (int c = 0; c < nc_ - 1; ++c) {
+          if (pos_[static_cast<size_t>(c)] >= 0) continue;
+          const double a = alpha(c);
+          if (a >= -kPivotTol) continue;
+          bound = std::min(bound, (dj_[static_cast<size_t>(c)] + kDualTol) / -a);
+        }
+        double big = 0.0;
+        for (int c = 0; c < nc_ - 1; ++c) {
+          if (pos_[static_cast<size_t>(c)] >= 0) continue;
+          const double a = alpha(c);
+          if (a >= -kPivotTol) continue;
+          if (dj_[static_cast<size_t>(c)] / -a <= bound && -a > big) {
+            big = -a;
+            enter = c;
+          }
+        }
+      }
+      if (enter < 0) return 3;
+      degenerate = dj_[static_cast<size_t>(enter)] <= 0.0 ? degenerate + 1 : 0;
+      r_out = leave;
+      // The entering column through the inverse, for the update; its pivot element must agree
+      // with the row's, else the next round refactorizes.
+      const double arow = alpha(enter);
+      column(enter, col_.data());
+      ftran(col_.data());
+      if (!(std::abs(col_[static_cast<size_t>(r_out)] - arow) <= 1e-7 * std::max(1.0, std::abs(arow)))) refactor = true;
+    }
+    // The update of the inverse (product form), or a refactorization at the next round.
+    if (!refactor) {
+      double amax = 0.0;
+      for (int r = 0; r < m_; ++r) amax = std::max(amax, std::abs(col_[static_cast<size_t>(r)]));
+      if (etas_ < kMaxEtas && std::abs(col_[static_cast<size_t>(r_out)]) >= kEtaPivotRatio * amax) {
+        std::copy(col_.begin(), col_.end(), eta_.begin() + static_cast<std::ptrdiff_t>(etas_) * m_);
+        eta_row_[static_cast<size_t>(etas_)] = r_out;
+        ++etas_;
+      } else {
+        refactor = true;
+      }
+    }
+    pos_[static_cast<size_t>(head_[static_cast<size_t>(r_out)])] = -1;
+    head_[static_cast<size_t>(r_out)] = enter;
+    pos_[static_cast<size_t>(enter)] = r_out;
+    ++pivots;
+    if (degenerate >= kDegenerateRun) bland = true;
+  }
+}
+
+scfw::GlmoResult MaxL1Glmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) {
+  if (m_ == 0) throw scfw::Error("max_l1: solve() called before setup()");
+  const scfw::Mat& V = Vj.dense();
+  glmo_lp::check_solve_sizes("max_l1", z, V, y, n_, d_);
+  ++solves_;
+  V_ = &V;
+  g_ = z;
+  g_.noalias() -= V * y;
+
+  long pivots = 0;
+  const long limit = 50 + 10L * m_;
+  if (fresh_) cold_basis();
+  int status = solve_from_basis(false, pivots, limit);
+  if (status != 0) {
+    if (!fresh_) ++cold_;
+    cold_basis();
+    status = solve_from_basis(true, pivots, 4 * limit);
+  }
+  fresh_ = false;
+  if (status != 0) {
+    static const char* const what[] = {"", "a singular basis matrix", "the pivot limit", "a ratio test without a candidate"};
+    throw scfw::Error(std::string("max_l1: no verified optimum from the slack basis (") + what[status] +
+                      " after " + std::to_string(pivots) +
+                      " pivots); over the l1 ball the LP is feasible and bounded, so this is a numerical failure "
+                      "(the largest |V| is " + scfw::format_number(V.cwiseAbs().maxCoeff()) + ")");
+  }
+  if (x.size() != d_) x.resize(d_);
+  x.setZero();
+  for (int r = 0; r < m_; ++r) {
+    const int c = head_[static_cast<size_t>(r)];
+    const double v = std::max(0.0, xb_[static_cast<size_t>(r)]);
+    if (c < d_) x[c] += v;
+    else if (c < 2 * d_) x[c - d_] -= v;
+  }
+  // F at the returned x: max_i (g_i + V_i x) over the basic coordinates.
+  for (int i = 0; i < n_; ++i) lam_[i] = g_[i];
+  for (int r = 0; r < m_; ++r) {
+    const int c = head_[static_cast<size_t>(r)];
+    if (c >= 2 * d_) continue;
+    const int j = c < d_ ? c : c - d_;
+    if (c >= d_ && pos_[static_cast<size_t>(j)] >= 0) continue;  // both p_j and q_j basic: once
+    const double xj = x[j];
+    if (xj != 0.0) lam_ += xj * V.col(j);
+  }
+  scfw::GlmoResult result;
+  result.value = lam_.maxCoeff();
+  result.iterations = pivots;
+  return result;
+}
+
+void register_components(scfw::Registrar& r) {
+  r.add<MaxL1Glmo>(
+      "max_l1",
+      "x = argmin_{x in X} F(z + V (x - y), x) for F(u) = max_i u_i over the l1 ball, exactly: a revised simplex "
+      "on the (n + 1)-row LP that keeps its basis (the active coordinates and their signs) from one solve to the "
+      "next and prices the 2 d columns by one pass of V^T lambda (Alg. 1 line 7)",
+      {scfw::ParamSpec::integer("max_outputs",
+                                "refuse problems with more outputs n than this (the (n + 1) x (n + 1) basis "
+                                "matrix is factorized at every pivot)")
+           .range(1, 4096)
+           .def(std::int64_t{100})});
+}
+
+}  // namespace
+
+SCFW_PLUGIN("max_l1", "0.1.0", register_components)
