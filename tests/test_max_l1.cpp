@@ -247,47 +247,7 @@ TEST_CASE("max_l1's saved state resumes bitwise: 10 solves, save, a fresh GLMO l
   const int d = 100, n = 10;
   auto domain = make_l1(d, n, 5.0);
   auto outer = make_max(d, n);
-  std::mt19937_64 rng(13);
-  std::normal_distribution<double> normal;
-  Instance in = random_instance(*domain, n, rng);
-  std::vector<Instance> steps;
-  const double b = 0.1;
-  for (int k = 0; k < 20; ++k) {
-    for (int i = 0; i < n; ++i) {
-      in.z[i] = (1.0 - b) * in.z[i] + b * normal(rng);
-      for (int j = 0; j < d; ++j) in.V(i, j) = (1.0 - b) * in.V(i, j) + b * normal(rng);
-    }
-    steps.push_back(in);
-  }
-  auto whole = make_fast(d, n);
-  whole->setup(*outer, *domain, n, d);
-  auto first = make_fast(d, n);
-  first->setup(*outer, *domain, n, d);
-  CHECK(first->state_support() == StateSupport::Saved);
-  Vec xw(d), xr(d);
-  for (int k = 0; k < 10; ++k) {
-    const Instance& s = steps[static_cast<size_t>(k)];
-    whole->solve(s.z, s.V, s.y, xw);
-    first->solve(s.z, s.V, s.y, xr);
-  }
-  StateWriter w;
-  first->save_state(w);
-  auto resumed = make_fast(d, n);
-  resumed->setup(*outer, *domain, n, d);
-  StateReader r(w.text(), "max_l1");
-  resumed->load_state(r);
-  long pivots = 0;
-  for (int k = 10; k < 20; ++k) {
-    const Instance& s = steps[static_cast<size_t>(k)];
-    const GlmoResult a = whole->solve(s.z, s.V, s.y, xw);
-    const GlmoResult c = resumed->solve(s.z, s.V, s.y, xr);
-    CHECK(a.value == c.value);
-    CHECK(a.iterations == c.iterations);
-    for (int j = 0; j < d; ++j) CHECK(xw[j] == xr[j]);
-    pivots += a.iterations;
-  }
-  CHECK(pivots > 0);  // the steps move the LP: the warm basis is what is compared
-  CHECK(whole->describe() == resumed->describe());
+  check_resumes_bitwise([&] { return make_fast(d, n); }, "max_l1", *outer, *domain, n);
   // A basis that does not fit is refused with its reason.
   auto other = make_fast(d, n);
   other->setup(*outer, *domain, n, d);

@@ -244,47 +244,7 @@ TEST_CASE("scenario_dual's saved state resumes bitwise: 10 solves, save, a fresh
   const int d = 11, n = 200;
   auto domain = make_simplex_interval(d, n);
   auto outer = make_cvar(d, n);
-  std::mt19937_64 rng(13);
-  std::normal_distribution<double> normal;
-  Instance in = random_instance(*domain, n, rng);
-  std::vector<Instance> steps;
-  const double b = 0.1;
-  for (int k = 0; k < 20; ++k) {
-    for (int i = 0; i < n; ++i) {
-      in.z[i] = (1.0 - b) * in.z[i] + b * normal(rng);
-      for (int j = 0; j < d; ++j) in.V(i, j) = (1.0 - b) * in.V(i, j) + b * normal(rng);
-    }
-    steps.push_back(in);
-  }
-  auto whole = make_dual(d, n);
-  whole->setup(*outer, *domain, n, d);
-  auto first = make_dual(d, n);
-  first->setup(*outer, *domain, n, d);
-  CHECK(first->state_support() == StateSupport::Saved);
-  Vec xw(d), xr(d);
-  for (int k = 0; k < 10; ++k) {
-    whole->solve(steps[static_cast<size_t>(k)].z, steps[static_cast<size_t>(k)].V, steps[static_cast<size_t>(k)].y, xw);
-    first->solve(steps[static_cast<size_t>(k)].z, steps[static_cast<size_t>(k)].V, steps[static_cast<size_t>(k)].y, xr);
-  }
-  StateWriter w;
-  first->save_state(w);
-  auto resumed = make_dual(d, n);
-  resumed->setup(*outer, *domain, n, d);
-  StateReader r(w.text(), "scenario_dual");
-  resumed->load_state(r);
-  long pivots_whole = 0, pivots_resumed = 0;
-  for (int k = 10; k < 20; ++k) {
-    const Instance& s = steps[static_cast<size_t>(k)];
-    const GlmoResult a = whole->solve(s.z, s.V, s.y, xw);
-    const GlmoResult c = resumed->solve(s.z, s.V, s.y, xr);
-    CHECK(a.value == c.value);
-    CHECK(a.iterations == c.iterations);
-    for (int j = 0; j < d; ++j) CHECK(xw[j] == xr[j]);
-    pivots_whole += a.iterations;
-    pivots_resumed += c.iterations;
-  }
-  CHECK(pivots_whole == pivots_resumed);
-  CHECK(pivots_whole > 0);  // the steps move the LP: the warm basis is what is compared
+  check_resumes_bitwise([&] { return make_dual(d, n); }, "scenario_dual", *outer, *domain, n);
   // A basis that does not fit is refused with its reason.
   auto other = make_dual(d, n);
   other->setup(*outer, *domain, n, d);
