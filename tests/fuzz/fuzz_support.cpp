@@ -221,8 +221,10 @@ void check_message(const char* target, const std::vector<std::string>& files, co
   }
   // Short: the paths of the work folder left out (a user's path is as long as it is), at most
   // kMaxMessageBytes bytes.
+  // A data file a fuzzed problem names is a path too, whatever its length (its name is the
+  // problem's text, not the message's): for those, the message counts from the first ": ".
   std::string shortened;
-  for (size_t i = 0; i < what.size();) {
+  for (size_t i = file == "*" ? what.find(": ") : 0; i < what.size();) {
     if (what.compare(i, dir.size(), dir) == 0) {
       i += dir.size();
     } else {
