@@ -102,6 +102,31 @@ inline Instance random_instance(const Domain& domain, int n, std::mt19937_64& rn
   return in;
 }
 
+/// A GLMO's warm solves allocate nothing: 1000 instances whose V drifts by b toward fresh normals
+/// (seed 9; z and y fixed) are built first, one solve warms the GLMO, then the 1000 are solved
+/// while `mallocs()` (the test's counting malloc) must not move. Returns the pivots they took.
+template <class Count>
+long check_warm_solves_allocate_nothing(Glmo& glmo, const Domain& domain, int n, double b, const Count& mallocs) {
+  const int d = domain.dim();
+  std::mt19937_64 rng(9);
+  std::normal_distribution<double> normal;
+  Instance in = random_instance(domain, n, rng);
+  std::vector<Jacobian> Vs(1000, Jacobian(in.V));
+  for (auto& Vk : Vs) {
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < d; ++j) in.V(i, j) = (1.0 - b) * in.V(i, j) + b * normal(rng);
+    Vk.dense() = in.V;
+  }
+  Vec x(d);
+  glmo.solve(in.z, Vs[0], in.y, x);
+  long pivots = 0;
+  const long before = mallocs();
+  for (const Jacobian& Vk : Vs) pivots += glmo.solve(in.z, Vk, in.y, x).iterations;
+  CHECK(mallocs() == before);
+  MESSAGE("allocation check: " << pivots << " pivots over 1000 warm solves");
+  return pivots;
+}
+
 /// A warm GLMO's saved state resumes bitwise. From a random instance (seed 13), 20 steps drift z
 /// and V by b = 0.1 toward fresh normals; one GLMO solves all 20, another the first 10, then
 /// saves its state, which a third, fresh one loads to solve the last 10: values, pivots and x

@@ -359,21 +359,5 @@ TEST_CASE("dense_simplex solve() allocates nothing over 1000 warm solves") {
   auto outer = make_max(d, n);
   auto dense = make_dense(d, n);
   dense->setup(*outer, *domain, n, d);
-  std::mt19937_64 rng(9);
-  std::normal_distribution<double> normal;
-  Instance in = random_instance(*domain, n, rng);
-  const double b = 0.01;
-  std::vector<Jacobian> Vs(1000, Jacobian(in.V));
-  for (auto& Vk : Vs) {
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < d; ++j) in.V(i, j) = (1.0 - b) * in.V(i, j) + b * normal(rng);
-    Vk.dense() = in.V;
-  }
-  Vec x(d);
-  dense->solve(in.z, Vs[0], in.y, x);
-  long pivots = 0;
-  const long before = g_mallocs.load();
-  for (const Jacobian& Vk : Vs) pivots += dense->solve(in.z, Vk, in.y, x).iterations;
-  CHECK(g_mallocs.load() == before);
-  MESSAGE("allocation check: " << pivots << " pivots over 1000 warm solves");
+  check_warm_solves_allocate_nothing(*dense, *domain, n, 0.01, [] { return g_mallocs.load(); });
 }

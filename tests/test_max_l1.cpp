@@ -223,24 +223,8 @@ TEST_CASE("max_l1 solve() allocates nothing over 1000 warm solves") {
   auto outer = make_max(d, n);
   auto fast = make_fast(d, n);
   fast->setup(*outer, *domain, n, d);
-  std::mt19937_64 rng(9);
-  std::normal_distribution<double> normal;
-  Instance in = random_instance(*domain, n, rng);
-  const double b = 0.05;
-  std::vector<Jacobian> Vs(1000, Jacobian(in.V));
-  for (auto& Vk : Vs) {
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < d; ++j) in.V(i, j) = (1.0 - b) * in.V(i, j) + b * normal(rng);
-    Vk.dense() = in.V;
-  }
-  Vec x(d);
-  fast->solve(in.z, Vs[0], in.y, x);
-  long pivots = 0;
-  const long before = g_mallocs.load();
-  for (const Jacobian& Vk : Vs) pivots += fast->solve(in.z, Vk, in.y, x).iterations;
-  CHECK(g_mallocs.load() == before);
+  const long pivots = check_warm_solves_allocate_nothing(*fast, *domain, n, 0.05, [] { return g_mallocs.load(); });
   CHECK(pivots > 0);
-  MESSAGE("allocation check: " << pivots << " pivots over 1000 warm solves");
 }
 
 TEST_CASE("max_l1's saved state resumes bitwise: 10 solves, save, a fresh GLMO loads it, 10 more") {

@@ -221,23 +221,7 @@ TEST_CASE("scenario_dual solve() allocates nothing over 1000 warm solves") {
   auto outer = make_cvar(d, n);
   auto dual = make_dual(d, n);
   dual->setup(*outer, *domain, n, d);
-  std::mt19937_64 rng(9);
-  std::normal_distribution<double> normal;
-  Instance in = random_instance(*domain, n, rng);
-  const double b = 0.01;
-  std::vector<Jacobian> Vs(1000, Jacobian(in.V));
-  for (auto& Vk : Vs) {
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < d; ++j) in.V(i, j) = (1.0 - b) * in.V(i, j) + b * normal(rng);
-    Vk.dense() = in.V;
-  }
-  Vec x(d);
-  dual->solve(in.z, Vs[0], in.y, x);
-  long pivots = 0;
-  const long before = g_mallocs.load();
-  for (const Jacobian& Vk : Vs) pivots += dual->solve(in.z, Vk, in.y, x).iterations;
-  CHECK(g_mallocs.load() == before);
-  MESSAGE("allocation check: " << pivots << " pivots over 1000 warm solves");
+  check_warm_solves_allocate_nothing(*dual, *domain, n, 0.01, [] { return g_mallocs.load(); });
 }
 
 TEST_CASE("scenario_dual's saved state resumes bitwise: 10 solves, save, a fresh GLMO loads it, 10 more") {
