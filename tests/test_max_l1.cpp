@@ -209,8 +209,8 @@ TEST_CASE("max_l1 declines what is not max over the l1 ball, word for word") {
 
   auto narrow = make<Glmo>("max_l1", params({{"max_outputs", 2}}), context(d, n));
   CHECK_FALSE(narrow->supports(*max, *l1, n, d, &why));
-  CHECK(why == "max_l1: 3 outputs, more than max_outputs = 2 (the basis matrix is (n + 1) x (n + 1), factorized per "
-               "pivot)");
+  CHECK(why == "max_l1: 3 outputs, more than max_outputs = 2 (the basis matrix is (n + 1) x (n + 1), factorized at "
+               "least once per solve)");
 }
 
 TEST_CASE("max_l1 solve() allocates nothing over 1000 warm solves") {

@@ -265,7 +265,7 @@ std::string MaxL1Glmo::decline_reason(const scfw::OuterFunction& outer, const sc
   if (!domain.has_model()) return "max_l1: the domain has no LP model (X is not the l1 ball)";
   if (n > max_outputs_)
     return "max_l1: " + std::to_string(n) + " outputs, more than max_outputs = " + std::to_string(max_outputs_) +
-           " (the basis matrix is (n + 1) x (n + 1), factorized per pivot)";
+           " (the basis matrix is (n + 1) x (n + 1), factorized at least once per solve)";
   const glmo_lp::GlmoModel gm = glmo_lp::build_model("max_l1", outer, domain, n, d);
   Shape s = recognize(gm, n, d);
   if (!s.problem.empty()) return "max_l1: the GLMO LP is not max_i u_i over the l1 ball: " + s.problem;
@@ -802,8 +802,8 @@ void register_components(scfw::Registrar& r) {
       "on the (n + 1)-row LP that keeps its basis (the active coordinates and their signs) from one solve to the "
       "next and prices the 2 d columns by one pass of V^T lambda (Alg. 1 line 7)",
       {scfw::ParamSpec::integer("max_outputs",
-                                "refuse problems with more outputs n than this (the (n + 1) x (n + 1) basis "
-                                "matrix is factorized at every pivot)")
+                                "refuse problems with more outputs n than this (the dense (n + 1) x (n + 1) basis "
+                                "matrix is factorized at least once per solve)")
            .range(1, 4096)
            .def(std::int64_t{100})});
 }
