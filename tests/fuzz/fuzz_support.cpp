@@ -274,7 +274,12 @@ void compose_document(const nlohmann::json& doc, int max_method_dim) {
 
 // Loads the plugins and creates the work folder before the first input, so that libFuzzer sees
 // the plugins' coverage counters from the start. The replay driver calls it too.
+// The memory limit is 64 MiB: a fuzzed problem may ask for any size of synthetic data, and
+// generating 480 MiB of it took 39 s under the sanitizers on a loaded machine (over the 30-s
+// timeout of a unit); over the limit, the composer refuses the block before it allocates, and
+// that message is checked like any other.
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  setenv("SCFW_MEMORY_LIMIT", "64MiB", 1);
   scfw_fuzz::registry();
   scfw_fuzz::work_dir();
   return 0;
