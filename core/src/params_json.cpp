@@ -118,10 +118,9 @@ Params validate_block(const std::vector<ParamSpec>& specs, const json& value, co
       // squared: the first three in order, as "its parameters are" would begin.)
       std::vector<std::string> sorted = declared;
       std::sort(sorted.begin(), sorted.end());
-      what += "; it has " + std::to_string(declared.size()) + " parameters; closest: " +
-              quoted_list(key.size() <= 256 ? closest_names(key, sorted, 3)
-                                            : std::vector<std::string>(sorted.begin(), sorted.begin() + 3),
-                          false);
+      std::vector<std::string> shown = key.size() <= 256 ? closest_names(key, sorted, 3) : sorted;
+      if (shown.size() > 3) shown.resize(3);
+      what += "; it has " + std::to_string(declared.size()) + " parameters; closest: " + quoted_list(shown, false);
     }
     // The key as the file spells it, cut to 40 bytes with control characters shown as '?' (a 10 MB
     // key must not land whole in a one-line message).
