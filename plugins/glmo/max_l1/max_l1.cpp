@@ -58,6 +58,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -488,26 +489,18 @@ int MaxL1Glmo::compute_duals(bool phase1) {
   const double* w = w_.data();
   int enter = -1;
   double dmin = -kDualTol;
-  if (!shifted_) {
-    for (int j = 0; j < d_; ++j) {
-      const double a = mu + w[j], b = mu - w[j];
-      dp[j] = a;
-      dq[j] = b;
-      if (a < dmin || b < dmin) {
-        if (a <= b) {
-          dmin = a;
-          enter = j;
-        } else {
-          dmin = b;
-          enter = d_ + j;
-        }
-      }
-    }
-  } else {
+  // p_j: (shift + mu) + w_j, q_j: (shift + mu) - w_j; without shifts the base is mu itself (the
+  // common case, kept free of the shift loads by the compile-time flag).
+  const auto price = [&](auto shifted) {
     const double* sp = shift_.data();
     const double* sq = shift_.data() + d_;
     for (int j = 0; j < d_; ++j) {
-      const double a = sp[j] + mu + w[j], b = sq[j] + mu - w[j];
+      double base_p = mu, base_q = mu;
+      if constexpr (decltype(shifted)::value) {
+        base_p = sp[j] + mu;
+        base_q = sq[j] + mu;
+      }
+      const double a = base_p + w[j], b = base_q - w[j];
       dp[j] = a;
       dq[j] = b;
       if (a < dmin || b < dmin) {
@@ -520,7 +513,9 @@ int MaxL1Glmo::compute_duals(bool phase1) {
         }
       }
     }
-  }
+  };
+  if (shifted_) price(std::true_type{});
+  else price(std::false_type{});
   for (int i = 0; i <= n_; ++i) {
     const size_t c = static_cast<size_t>(2 * d_ + i);
     const double v = shift_[c] + (i < n_ ? lam_[i] : mu);
