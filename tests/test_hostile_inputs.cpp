@@ -172,6 +172,15 @@ TEST_CASE("excerpt and show: C1 controls and the line separators are control cha
   // U+0085 (NEL, which ends a line), U+009B, U+2028, U+2029; a two-byte letter stays.
   CHECK(scfw::excerpt("a\xC2\x85" "b\xC2\x9B" "c\xE2\x80\xA8" "d\xE2\x80\xA9" "e\xC3\xA9") == "a?b?c?d?e\xC3\xA9");
   CHECK(scfw::input::show(json("a\xC2\x85" "b\xE2\x80\xA8" "c\xC3\xA9")) == "\"a\\u0085b\\u2028c\xC3\xA9\"");
+  // DEL, which dump() leaves as it is.
+  CHECK(scfw::input::show(json("porta\x7f\x7f" "ble")) == "\"porta\\u007f\\u007fble\"");
+  // The cut comes after the escapes (100 DELs: 10 escapes, not 57), and never splits a letter.
+  std::string shown;
+  for (int i = 0; i < 9; ++i) shown += "\\u007f";
+  CHECK(scfw::input::show(json(std::string(100, '\x7f'))) == "\"" + shown + "\\u...");
+  const std::string e = "\xC3\xA9";  // a two-byte letter
+  CHECK(scfw::input::show(json(std::string(53, 'a') + e + e + "zzzz")) == "\"" + std::string(53, 'a') + e + "...");
+  CHECK(scfw::input::show(json(std::string(56, 'a') + e + e)) == "\"" + std::string(56, 'a') + "...");
 }
 
 TEST_CASE("problem files: the token a syntax error quotes is cut and shows no control character") {

@@ -38,17 +38,21 @@ std::string child(const std::string& pointer, const std::string& key) { return p
 
 std::string show(const json& v) {
   if (v.is_number_float() && !std::isfinite(v.get<double>())) return v.get<double>() > 0 ? "inf" : "-inf";
-  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
   constexpr size_t kMax = 60;
-  if (s.size() > kMax) s = s.substr(0, kMax - 3) + "...";
-  // dump() escapes C0 controls; the C1 controls (U+0085 NEL among them) and U+2028, U+2029 end
-  // a line too: escaped the same way, so that the message stays one line.
+  std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+  const bool longer = s.size() > kMax;
+  if (longer) s.resize(kMax);  // escaping only lengthens: the first kMax bytes are all that can show
+  // dump() escapes C0 controls but not DEL; DEL, the C1 controls (U+0085 NEL among them) and
+  // U+2028, U+2029 (which end a line too) are escaped the same way, so that the message stays one
+  // line of printable text.
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     const unsigned c = static_cast<unsigned char>(s[i]), c1 = i + 1 < s.size() ? static_cast<unsigned char>(s[i + 1]) : 0u,
                    c2 = i + 2 < s.size() ? static_cast<unsigned char>(s[i + 2]) : 0u;
     char escaped[8];
-    if (c == 0xC2 && c1 >= 0x80 && c1 <= 0x9F) {
+    if (c == 0x7F) {
+      out += "\\u007f";
+    } else if (c == 0xC2 && c1 >= 0x80 && c1 <= 0x9F) {
       std::snprintf(escaped, sizeof escaped, "\\u%04x", c1);
       out += escaped;
       i += 1;
@@ -58,6 +62,13 @@ std::string show(const json& v) {
     } else {
       out += static_cast<char>(c);
     }
+  }
+  // Cut after escaping, so that no escape makes the shown value longer than kMax bytes (57 DELs
+  // would otherwise show as 342); the cut never splits a UTF-8 sequence.
+  if (longer || out.size() > kMax) {
+    size_t cut = kMax - 3;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out = out.substr(0, cut) + "...";
   }
   return out;
 }
