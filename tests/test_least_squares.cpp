@@ -288,6 +288,12 @@ TEST_CASE("least_squares_tasks: bad data files are reported with file and line, 
   ctx.base_dir = base;
   CHECK(input_error([&] { make_oracle(file_params("nope.svm", 2), ctx); }) == (dir.path / "nope.svm").string() + ": cannot open file");
 
+  // An empty entry of `files`; the list shown cut to 40 bytes, control characters as '?'.
+  CHECK(input_error([&] { make_oracle({{"batch", 1}, {"files", "t0.svm,,t1.svm"}}); }) ==
+        "<input>: /files: empty path in the comma-separated list \"t0.svm,,t1.svm\"");
+  CHECK(input_error([&] { make_oracle({{"batch", 1}, {"files", "a\x7f,," + std::string(60, 'b')}}); }) ==
+        "<input>: /files: empty path in the comma-separated list \"a?,," + std::string(36, 'b') + "... (64 bytes)\"");
+
   // Parameter errors name the parameter.
   CHECK(input_error([&] { make_oracle({{"batch", 1}}); }) ==
         "<input>: /synthetic: no data source: give one of \"synthetic\", \"file\" (with \"tasks\") or \"files\"");

@@ -112,6 +112,10 @@ TEST_CASE("parse_size: bytes, binary and decimal units; anything else is one lin
   for (const char* bad : {"abc", "0", "-1", "5 XB", "", "0.5", "nan", "inf", " 1GiB", "1GiB "})
     CHECK(error_of([&] { scfw::parse_size(bad, "--memory-limit"); }) ==
           "--memory-limit: expected a size such as 512MiB, 8GiB or 1e9, got '" + std::string(bad) + "'");
+  // The text as the message shows it: cut to 40 bytes, control characters as '?'.
+  CHECK(error_of([&] { scfw::parse_size("1\x7fGiB\n" + std::string(50, 'x'), "SCFW_MEMORY_LIMIT"); }) ==
+        "SCFW_MEMORY_LIMIT: expected a size such as 512MiB, 8GiB or 1e9, got '1?GiB?" + std::string(34, 'x') +
+            "... (56 bytes)'");
 }
 
 TEST_CASE("memory_account: the option, SCFW_MEMORY_LIMIT, the default; shared by workers") {

@@ -106,6 +106,16 @@ TEST_CASE("solution files: written with 17 digits, read back bit for bit (CSV an
         "x,,-123456.78901234567\n"
         "x,,0.30000000000000004\n");
   CHECK(read_solution_x(dir.path / "unnamed.csv").names.empty());
+  // A file that is not a solution: its first line shown cut to 40 bytes, control characters as '?'.
+  {
+    std::ofstream bad(dir.path / "bad.csv");
+    bad << "kind,name\x7fvalue" << std::string(50, ',') << "\nx,,1\n";
+  }
+  const std::string bad = (dir.path / "bad.csv").string();
+  CHECK_THROWS_WITH_AS(read_solution_x(bad),
+                       (bad + ":1: expected the header kind,name,value, got \"kind,name?value" + std::string(25, ',') +
+                        "... (65 bytes)\"").c_str(),
+                       InputError);
 }
 
 TEST_CASE("solution: names from the oracle, f(y_K) and the objective of the last report") {

@@ -42,6 +42,7 @@
 #include "scfw/core/solution.hpp"
 #include "scfw/core/solver.hpp"
 #include "scfw/core/summary_json.hpp"
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 
 #ifndef SCFW_VERSION
@@ -403,7 +404,7 @@ double nonnegative_number(const po::variables_map& vm, const char* option) {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || !end || *end != '\0' || !std::isfinite(v) || v < 0)
-    throw UsageError(std::string("--") + option + ": expected a number >= 0, got '" + s + "'");
+    throw UsageError(std::string("--") + option + ": expected a number >= 0, got '" + scfw::excerpt(s) + "'");
   return v;
 }
 
@@ -445,7 +446,7 @@ int cmd_run(const std::vector<std::string>& args) {
     long k = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), k);
     if (ec != std::errc() || p != s.data() + s.size() || k < 1)
-      throw UsageError("--iterations: expected an integer >= 1, got '" + s + "'");
+      throw UsageError("--iterations: expected an integer >= 1, got '" + scfw::excerpt(s) + "'");
     overrides.iterations = k;
   }
   if (vm.count("seed")) {
@@ -453,7 +454,7 @@ int cmd_run(const std::vector<std::string>& args) {
     std::uint64_t seed = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), seed);
     if (ec != std::errc() || p != s.data() + s.size())
-      throw UsageError("--seed: expected an integer in [0, 2^64), got '" + s + "'");
+      throw UsageError("--seed: expected an integer in [0, 2^64), got '" + scfw::excerpt(s) + "'");
     overrides.seed = seed;
   }
   if (vm.count("trace")) overrides.trace = vm["trace"].as<std::string>();
@@ -684,7 +685,7 @@ int cmd_describe(const std::vector<std::string>& args) {
     std::vector<std::string> names;
     for (const auto& c : registry.components()) names.push_back(c.info.name);
     const auto close = scfw::closest_names(name, names, 3);
-    std::string msg = "unknown plugin \"" + name + "\"";
+    std::string msg = "unknown plugin \"" + scfw::excerpt(name) + "\"";
     if (names.empty()) {
       msg += ": no plugins were found (give a folder with --plugin-path or $SCFW_PLUGIN_PATH)";
     } else {
@@ -748,7 +749,7 @@ int cmd_compare(const std::vector<std::string>& args) {
     unsigned j = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), j);
     if (ec != std::errc() || p != s.data() + s.size() || j < 1 || j > 4096)
-      throw UsageError("--jobs: expected an integer >= 1, got '" + s + "'");
+      throw UsageError("--jobs: expected an integer >= 1, got '" + scfw::excerpt(s) + "'");
     jobs = j;
   }
   // Under mpirun each rank runs its share of the runs on its own threads (docs/scaling.md); the

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string_view>
 
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 
 namespace scfw {
@@ -23,7 +24,7 @@ std::string lower(std::string s) {
 
 std::uint64_t parse_size(const std::string& text, const std::string& what) {
   auto bad = [&]() -> std::uint64_t {
-    throw InputError(what + ": expected a size such as 512MiB, 8GiB or 1e9, got '" + text + "'");
+    throw InputError(what + ": expected a size such as 512MiB, 8GiB or 1e9, got '" + excerpt(text) + "'");
   };
   const char* begin = text.c_str();
   char* end = nullptr;

@@ -12,6 +12,7 @@
 
 #include "scfw/core/input.hpp"
 #include "scfw/core/params_json.hpp"
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 
 namespace fs = std::filesystem;
@@ -291,7 +292,7 @@ Labelled read_solution_x(const fs::path& path) {
     const std::vector<std::string> cells = csv_cells(line);
     if (!header) {
       if (line != "kind,name,value")
-        throw InputError(where + "expected the header kind,name,value, got \"" + line + "\"");
+        throw InputError(where + "expected the header kind,name,value, got \"" + excerpt(line) + "\"");
       header = true;
       continue;
     }

@@ -1,7 +1,10 @@
 #include "scfw/state.hpp"
 
 #include <cctype>
+#include <charconv>
+#include <system_error>
 
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 
 namespace scfw {
@@ -61,15 +64,15 @@ std::size_t StateReader::get_raw(std::string_view name, std::string_view type, s
   const std::string_view got_type = line.substr(s1 + 1, s2 - s1 - 1);
   const std::string count_text(line.substr(s2 + 1, s3 - s2 - 1));
   const std::string_view hex = line.substr(s3 + 1);
-  if (got_name != name) throw Error(where + "found block \"" + std::string(got_name) + "\" instead");
+  if (got_name != name) throw Error(where + "found block \"" + excerpt(got_name) + "\" instead");
   if (got_type != type)
-    throw Error(where + "type " + std::string(got_type) + " saved, " + std::string(type) + " expected");
+    throw Error(where + "type " + excerpt(got_type) + " saved, " + std::string(type) + " expected");
+  // Decimal digits only (stoull took "1x" as 1 and "-1" as 2^64 - 1).
   std::size_t count = 0;
-  try {
-    count = std::stoull(count_text);
-  } catch (...) {
-    throw Error(where + "malformed count \"" + count_text + "\"");
-  }
+  const char* const end = count_text.data() + count_text.size();
+  if (const auto [ptr, ec] = std::from_chars(count_text.data(), end, count);
+      count_text.empty() || count_text[0] == '+' || ec != std::errc() || ptr != end)
+    throw Error(where + "malformed count \"" + excerpt(count_text) + "\"");
   out.clear();
   if (hex != "-") {
     if (hex.size() % 2) throw Error(where + "malformed bytes");

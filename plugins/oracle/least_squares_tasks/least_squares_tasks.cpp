@@ -179,7 +179,7 @@ TaskRows from_files(const Params& p, const Context& ctx, Ownership* own) {
     std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
     item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
-    if (item.empty()) p.fail("files", "empty path in the comma-separated list \"" + list + "\"");
+    if (item.empty()) p.fail("files", "empty path in the comma-separated list \"" + scfw::excerpt(list) + "\"");
     paths.push_back(resolve(item, ctx));
     if (comma == std::string::npos) break;
     start = comma + 1;
