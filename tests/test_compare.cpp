@@ -268,6 +268,29 @@ TEST_CASE("bad experiment files: one line <file>: <pointer>: <what>") {
   d["report"] = {{"every", 10}};
   CHECK(error_of(d) == "exp.json: /report/every: unknown parameter of report; its parameters are \"points\"");
 
+  // What the file holds shows cut to 40 bytes with control characters as '?' or a byte in hex,
+  // so that the message stays one short line; keys are escaped as JSON pointer tokens.
+  d = small_experiment();
+  d["report"] = {{"e\x01/x", 10}};
+  CHECK(error_of(d) == "exp.json: /report/e?~1x: unknown parameter of report; its parameters are \"points\"");
+  d = small_experiment();
+  d[std::string(50, '\x7f')] = 1;
+  CHECK(error_of(d) == "exp.json: /" + std::string(40, '?') + "... (50 bytes): unknown key; expected one of \"name\", "
+                       "\"note\", \"oracle\", \"outer\", \"domain\", \"glmo\", \"methods\", \"seeds\", \"iterations\", \"report\", \"out\"");
+  d = small_experiment();
+  d["methods"][0]["x\ny"] = 1;
+  CHECK(error_of(d) == "exp.json: /methods/0/x?y: unknown key; a method has \"label\", \"tracker\" and \"schedule\"");
+  d = small_experiment();
+  d["methods"][0]["schedule"]["gamma"] = "K\x7f";
+  CHECK(error_of(d) ==
+        "exp.json: /methods/0/schedule/gamma: expected a number or an expression in K such as \"K^-0.75\", got "
+        "\"K\\u007f\" (unexpected byte 0x7F at character 2)");
+  d = small_experiment();
+  d["methods"][0]["schedule"]["gamma"] = "K*1" + std::string(100, '.');
+  CHECK(error_of(d) ==
+        "exp.json: /methods/0/schedule/gamma: expected a number or an expression in K such as \"K^-0.75\", got "
+        "\"K*1" + std::string(53, '.') + "... ('1" + std::string(39, '.') + "... (101 bytes)' is not a number)");
+
   // The problem blocks are checked by the composer, with their pointers in the experiment file.
   d = small_experiment();
   d["domain"]["radius"] = -1;

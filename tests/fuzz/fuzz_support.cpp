@@ -186,7 +186,11 @@ void check_message(const char* target, const std::vector<std::string>& files, co
   const std::string dir = work_dir().string() + "/";
   std::string file;
   std::string_view rest;
-  if (files.size() == 1 && files[0] == "*" && what.compare(0, dir.size() + 13, dir + "problem.json:") != 0) {
+  // "*<name>" (problem_json: "*problem.json", experiment_json: "*experiment.json"): the fuzzed
+  // file <name>, or any data file it names.
+  const bool any_data_file = files.size() == 1 && !files[0].empty() && files[0][0] == '*';
+  const std::string main_file = any_data_file ? files[0].substr(1) : std::string();
+  if (any_data_file && what.compare(0, dir.size() + main_file.size() + 1, dir + main_file + ":") != 0) {
     // Not about the problem file: about a data file it names, which a fuzzed problem may call
     // anything ("a: b" too), anywhere: an absolute path, then ": ". The data targets check the
     // readers' messages in full.
@@ -194,8 +198,8 @@ void check_message(const char* target, const std::vector<std::string>& files, co
       finding(target, "the message does not start with a file's path", what);
     file = "*";
     rest = std::string_view(what).substr(what.find(": "));
-  } else if (files.size() == 1 && files[0] == "*") {
-    file = "problem.json";
+  } else if (any_data_file) {
+    file = main_file;
     rest = std::string_view(what).substr(dir.size() + file.size());
   } else {
     if (what.compare(0, dir.size(), dir) != 0) finding(target, "the message does not start with a file's path", what);
@@ -214,7 +218,7 @@ void check_message(const char* target, const std::vector<std::string>& files, co
     static const char* const whole_problem_file[] = {": expected an object at the top level, got ", ": cannot open file",
                                                      ": is a directory", ": is not a regular file ("};
     bool whole = rest.substr(0, 2) == ": ";
-    if (whole && file == "problem.json")
+    if (whole && (file == "problem.json" || file == "experiment.json"))
       whole = std::any_of(std::begin(whole_problem_file), std::end(whole_problem_file),
                           [&](const char* w) { return rest.substr(0, std::strlen(w)) == w; });
     if (!whole) finding(target, "the message names no line or JSON pointer", what);

@@ -45,10 +45,11 @@ inline constexpr int kMaxMethodDim = 64;
 
 /// The verdict on the message of an InputError: one line (no control character: C0, DEL, and,
 /// UTF-8 encoded, C1, U+2028, U+2029), starting with the path of one of `files` (relative to
-/// work_dir(); "*" accepts any absolute path), followed by a line number or a JSON pointer; a
-/// message about a data file as a whole ("no entries") may have neither, one about the problem
-/// file only for the whole-file cases of json_reader.cpp and compose() (not an object, not a
-/// regular file); at most kMaxMessageBytes bytes besides the paths. Aborts with the reason and
+/// work_dir(); "*<name>" accepts <name> or any absolute path, a data file the fuzzed file names),
+/// followed by a line number or a JSON pointer; a message about a data file as a whole ("no
+/// entries") may have neither, one about a problem or experiment file only for the whole-file
+/// cases of json_reader.cpp and compose() (not an object, not a regular file); at most
+/// kMaxMessageBytes bytes besides the paths. Aborts with the reason and
 /// the message otherwise.
 void check_message(const char* target, const std::vector<std::string>& files, const std::string& what);
 

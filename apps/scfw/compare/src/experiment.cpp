@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -33,6 +34,16 @@ bool integer_at_least(const json& v, std::int64_t& out, std::int64_t min) {
 // K expressions: expr := factor (('*' | '/') factor)*;  factor := number | 'K' ['^' exponent];
 // exponent := signed-number | '(' signed-number ['/' number] ')'.
 
+/// A character of an expression for a message: 'c' when printable ASCII, else its byte in hex
+/// (a control character or a piece of a UTF-8 letter must not land raw in a one-line message).
+std::string shown_char(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  if (u >= 0x20 && u < 0x7F) return "'" + std::string(1, c) + "'";
+  char hex[16];
+  std::snprintf(hex, sizeof hex, "byte 0x%02X", u);
+  return hex;
+}
+
 struct KParser {
   const std::string& s;
   long K;
@@ -57,7 +68,7 @@ struct KParser {
     const std::string tok = s.substr(start, i - start);
     char* end = nullptr;
     const double v = std::strtod(tok.c_str(), &end);
-    if (!end || *end != '\0') bad("'" + tok + "' is not a number");
+    if (!end || *end != '\0') bad("'" + input::excerpt(tok) + "' is not a number");
     return v;
   }
   double exponent() {
@@ -98,7 +109,7 @@ struct KParser {
       skip();
       if (i >= s.size()) break;
       const char op = s[i];
-      if (op != '*' && op != '/') bad("unexpected '" + std::string(1, op) + "' at character " + std::to_string(i + 1));
+      if (op != '*' && op != '/') bad("unexpected " + shown_char(op) + " at character " + std::to_string(i + 1));
       ++i;
       const double f = factor();
       v = op == '*' ? v * f : v / f;
@@ -150,9 +161,10 @@ Experiment parse_experiment(const Registry& registry, const json& doc, const std
   for (const auto& [key, v] : doc.items()) {
     if (std::find(kExperimentKeys.begin(), kExperimentKeys.end(), key) != kExperimentKeys.end()) continue;
     if (key == "tracker" || key == "schedule")
-      input::input_error(src, "/" + key, "unknown key; an experiment gives the tracker and schedule of each method in \"methods\"");
+      input::input_error(src, input::child("", key), "unknown key; an experiment gives the tracker and schedule of each method in \"methods\"");
     const std::string guess = input::did_you_mean(key, kExperimentKeys);
-    input::input_error(src, "/" + key,
+    // The key cut to 40 bytes, control characters as '?' (it may be anything the file holds).
+    input::input_error(src, input::child("", input::excerpt(key)),
          guess.empty() ? "unknown key; expected one of " + input::quoted_list(kExperimentKeys, false)
                        : "unknown key; did you mean \"" + guess + "\"?");
   }
@@ -223,7 +235,8 @@ Experiment parse_experiment(const Registry& registry, const json& doc, const std
   if (auto it = doc.find("report"); it != doc.end()) {
     if (!it->is_object()) input::input_error(src, "/report", "expected an object {\"points\": N}, got " + input::show(*it));
     for (const auto& [key, v] : it->items()) {
-      if (key != "points") input::input_error(src, "/report/" + key, "unknown parameter of report; its parameters are \"points\"");
+      if (key != "points")
+        input::input_error(src, input::child("/report", input::excerpt(key)), "unknown parameter of report; its parameters are \"points\"");
       std::int64_t p = 0;
       if (!integer_at_least(v, p, 1)) input::input_error(src, "/report/points", "expected an integer >= 1, got " + input::show(v));
       e.report_points = static_cast<long>(p);
@@ -244,7 +257,7 @@ Experiment parse_experiment(const Registry& registry, const json& doc, const std
     for (const auto& [key, v] : m.items()) {
       if (key == "label" || key == "tracker" || key == "schedule") continue;
       const std::string guess = input::did_you_mean(key, {"label", "tracker", "schedule"});
-      input::input_error(src, ptr + "/" + key,
+      input::input_error(src, input::child(ptr, input::excerpt(key)),
            guess.empty() ? "unknown key; a method has \"label\", \"tracker\" and \"schedule\""
                          : "unknown key; did you mean \"" + guess + "\"?");
     }
