@@ -100,6 +100,11 @@ TEST_CASE("problem files: a duplicate key of 10 MB is cut in the message") {
         file + ": /a/" + std::string(40, 'k') + "... (10000000 bytes): duplicate key (a JSON object names each key once)");
   const std::string root = dir.write("root.json", "{\"b\": 1, \"b\": 2}");
   CHECK(input_error([&] { scfw::read_json_file(root); }) == root + ": /b: duplicate key (a JSON object names each key once)");
+  // The keys of the enclosing objects too: cut, control characters as '?' (a backspace here,
+  // written \b in the file; duplicate_key_under_control.json is the fuzzer's input).
+  const std::string outer = dir.write("outer.json", "{\"o\\br\": {\"" + std::string(50, 'p') + "\": {\"c\": 1, \"c\": 2}}}");
+  CHECK(input_error([&] { scfw::read_json_file(outer); }) ==
+        outer + ": /o?r/" + std::string(40, 'p') + "... (50 bytes)/c: duplicate key (a JSON object names each key once)");
 }
 
 TEST_CASE("an unknown plugin name of 10 MB is cut in the message") {

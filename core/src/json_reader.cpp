@@ -119,12 +119,13 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
   }
 
   // Where a new value goes: the root, the pending key of the open object, or the end of the open
-  // array. Returns the token of that place, for pointers.
+  // array. Returns the token of that place, for pointers in messages: a key as the file spells
+  // it, cut to 40 bytes with control characters as '?' (the key may hold anything).
   json& place(std::string& token) {
     if (open_.empty()) return root_;
     json& parent = *open_.back();
     if (parent.is_object()) {
-      token = input::pointer_token(key_);
+      token = input::excerpt(input::pointer_token(key_));
       return parent[key_];
     }
     token = std::to_string(parent.size());
