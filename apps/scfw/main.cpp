@@ -172,7 +172,8 @@ po::variables_map parse(const std::vector<std::string>& args, const po::options_
     po::store(po::command_line_parser(args).options(all).positional(pos).run(), vm);
     po::notify(vm);
   } catch (const po::error& e) {
-    throw UsageError(e.what());
+    // Boost's message quotes the argument as given: control characters shown as '?', cut.
+    throw UsageError(scfw::excerpt(e.what(), 200));
   }
   return vm;
 }
@@ -470,7 +471,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (vm.count("progress")) {
     output_overrides.progress = nonnegative_number(vm, "progress");
     if (*output_overrides.progress <= 0) throw UsageError("--progress: expected a number of seconds > 0, got '" +
-                                                          vm["progress"].as<std::string>() + "'");
+                                                          scfw::excerpt(vm["progress"].as<std::string>()) + "'");
   }
 
   // Under mpirun (docs/scaling.md): the oracle's rows are shared out over the ranks, every rank

@@ -48,6 +48,16 @@ expect_rc 2 "--iterations abc"
 [[ "$(head -n1 <<<"$ERR")" == "scfw run: --iterations: expected an integer >= 1, got 'abc'" ]] ||
   fail "--iterations abc: first stderr line is '$(head -n1 <<<"$ERR")'"
 
+# An argument holding control characters is shown with '?' for each, on one line.
+run "$SCFW" run problem.json --iterations $'1\x7f\n2'
+expect_rc 2 "--iterations with control characters"
+[[ "$(head -n1 <<<"$ERR")" == "scfw run: --iterations: expected an integer >= 1, got '1??2'" ]] ||
+  fail "--iterations with control characters: first stderr line is '$(head -n1 <<<"$ERR")'"
+run "$SCFW" run problem.json $'--bo\x1bgus'
+expect_rc 2 "an unknown option with an escape"
+[[ "$(head -n1 <<<"$ERR")" == "scfw run: unrecognised option '--bo?gus'" ]] ||
+  fail "an unknown option with an escape: first stderr line is '$(head -n1 <<<"$ERR")'"
+
 run "$SCFW" run problem.json --seed -1
 expect_rc 2 "--seed -1"
 
