@@ -291,6 +291,10 @@ TEST_CASE("bad experiment files: one line <file>: <pointer>: <what>") {
         "exp.json: /methods/0/schedule/gamma: expected a number or an expression in K such as \"K^-0.75\", got "
         "\"K*1" + std::string(53, '.') + "... ('1" + std::string(39, '.') + "... (101 bytes)' is not a number)");
 
+  d = small_experiment();
+  d["out"] = "results\n";
+  CHECK(error_of(d) == "exp.json: /out: the file name holds a control character (shown as ?): \"results?\"");
+
   // The problem blocks are checked by the composer, with their pointers in the experiment file.
   d = small_experiment();
   d["domain"]["radius"] = -1;

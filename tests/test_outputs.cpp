@@ -199,6 +199,27 @@ TEST_CASE("warm start: y_0 is the start; the start of the domain's own point cha
   CHECK_FALSE(bitwise_equal(ws.y, plain.summary.y));
 }
 
+TEST_CASE("file names the problem gives for scfw to write or read hold no control character") {
+  json doc = task1(50, 1, "polyak", {{"plugin", "nonconvex"}}, 3, 12, 20);
+  doc["report"] = {{"every", 10}, {"trace", "t\x7f.csv"}};
+  CHECK_THROWS_WITH_AS(make(doc), "test.json: /report/trace: the file name holds a control character (shown as ?): \"t?.csv\"",
+                       InputError);
+  doc.erase("report");
+  doc["output"] = {{"solution", "s\nx.csv"}};
+  CHECK_THROWS_WITH_AS(read_output_options(doc, "test.json", ".", {}),
+                       "test.json: /output/solution: the file name holds a control character (shown as ?): \"s?x.csv\"",
+                       InputError);
+  doc["output"] = {{"summary_json", std::string(50, '\t')}};
+  CHECK_THROWS_WITH_AS(read_output_options(doc, "test.json", ".", {}),
+                       ("test.json: /output/summary_json: the file name holds a control character (shown as ?): \"" +
+                        std::string(40, '?') + "... (50 bytes)\"").c_str(),
+                       InputError);
+  doc.erase("output");
+  doc["start"] = "a\x01";
+  CHECK_THROWS_WITH_AS(read_output_options(doc, "test.json", ".", {}),
+                       "test.json: /start: the file name holds a control character (shown as ?): \"a?\"", InputError);
+}
+
 TEST_CASE("a gap tolerance needs gap reports during the run") {
   json doc = task1(50, 1, "polyak", {{"plugin", "nonconvex"}}, 3, 12, 20);
   doc["stop"] = {{"gap_tolerance", 1e-3}};

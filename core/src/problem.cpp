@@ -539,6 +539,7 @@ SolverOptions read_options(const json& doc, const std::string& source, const Ove
     const Params rp = validate_object(report_specs, *it, src, "/report", "report");
     options.report_every = static_cast<long>(rp.integer("every"));
     options.trace = rp.string("trace");
+    input::check_file_name(src, "/report/trace", options.trace);
   }
   if (auto it = doc.find("stop"); it != doc.end()) {
     static const std::vector<ParamSpec> stop_specs = {

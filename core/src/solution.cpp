@@ -161,12 +161,15 @@ OutputOptions read_output_options(const json& doc, const std::string& source, co
     const Params p = validate_object(specs, *it, src, "/output", "output");
     o.solution = p.string("solution");
     o.summary_json = p.string("summary_json");
+    input::check_file_name(src, "/output/solution", o.solution);
+    input::check_file_name(src, "/output/summary_json", o.summary_json);
     o.best_iterate = p.boolean("best_iterate");
     o.progress = p.number("progress");
   }
   if (auto it = doc.find("start"); it != doc.end()) {
     if (!it->is_string() || it->get<std::string>().empty())
       input::expected(src, "/start", "a solution file name", *it);
+    input::check_file_name(src, "/start", it->get<std::string>());
     fs::path p(it->get<std::string>());
     if (p.is_relative() && !base_dir.empty()) p = base_dir / p;
     o.start = p.string();

@@ -184,6 +184,7 @@ Experiment parse_experiment(const Registry& registry, const json& doc, const std
     if (!it->is_string() || it->get<std::string>().empty())
       input::input_error(src, "/out", "expected a folder name, got " + input::show(*it));
     e.out = it->get<std::string>();
+    input::check_file_name(src, "/out", e.out);
   }
   e.problem = json::object();
   for (const auto& k : kProblemKeys)

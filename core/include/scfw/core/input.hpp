@@ -29,6 +29,12 @@ std::string show(const nlohmann::json& v);
 /// scfw::excerpt of the SDK's data_file.hpp, which plugins' loaders use.
 std::string excerpt(std::string_view text);
 
+/// A file or folder name the file gives for scfw to write or read (an output file, a trace, a
+/// start, compare's output folder): InputError "<source>: <pointer>: the file name holds a control
+/// character (shown as ?): \"<excerpt>\"" when it holds one, as data files' names are refused
+/// (scfw::check_data_path): every message about the file would start with it.
+void check_file_name(const std::string& source, const std::string& pointer, const std::string& name);
+
 /// "a character device", "a FIFO", "a socket", "a block device", "a symbolic link", "a directory",
 /// "a regular file", or "an unknown kind of file", for "is not a regular file (...)".
 std::string file_type_name(const std::filesystem::file_status& st);
