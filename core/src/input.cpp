@@ -76,7 +76,7 @@ std::string show(const json& v) {
 std::string excerpt(std::string_view text) { return scfw::excerpt(text, 40); }
 
 void check_file_name(const std::string& source, const std::string& pointer, const std::string& name) {
-  if (scfw::excerpt(name, name.size()) != name)
+  if (scfw::has_control_character(name))
     input_error(source, pointer, "the file name holds a control character (shown as ?): \"" + excerpt(name) + "\"");
 }
 

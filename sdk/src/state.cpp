@@ -67,11 +67,11 @@ std::size_t StateReader::get_raw(std::string_view name, std::string_view type, s
   if (got_name != name) throw Error(where + "found block \"" + excerpt(got_name) + "\" instead");
   if (got_type != type)
     throw Error(where + "type " + excerpt(got_type) + " saved, " + std::string(type) + " expected");
-  // Decimal digits only (stoull took "1x" as 1 and "-1" as 2^64 - 1).
+  // Decimal digits only (stoull took "1x" as 1 and "-1" as 2^64 - 1); from_chars into an
+  // unsigned refuses an empty text and a sign.
   std::size_t count = 0;
   const char* const end = count_text.data() + count_text.size();
-  if (const auto [ptr, ec] = std::from_chars(count_text.data(), end, count);
-      count_text.empty() || count_text[0] == '+' || ec != std::errc() || ptr != end)
+  if (const auto [ptr, ec] = std::from_chars(count_text.data(), end, count); ec != std::errc() || ptr != end)
     throw Error(where + "malformed count \"" + excerpt(count_text) + "\"");
   out.clear();
   if (hex != "-") {

@@ -45,12 +45,16 @@ inline std::string excerpt(std::string_view text, std::size_t keep = 40) {
   return out;
 }
 
+/// Whether `text` holds a control character as excerpt() counts them (C0, DEL, UTF-8 C1,
+/// U+2028, U+2029): the characters a one-line message must not show raw.
+inline bool has_control_character(std::string_view text) { return excerpt(text, text.size()) != text; }
+
 /// Throws InputError("<path>: is a directory") when `path` names a folder. A missing file is left
 /// to the loader's own "cannot open" message.
 /// A path holding a control character is refused the same way ("<path, each control character
 /// shown as ?>: ..."): every message of a loader starts with the path, and must stay one line.
 inline void check_data_path(const std::string& path) {
-  if (excerpt(path, path.size()) != path)
+  if (has_control_character(path))
     throw InputError(excerpt(path, path.size()) +
                      ": the file name holds a control character (shown as ?); rename the file");
   std::error_code ec;
