@@ -3,7 +3,7 @@
 // b G_k, z likewise, with G_k the Jacobian of one fresh draw of group returns (row g:
 // -(r_g, e) with e ~ 1e-3 N(0, 1), see draw()) and b = K^{-1/2} (K = 10^4: b = 0.01), and y_{k+1} = (1 - b) y_k + b x_{k+1}.
 //
-//   build/bin/bench_task2_glmo [--steps S] [--assets A] [--groups N] [--b B] [--seed N] [--no-cold]
+//   build/bin/bench_task2_glmo [--steps S] [--assets A] [--groups N] [--b B] [--seed N] [--no-cold] [--blocked]
 //
 // The trajectory (z_k, V_k, y_k) is generated once (with scenario_dual's answers for x), then each
 // solver runs over the same sequence in the same process, the three interleaved step by step:
@@ -47,11 +47,15 @@ int main(int argc, char** argv) {
   int steps = 3000, assets = 50, n = 200;
   double b = 0.01;
   unsigned seed = 1;
-  bool cold = true;
+  bool cold = true, blocked = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--no-cold") {
       cold = false;
+      continue;
+    }
+    if (a == "--blocked") {
+      blocked = true;
       continue;
     }
     if (i + 1 >= argc) {
@@ -138,9 +142,17 @@ int main(int argc, char** argv) {
     };
     double fx_gap_dual = 0, fx_gap_clp = 0;  // largest |F(x) - value| of each
     double clp_below = -1e300;                // largest (scenario_dual's value - F at clp cold's x)
+    // --blocked: scenario_dual's steps first, then the loop below for Clp (each solver on its
+    // own caches, as inside a run, where the oracle and the tracker run between solves).
+    std::vector<double> blocked_values, blocked_fx;
+    if (blocked)
+      for (int k = 0; k < steps; ++k) {
+        blocked_values.push_back(timed(*dual, k, td, pd));
+        blocked_fx.push_back(fx);
+      }
     for (int k = 0; k < steps; ++k) {
-      const double vd = timed(*dual, k, td, pd);
-      const double fd = fx;
+      const double vd = blocked ? blocked_values[static_cast<size_t>(k)] : timed(*dual, k, td, pd);
+      const double fd = blocked ? blocked_fx[static_cast<size_t>(k)] : fx;
       fx_gap_dual = std::max(fx_gap_dual, std::abs(fd - vd));
       timed(*clp_warm, k, tw, pw);
       if (cold) {
