@@ -5,7 +5,7 @@
 //
 //   build/bin/bench_task2 [--iterations K] [--assets A] [--groups N] [--repeats R] [--glmo NAME]
 //                         [--max-rows R] [--method variant2|vanilla] [--days T] [--max-structural S]
-//                         [--kernels portable|native]
+//                         [--kernels portable|native] [--algorithm dual|primal]
 //
 // --method vanilla runs the vanilla tracker with the constant schedule gamma = K^-0.75, beta =
 // rho = 1 (experiments/task2_synthetic.json's "vanilla"); the default is Variant II (momentum
@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
   int assets = 50, groups = 200, repeats = 3;
   long max_rows = -1, days = 2000, max_structural = -1;
   std::string kernels;  // scenario_dual's "kernels" (its default when empty)
+  std::string algorithm;  // scenario_dual's "algorithm" (its default when empty)
   std::string glmo = "dense_simplex", method = "variant2";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
     else if (a == "--days") days = std::atol(argv[i + 1]);
     else if (a == "--max-structural") max_structural = std::atol(argv[i + 1]);
     else if (a == "--kernels") kernels = argv[i + 1];
+    else if (a == "--algorithm") algorithm = argv[i + 1];
     else {
       std::fprintf(stderr, "unknown option %s\n", a.c_str());
       return 2;
@@ -60,6 +62,7 @@ int main(int argc, char** argv) {
     if (glmo == "dense_simplex") glmo_block["max_rows"] = max_rows;
     if (glmo == "scenario_dual" && max_structural > 0) glmo_block["max_structural"] = max_structural;
     if (glmo == "scenario_dual" && !kernels.empty()) glmo_block["kernels"] = kernels;
+    if (glmo == "scenario_dual" && !algorithm.empty()) glmo_block["algorithm"] = algorithm;
     const nlohmann::json doc = {
         {"iterations", K},
         {"oracle",
