@@ -231,7 +231,7 @@ TEST_CASE("a truncated or foreign file is not a checkpoint") {
   CHECK_THROWS_WITH_AS(read_checkpoint(file), (file.string() + ": truncated checkpoint (no end line)").c_str(),
                        InputError);
   CHECK_THROWS_WITH_AS(read_checkpoint(scratch("missing.ckpt")),
-                       (scratch("missing.ckpt").string() + ": cannot open checkpoint").c_str(), InputError);
+                       (scratch("missing.ckpt").string() + ": cannot open checkpoint (No such file or directory)").c_str(), InputError);
 }
 
 TEST_CASE("state blocks keep every bit, and a mismatched block is named") {

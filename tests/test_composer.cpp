@@ -120,10 +120,10 @@ bool have_real_plugins() {
 // Reading files
 
 TEST_CASE("a missing file: cannot open") {
-  CHECK_THROWS_WITH_AS(scfw::read_json_file("no/such/problem.json"), "no/such/problem.json: cannot open file",
+  CHECK_THROWS_WITH_AS(scfw::read_json_file("no/such/problem.json"), "no/such/problem.json: cannot open file (No such file or directory)",
                        InputError);
   CHECK_THROWS_WITH_AS(scfw::load_problem(real_plugins(), "no/such/problem.json"),
-                       "no/such/problem.json: cannot open file", InputError);
+                       "no/such/problem.json: cannot open file (No such file or directory)", InputError);
 }
 
 TEST_CASE("malformed JSON: file, line and column, then the parser's explanation") {

@@ -141,7 +141,7 @@ TEST_CASE("Host::compose and load_problem report bad input as the composer's one
   doc["domain"]["radius"] = -1;
   CHECK_THROWS_WITH_AS(host.compose(doc, "my problem"), "my problem: /domain/radius: expected a number > 0, got -1",
                        InputError);
-  CHECK_THROWS_WITH_AS(host.load_problem("no_such_problem.json"), "no_such_problem.json: cannot open file",
+  CHECK_THROWS_WITH_AS(host.load_problem("no_such_problem.json"), "no_such_problem.json: cannot open file (No such file or directory)",
                        InputError);
   // A file: its name in messages and the same composition as compose() of its content.
   const fs::path file = fs::temp_directory_path() / "scfw_test_host_problem.json";

@@ -282,11 +282,11 @@ TEST_CASE("least_squares_tasks: bad data files are reported with file and line, 
   CHECK(error_for("1 1:1\n-1 2:1\n", 3) ==
         path + ": task 3 of 3 has no rows (the file has 2 rows; use at most that many tasks)");
   CHECK(input_error([&] { make_oracle(file_params((dir.path / "missing.svm").string(), 2)); }) ==
-        (dir.path / "missing.svm").string() + ": cannot open file");
+        (dir.path / "missing.svm").string() + ": cannot open file (No such file or directory)");
   // Relative paths resolve against the problem file's folder, and the message names the result.
   scfw::Context ctx;
   ctx.base_dir = base;
-  CHECK(input_error([&] { make_oracle(file_params("nope.svm", 2), ctx); }) == (dir.path / "nope.svm").string() + ": cannot open file");
+  CHECK(input_error([&] { make_oracle(file_params("nope.svm", 2), ctx); }) == (dir.path / "nope.svm").string() + ": cannot open file (No such file or directory)");
 
   // An empty entry of `files`; the list shown cut to 40 bytes, control characters as '?'.
   CHECK(input_error([&] { make_oracle({{"batch", 1}, {"files", "t0.svm,,t1.svm"}}); }) ==

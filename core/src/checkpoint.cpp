@@ -1,10 +1,12 @@
 #include "scfw/core/checkpoint.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <system_error>
 
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 #include "scfw/state.hpp"
 
@@ -178,8 +180,9 @@ void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck) {
 
 Checkpoint read_checkpoint(const std::filesystem::path& file) {
   const std::string where = file.string() + ": ";
+  errno = 0;
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(where + "cannot open checkpoint");
+  if (!in) throw InputError(where + "cannot open checkpoint" + open_failure(errno));
   const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (all.rfind(std::string(kMagic) + "\n", 0) != 0) throw InputError(where + "not an scfw checkpoint");
   if (all.size() < 4 || all.compare(all.size() - 4, 4, "end\n") != 0)

@@ -11,6 +11,7 @@
 //   * nesting deeper than kMaxNesting objects and arrays (a document nested tens of thousands of
 //     levels deep would exhaust the stack of anything that walks it later).
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <iterator>
 #include <nlohmann/json.hpp>
@@ -20,6 +21,7 @@
 
 #include "scfw/core/input.hpp"
 #include "scfw/core/problem.hpp"
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 
 namespace scfw {
@@ -182,16 +184,19 @@ json read_json_file(const fs::path& file) {
   // runs out, and a JSON document takes several times its size in memory once parsed.
   std::error_code ec;
   const fs::file_status st = fs::status(file, ec);
-  if (ec || !fs::exists(st)) throw InputError(name + ": cannot open file");
+  if (ec) throw InputError(name + ": cannot open file" + open_failure(ec.value()));
+  if (!fs::exists(st)) throw InputError(name + ": cannot open file" + open_failure(ENOENT));
   if (fs::is_directory(st)) throw InputError(name + ": is a directory");
   if (!fs::is_regular_file(st)) throw InputError(name + ": is not a regular file (" + input::file_type_name(st) + ")");
   const std::uintmax_t size = fs::file_size(file, ec);
-  if (ec) throw InputError(name + ": cannot open file");
+  if (ec) throw InputError(name + ": cannot open file" + open_failure(ec.value()));
   if (size > kMaxJsonFileBytes)
     throw InputError(name + ": the file has " + std::to_string(size) + " bytes; problem and experiment files are limited to " +
                      std::to_string(kMaxJsonFileBytes) + " bytes (64 MiB): put large data in a data file the plugin reads");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(name + ": cannot open file");
+  std::ifstream in;
+  errno = 0;
+  in.open(file, std::ios::binary);
+  if (!in) throw InputError(name + ": cannot open file" + open_failure(errno));
   std::string text;
   text.resize(static_cast<std::size_t>(size));
   in.read(text.data(), static_cast<std::streamsize>(size));

@@ -281,8 +281,9 @@ Labelled read_solution_x(const fs::path& path) {
     }
     return x;
   }
+  errno = 0;
   std::ifstream in(path);
-  if (!in) throw InputError(src + ": cannot open file");
+  if (!in) throw InputError(src + ": cannot open file" + open_failure(errno));
   std::string line;
   long number = 0;
   bool header = false, named = false;

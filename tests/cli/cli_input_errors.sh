@@ -5,7 +5,7 @@ source "$(dirname "$0")/lib.sh"
 
 run "$SCFW" run missing.json
 expect_rc 2 "missing file"
-expect_stderr "error: missing.json: cannot open file" "missing file"
+expect_stderr "error: missing.json: cannot open file (No such file or directory)" "missing file"
 
 # Malformed JSON: the parser's line and column (line 3, the ',' in column 17).
 printf '{\n  "seed": 1,\n  "iterations": ,\n  "outer": { "plugin": "max" }\n}\n' >malformed.json
@@ -106,6 +106,40 @@ JSON
 run "$SCFW" validate prices.json
 expect_rc 2 "a price CSV without its header"
 expect_stderr "error: headless.csv:1: expected a header row date,<asset>,..., got a row of numbers (\"2020-01-02,101.5,20\")" "a price CSV without its header"
+# A file that cannot be opened: the message says why, in the system's words (each data reader,
+# the problem file, --start, --resume; a name longer than the file system allows).
+cat >no_prices.json <<'JSON'
+{ "oracle": { "plugin": "portfolio_returns", "file": "nope.csv", "groups": 1 },
+  "outer": { "plugin": "cvar_ru", "alpha": 0.9 }, "domain": { "plugin": "simplex" } }
+JSON
+cat >no_svm.json <<'JSON'
+{ "oracle": { "plugin": "least_squares_tasks", "file": "nope.svm", "tasks": 2 },
+  "outer": { "plugin": "max" }, "domain": { "plugin": "l1_ball" } }
+JSON
+cat >no_ratings.json <<'JSON'
+{ "oracle": { "plugin": "matrix_completion", "file": "nope.data", "rows": 4, "cols": 3, "groups": 2 },
+  "outer": { "plugin": "norm" }, "domain": { "plugin": "nuclear_ball", "rows": 4, "cols": 3 } }
+JSON
+cat >no_polytope.json <<'JSON'
+{ "oracle": { "plugin": "least_squares_tasks", "synthetic": { "tasks": 2, "dim": 3, "rows_per_task": 10, "sparsity": 3 } },
+  "outer": { "plugin": "max" }, "domain": { "plugin": "polytope", "file": "nope.csv" } }
+JSON
+for f in no_prices:nope.csv no_svm:nope.svm no_ratings:nope.data no_polytope:nope.csv; do
+  run "$SCFW" validate "${f%%:*}.json"
+  expect_rc 2 "${f%%:*}"
+  expect_stderr "error: ${f#*:}: cannot open file (No such file or directory)" "${f%%:*}"
+done
+long=$(printf 'n%.0s' {1..300}).json
+run "$SCFW" validate "$long"
+expect_rc 2 "a 304-byte file name"
+expect_stderr "error: $long: cannot open file (File name too long)" "a 304-byte file name"
+run "$SCFW" run ok.json --start nope_start.csv
+expect_rc 2 "--start, no such file"
+expect_stderr "error: nope_start.csv: cannot open file (No such file or directory)" "--start, no such file"
+run "$SCFW" run ok.json --resume nope.ckpt
+expect_rc 2 "--resume, no such file"
+expect_stderr "error: nope.ckpt: cannot open checkpoint (No such file or directory)" "--resume, no such file"
+
 cat >exp.json <<'JSON'
 { "name": "e", "out": "blocker/out",
   "oracle": { "plugin": "least_squares_tasks", "synthetic": { "tasks": 2, "dim": 12, "rows_per_task": 10 } },

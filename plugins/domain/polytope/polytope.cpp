@@ -39,8 +39,8 @@ std::string trim(const std::string& s) {
 // Rows of the CSV file: each `a_1,...,a_d,b`. d is fixed by the first data line (or `expect_d`).
 void read_csv(const std::string& path, int expect_d, std::vector<double>& A, std::vector<double>& b, int& d) {
   scfw::check_data_path(path);
-  std::ifstream in(path);
-  if (!in) throw scfw::InputError(path + ": cannot open the file");
+  std::ifstream in;
+  scfw::open_data_file(in, path);
   std::string line;
   int number = 0;
   d = expect_d;

@@ -96,8 +96,8 @@ inline Data read(const std::string& path, int features = 0, const Lines* share =
   std::string whole;
   if (!share) {
     check_data_path(path);
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw InputError(path + ": cannot open file");
+    std::ifstream in;
+    open_data_file(in, path, std::ios::binary);
     std::ostringstream buf;
     buf << in.rdbuf();
     whole = buf.str();

@@ -161,8 +161,8 @@ Entries make_synthetic(const Params& s, const scfw::Memory& memory) {
 
 Entries read_file(const std::string& path, bool one_based, std::int64_t rows, std::int64_t cols) {
   scfw::check_data_path(path);
-  std::ifstream in(path);
-  if (!in) throw scfw::InputError(path + ": cannot open the file");
+  std::ifstream in;
+  scfw::open_data_file(in, path);
   std::vector<std::int64_t> ri, ci;
   std::vector<double> vals;
   std::vector<int> line_of;

@@ -141,10 +141,9 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
     text.str(share->text);
   } else {
     scfw::check_data_path(path);
-    file.open(path);
+    scfw::open_data_file(file, path);
   }
   std::istream& in = share ? static_cast<std::istream&>(text) : file;
-  if (!in) throw scfw::InputError(path + ": cannot open the file");
   std::string line;
   if (!std::getline(in, line)) throw scfw::InputError(path + ":1: empty file (expected a header row date,<asset>,...)");
   const std::vector<std::string> header = split_csv(trim(line));
@@ -258,8 +257,8 @@ RowMat read_file_shard(const std::string& path, bool prices, std::vector<std::st
   std::exception_ptr error;
   std::string header;
   try {
-    std::ifstream in(path);
-    if (!in) throw scfw::InputError(path + ": cannot open the file");
+    std::ifstream in;
+    scfw::open_data_file(in, path);
     std::getline(in, header);
     share.text = scfw::read_line_share(path, shard.rank(), shard.size());
     if (shard.rank() == 0) {  // its share starts with the header

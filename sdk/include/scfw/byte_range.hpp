@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 
 namespace scfw {
@@ -27,10 +28,10 @@ inline ByteRange byte_share(std::uint64_t size, int rank, int ranks) {
 }
 
 /// The text of the lines of `path` whose first byte lies in the rank's share (byte_share of the
-/// file's size), newlines included. Throws InputError("<path>: cannot open file").
+/// file's size), newlines included. Throws InputError("<path>: cannot open file (<why>)").
 inline std::string read_line_share(const std::string& path, int rank, int ranks) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(path + ": cannot open file");
+  std::ifstream in;
+  open_data_file(in, path, std::ios::binary);
   in.seekg(0, std::ios::end);
   const auto size = static_cast<std::uint64_t>(in.tellg());
   const ByteRange range = byte_share(size, rank, ranks);

@@ -6,8 +6,10 @@
 // reported as one instead of reading as an empty file.
 #pragma once
 
+#include <cerrno>
 #include <cstddef>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -50,7 +52,7 @@ inline std::string excerpt(std::string_view text, std::size_t keep = 40) {
 inline bool has_control_character(std::string_view text) { return excerpt(text, text.size()) != text; }
 
 /// Throws InputError("<path>: is a directory") when `path` names a folder. A missing file is left
-/// to the loader's own "cannot open" message.
+/// to the loader's own "cannot open" message (open_data_file below).
 /// A path holding a control character is refused the same way ("<path, each control character
 /// shown as ?>: ..."): every message of a loader starts with the path, and must stay one line.
 inline void check_data_path(const std::string& path) {
@@ -59,6 +61,20 @@ inline void check_data_path(const std::string& path) {
                      ": the file name holds a control character (shown as ?); rename the file");
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
+}
+
+/// " (<why>)" for a failure that left `err` (an errno value): the system's words, such as "No such
+/// file or directory", "Permission denied", "File name too long"; "" for 0 (no reason left).
+inline std::string open_failure(int err) {
+  return err != 0 ? " (" + std::generic_category().message(err) + ")" : std::string();
+}
+
+/// Opens `in` on `path`; when that fails, throws InputError("<path>: cannot open file (<why>)").
+inline void open_data_file(std::ifstream& in, const std::string& path,
+                           std::ios::openmode mode = std::ios::in) {
+  errno = 0;
+  in.open(path, mode);
+  if (!in) throw InputError(path + ": cannot open file" + open_failure(errno));
 }
 
 }  // namespace scfw
