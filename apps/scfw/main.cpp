@@ -409,6 +409,16 @@ double nonnegative_number(const po::variables_map& vm, const char* option) {
   return v;
 }
 
+/// A file name given to an option. One holding a control character is refused, as the problem
+/// file's keys for files are: every message about a file starts with its name, on one line.
+std::string file_option(const po::variables_map& vm, const char* option) {
+  const std::string& s = vm[option].as<std::string>();
+  if (scfw::has_control_character(s))
+    throw UsageError(std::string("--") + option + ": the file name holds a control character (shown as ?): '" +
+                     scfw::excerpt(s) + "'");
+  return s;
+}
+
 int cmd_run(const std::vector<std::string>& args) {
   po::options_description visible("options");
   visible.add_options()("help,h", "print this help")(
@@ -458,15 +468,17 @@ int cmd_run(const std::vector<std::string>& args) {
       throw UsageError("--seed: expected an integer in [0, 2^64), got '" + scfw::excerpt(s) + "'");
     overrides.seed = seed;
   }
-  if (vm.count("trace")) overrides.trace = vm["trace"].as<std::string>();
+  if (vm.count("trace")) overrides.trace = file_option(vm, "trace");
   if (vm.count("gap-tolerance")) overrides.gap_tolerance = nonnegative_number(vm, "gap-tolerance");
   if (vm.count("time-limit")) overrides.time_limit = nonnegative_number(vm, "time-limit");
   overrides.memory = scfw::memory_account(memory_limit(vm));
   const bool quiet = vm.count("quiet") > 0;
   scfw::OutputOverrides output_overrides;
-  if (vm.count("solution")) output_overrides.solution = vm["solution"].as<std::string>();
-  if (vm.count("summary-json")) output_overrides.summary_json = vm["summary-json"].as<std::string>();
-  if (vm.count("start")) output_overrides.start = vm["start"].as<std::string>();
+  if (vm.count("solution")) output_overrides.solution = file_option(vm, "solution");
+  if (vm.count("summary-json")) output_overrides.summary_json = file_option(vm, "summary-json");
+  if (vm.count("start")) output_overrides.start = file_option(vm, "start");
+  for (const char* option : {"checkpoint", "resume"})
+    if (vm.count(option)) file_option(vm, option);
   if (vm.count("best-iterate")) output_overrides.best_iterate = true;
   if (vm.count("progress")) {
     output_overrides.progress = nonnegative_number(vm, "progress");
@@ -744,6 +756,7 @@ int cmd_compare(const std::vector<std::string>& args) {
     return kExitOk;
   }
   const std::string file = required_positional(vm, "file", "EXPERIMENT.json (the experiment file)");
+  const std::string out_option = vm.count("out") ? file_option(vm, "out") : std::string();
   unsigned jobs = 0;
   if (vm.count("jobs")) {
     const std::string& s = vm["jobs"].as<std::string>();
@@ -772,7 +785,7 @@ int cmd_compare(const std::vector<std::string>& args) {
     experiment.memory = scfw::memory_account(memory_limit(vm), workers);
   }
   scfw::compare_check(registry, experiment);
-  const fs::path out = vm.count("out") ? fs::path(vm["out"].as<std::string>())
+  const fs::path out = vm.count("out") ? fs::path(out_option)
                                        : fs::path(experiment.out.empty() ? "compare-" + fs::path(file).stem().string()
                                                                          : experiment.out);
   if (vm.count("check")) {

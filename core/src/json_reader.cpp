@@ -180,6 +180,8 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
 
 json read_json_file(const fs::path& file) {
   const std::string name = file.string();
+  if (has_control_character(name))
+    throw InputError(excerpt(name, name.size()) + ": the file name holds a control character (shown as ?); rename the file");
   // Only a regular file of a stated size is read: /dev/zero or a FIFO would be read until memory
   // runs out, and a JSON document takes several times its size in memory once parsed.
   std::error_code ec;

@@ -58,6 +58,24 @@ expect_rc 2 "an unknown option with an escape"
 [[ "$(head -n1 <<<"$ERR")" == "scfw run: unrecognised option '--bo?gus'" ]] ||
   fail "an unknown option with an escape: first stderr line is '$(head -n1 <<<"$ERR")'"
 
+# A file name given to an option, or the problem file's own name, with a control character: one
+# line, the character shown as ?, exit 2, nothing written.
+for opt in trace solution summary-json start checkpoint resume; do
+  run "$SCFW" run problem.json --$opt $'o\nut.csv'
+  expect_rc 2 "--$opt with a newline"
+  [[ "$(head -n1 <<<"$ERR")" == "scfw run: --$opt: the file name holds a control character (shown as ?): 'o?ut.csv'" ]] ||
+    fail "--$opt with a newline: first stderr line is '$(head -n1 <<<"$ERR")'"
+  [[ ! -e $'o\nut.csv' ]] || fail "--$opt with a newline wrote the file"
+done
+run "$SCFW" compare experiment.json --check --out $'c\tmp'
+expect_rc 2 "compare --out with a tab"
+[[ "$(head -n1 <<<"$ERR")" == "scfw compare: --out: the file name holds a control character (shown as ?): 'c?mp'" ]] ||
+  fail "compare --out with a tab: first stderr line is '$(head -n1 <<<"$ERR")'"
+run "$SCFW" validate $'pro\x7fblem.json'
+expect_rc 2 "a problem file name with DEL"
+[[ "$ERR" == "error: pro?blem.json: the file name holds a control character (shown as ?); rename the file" ]] ||
+  fail "a problem file name with DEL: stderr is '$ERR'"
+
 run "$SCFW" run problem.json --seed -1
 expect_rc 2 "--seed -1"
 
