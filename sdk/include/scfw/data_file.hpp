@@ -3,7 +3,8 @@
 // Two rules keep a loader's messages one readable line: a quoted piece of the input is cut to
 // its first 40 bytes with the total size (`excerpt`), so a 10 MB token does not land whole in a
 // message; and a data path is checked before it is opened (`check_data_path`), so a folder is
-// reported as one instead of reading as an empty file.
+// reported as one instead of reading as an empty file. A file that cannot be opened is reported
+// with the system's reason (`open_data_file`).
 #pragma once
 
 #include <cerrno>
