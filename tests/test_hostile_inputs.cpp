@@ -169,6 +169,35 @@ TEST_CASE("matrix_completion and polytope: a folder is reported as one, tokens a
         rows + ":2: not a finite number: \"1e999\"");
 }
 
+// Clp aborted the process (an assertion inside ClpSimplexPrimal) while bounding a polytope with a
+// right-hand side of -1e308 (CI's fuzzing, tests/fuzz/regressions/polytope_csv/
+// rhs_beyond_lp_limit.csv): numbers beyond the LP limit of 1e20 are refused as input.
+TEST_CASE("polytope: coefficients and right-hand sides beyond 1e20 are refused before Clp sees them") {
+  TempDir dir;
+  const std::string rows = dir.write("rows.csv", "1,0,1\n0,1,-1e308\n");
+  CHECK(make_error<scfw::Domain>("polytope", {{"file", rows}, {"dim", 2}}, scfw::test::context(2, 1)) ==
+        rows + ":2: \"-1e308\" is not below 1e20 in magnitude, as an LP's coefficients and right-hand sides must "
+               "be");
+  const std::string big_a = dir.write("a.csv", "1e20,0,1\n");
+  CHECK(make_error<scfw::Domain>("polytope", {{"file", big_a}, {"dim", 2}}, scfw::test::context(2, 1)) ==
+        big_a + ":1: \"1e20\" is not below 1e20 in magnitude, as an LP's coefficients and right-hand sides must "
+                "be");
+  CHECK(make_error<scfw::Domain>("polytope", {{"A", {1, 0, 0, 1}}, {"b", {1, -2e20}}, {"dim", 2}},
+                                 scfw::test::context(2, 1)) ==
+        "p.json: /oracle/b: entry 1 = -2e+20 is not below 1e20 in magnitude, as an LP's coefficients and "
+        "right-hand sides must be");
+  // Just below is accepted, and its box is Clp's: [-9.99e19, 9.99e19]^2.
+  auto box = scfw::test::make<scfw::Domain>(
+      "polytope",
+      scfw::test::params({{"A", {1, 0, -1, 0, 0, 1, 0, -1}}, {"b", {9.99e19, 9.99e19, 9.99e19, 9.99e19}}, {"dim", 2}},
+                         "p.json", "/domain"),
+      scfw::test::context(2, 1));
+  scfw::Vec x;
+  box->lmo(scfw::Vec::Constant(2, 1.0), x);
+  CHECK(x[0] == -9.99e19);
+  CHECK(x[1] == -9.99e19);
+}
+
 // The findings of the fuzz targets under the strict verdict (tests/fuzz/fuzz_support.hpp: one
 // line without any control character, a location, at most 300 bytes besides the paths); each
 // reproducer is also replayed from tests/fuzz/regressions/.
