@@ -180,8 +180,7 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
 
 json read_json_file(const fs::path& file) {
   const std::string name = file.string();
-  if (has_control_character(name))
-    throw InputError(excerpt(name, name.size()) + ": the file name holds a control character (shown as ?); rename the file");
+  check_data_path(name);  // a control character in the name, a folder: the data readers' messages
   // Only a regular file of a stated size is read: /dev/zero or a FIFO would be read until memory
   // runs out, and a JSON document takes several times its size in memory once parsed.
   std::error_code ec;
@@ -196,9 +195,7 @@ json read_json_file(const fs::path& file) {
     throw InputError(name + ": the file has " + std::to_string(size) + " bytes; problem and experiment files are limited to " +
                      std::to_string(kMaxJsonFileBytes) + " bytes (64 MiB): put large data in a data file the plugin reads");
   std::ifstream in;
-  errno = 0;
-  in.open(file, std::ios::binary);
-  if (!in) throw InputError(name + ": cannot open file" + open_failure(errno));
+  open_data_file(in, name, std::ios::binary);
   std::string text;
   text.resize(static_cast<std::size_t>(size));
   in.read(text.data(), static_cast<std::streamsize>(size));

@@ -281,9 +281,8 @@ Labelled read_solution_x(const fs::path& path) {
     }
     return x;
   }
-  errno = 0;
-  std::ifstream in(path);
-  if (!in) throw InputError(src + ": cannot open file" + open_failure(errno));
+  std::ifstream in;
+  open_data_file(in, src);
   std::string line;
   long number = 0;
   bool header = false, named = false;

@@ -16,6 +16,7 @@
 #include <ClpSimplex.hpp>
 
 #include "../../glmo/lp/clp_state.hpp"  // Clp warm state for checkpoints, shared with the clp GLMO
+#include "../../glmo/lp/glmo_lp.hpp"    // kLpLimit
 
 #include <algorithm>
 #include <cmath>
@@ -37,12 +38,12 @@ std::string trim(const std::string& s) {
 }
 
 // Rows of the CSV file: each `a_1,...,a_d,b`. d is fixed by the first data line (or `expect_d`).
-// Coefficients and right-hand sides must be below this in magnitude: the limit the LP GLMOs put on
-// the numbers they hand to an LP solver (glmo_lp::kLpLimit). Clp, which bounds the polytope and
-// solves its LMO, aborts the process on much larger ones (a right-hand side of -1e300 failed an
-// assertion inside ClpSimplexPrimal) and takes a bound of 1e20 for no bound (a box of half-width
-// 1e20 was reported unbounded, 9.99e19 was not), so they are refused as input.
-constexpr double kCoefficientLimit = 1e20;
+// Coefficients and right-hand sides must be below kCoefficientLimit in magnitude: the limit the LP
+// GLMOs put on the numbers they hand to an LP solver. Clp, which bounds the polytope and solves its
+// LMO, aborts the process on much larger ones (a right-hand side of -1e300 failed an assertion
+// inside ClpSimplexPrimal) and takes a bound of 1e20 for no bound (a box of half-width 1e20 was
+// reported unbounded, 9.99e19 was not), so they are refused as input.
+constexpr double kCoefficientLimit = scfw::glmo_lp::kLpLimit;
 
 void read_csv(const std::string& path, int expect_d, std::vector<double>& A, std::vector<double>& b, int& d) {
   scfw::check_data_path(path);
@@ -116,13 +117,14 @@ class Polytope final : public scfw::Domain {
       if (A_.size() % b_.size() != 0 || A_.empty())
         p.fail("A", "has " + std::to_string(A_.size()) + " numbers, not a multiple of the " +
                         std::to_string(b_.size()) + " rows of b");
-      for (const char* key : {"A", "b"}) {
-        const std::vector<double>& v = key[0] == 'A' ? A_ : b_;
+      const auto below_limit = [&p](const char* key, const std::vector<double>& v) {
         for (size_t k = 0; k < v.size(); ++k)
           if (std::abs(v[k]) >= kCoefficientLimit)
             p.fail(key, "entry " + std::to_string(k) + " = " + scfw::format_number(v[k]) +
                             " is not below 1e20 in magnitude, as an LP's coefficients and right-hand sides must be");
-      }
+      };
+      below_limit("A", A_);
+      below_limit("b", b_);
       d_ = static_cast<int>(A_.size() / b_.size());
       if (expect_d >= 1 && d_ != expect_d)
         p.fail("A", "has " + std::to_string(d_) + " columns (" + std::to_string(A_.size()) + " numbers / " +
