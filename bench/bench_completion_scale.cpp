@@ -1,7 +1,7 @@
 // bench_completion_scale: the cost of the iterations of a (large) problem file, without any gap
 // report, not even after the last iteration (scfw run always computes that one, and on a
 // 10^4 x 10^4 completion a cold column-generation solve of the gap costs more than the
-// iterations measured). For docs/performance.md, "Synthetic 10^4 x 10^4 completion", under
+// iterations measured). For docs/journal/performance-history.md, "Synthetic 10^4 x 10^4 completion", under
 // /usr/bin/time -v for the memory:
 //
 //   bench_completion_scale PROBLEM.json [ITERATIONS]

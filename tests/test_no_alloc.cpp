@@ -1,4 +1,4 @@
-// The iteration loop allocates nothing (docs/performance.md, "1. No allocation in the iteration loop"): a counting allocator
+// The iteration loop allocates nothing (docs/performance.md, "What the loop keeps"): a counting allocator
 // over 1000 iterations of the paper's Task 1 (least_squares_tasks synthetic, max, l1_ball,
 // momentum taylor and polyak, nonconvex schedule, glmo dense_simplex, report.every = 0). The
 // Solver callback marks iteration 1 and iteration K; between the two marks (iterations 2 .. K:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue #12 (hostile inputs), the bullets that no other command-line test reproduces through the
 # app: each case is the issue's own input, checked for its exit code and its exact stderr line.
-# docs/reliability.md, "Issue #12, bullet by bullet", maps every bullet of the issue to the test
+# docs/journal/reliability-history.md, "Issue #12, bullet by bullet", maps every bullet of the issue to the test
 # that covers it (this script, cli_input_errors, cli_memory, cli_outputs, cli_plugins, cli_mpi, the
 # doctest suites).
 SCFW=$1

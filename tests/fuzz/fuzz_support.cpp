@@ -211,7 +211,7 @@ void check_message(const char* target, const std::vector<std::string>& files, co
   }
   // A message about the file as a whole ("no entries", "expected an object at the top level")
   // has no line or pointer: "<file>: <what>". The catalog (SCFW_FUZZ_MESSAGES) lists them for
-  // review; docs/reliability.md gives the ones the fuzzing runs saw.
+  // review; docs/journal/reliability-history.md gives the ones the fuzzing runs saw.
   // A problem file's are the few that json_reader.cpp and compose() give about the whole file;
   // anything else in a problem file has a JSON pointer.
   if (location_length(rest) == 0) {

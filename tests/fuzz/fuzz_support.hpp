@@ -72,7 +72,7 @@ void check(const char* target, std::initializer_list<std::string> files, F&& bod
 /// schedule, the GLMO chosen and set up). Everything is destroyed before returning. Setting up
 /// the GLMOs grows with d (an LP of d variables, built by every GLMO the host's choice probes)
 /// and took three quarters of an input's time in the udata target when it ran for every d
-/// (docs/reliability.md, "Executions per second"); small data files reach it.
+/// (docs/journal/reliability-history.md, "Executions per second"); small data files reach it.
 void compose_document(const nlohmann::json& doc, int max_method_dim = kMaxMethodDim);
 
 }  // namespace scfw_fuzz
