@@ -11,6 +11,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -190,6 +191,41 @@ class LmoOnlyDomain final : public Domain {
   void lmo(const Vec& g, Vec& x) const override { x = -g.normalized(); }
   Vec initial_point() const override { return Vec::Zero(2); }
   bool contains(const Vec& x, double tol) const override { return x.norm() <= 1.0 + tol; }
+};
+
+// A test-only outer function whose model is deliberately broken, to check how a GLMO reports an
+// LP it cannot solve; not a stand-in for `max`. Only the cone model is a true model (of
+// ||u||_2); the others are LPs a GLMO must reject.
+class BrokenLpOuter final : public OuterFunction {
+ public:
+  enum class Kind { Unbounded, Infeasible, Cone, UnboundedRay };
+  explicit BrokenLpOuter(Kind k) : kind_(k) {}
+  double value(const Vec& u, const Vec&) const override { return kind_ == Kind::Cone ? u.norm() : 0.0; }
+  Expr model(Model& m, std::span<const Expr> u, std::span<const Expr>) const override {
+    const Var t = m.add_var(-inf, inf, "t");
+    switch (kind_) {
+      case Kind::Unbounded:  // min -t, t free
+        return -Expr(t);
+      case Kind::Infeasible:  // t >= 1 and t <= 0
+        m.add_row(Expr(t), 1.0, inf);
+        m.add_row(Expr(t), -inf, 0.0);
+        return Expr(t);
+      case Kind::Cone:  // ||u||_2 <= t
+        m.add_second_order_cone(Expr(t), std::vector<Expr>(u.begin(), u.end()));
+        return Expr(t);
+      case Kind::UnboundedRay:  // min t - 2 s with t >= u_0 + s, s >= 0: unbounded through rows
+      {
+        const Var s = m.add_var(0.0, inf, "s");
+        m.add_ge(Expr(t), u[0] + Expr(s));
+        return Expr(t) - 2.0 * Expr(s);
+      }
+    }
+    return Expr(t);
+  }
+  OuterTraits traits() const override { return {}; }
+
+ private:
+  Kind kind_;
 };
 
 }  // namespace scfw::test

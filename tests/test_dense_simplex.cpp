@@ -54,39 +54,6 @@ void compare(Glmo& dense, Glmo& clp, const OuterFunction& outer, const Domain& d
   if (pivots) *pivots += rd.iterations;
 }
 
-// Test-only outer functions with broken models (as in test_glmo_clp.cpp).
-class BrokenOuter final : public OuterFunction {
- public:
-  enum class Kind { Unbounded, Infeasible, Cone, UnboundedRay };
-  explicit BrokenOuter(Kind k) : kind_(k) {}
-  double value(const Vec& u, const Vec&) const override { return kind_ == Kind::Cone ? u.norm() : 0.0; }
-  Expr model(Model& m, std::span<const Expr> u, std::span<const Expr>) const override {
-    const Var t = m.add_var(-inf, inf, "t");
-    switch (kind_) {
-      case Kind::Unbounded:  // min -t, t free
-        return -Expr(t);
-      case Kind::Infeasible:  // t >= 1 and t <= 0
-        m.add_row(Expr(t), 1.0, inf);
-        m.add_row(Expr(t), -inf, 0.0);
-        return Expr(t);
-      case Kind::Cone:  // ||u||_2 <= t
-        m.add_second_order_cone(Expr(t), std::vector<Expr>(u.begin(), u.end()));
-        return Expr(t);
-      case Kind::UnboundedRay:  // min t - 2 s with t >= u_0 + s, s >= 0: unbounded through rows
-      {
-        const Var s = m.add_var(0.0, inf, "s");
-        m.add_ge(Expr(t), u[0] + Expr(s));
-        return Expr(t) - 2.0 * Expr(s);
-      }
-    }
-    return Expr(t);
-  }
-  OuterTraits traits() const override { return {}; }
-
- private:
-  Kind kind_;
-};
-
 struct Case {
   std::string name;
   std::unique_ptr<Domain> domain;
@@ -225,8 +192,8 @@ TEST_CASE("dense_simplex reports infeasible and unbounded LPs, cones, model-less
   const Vec z = Vec::Zero(n), y = Vec::Zero(d);
   const Mat V = Mat::Ones(n, d);
   Vec x(d);
-  for (auto kind : {BrokenOuter::Kind::Unbounded, BrokenOuter::Kind::UnboundedRay}) {
-    BrokenOuter outer(kind);
+  for (auto kind : {BrokenLpOuter::Kind::Unbounded, BrokenLpOuter::Kind::UnboundedRay}) {
+    BrokenLpOuter outer(kind);
     auto glmo = make_dense(d, n);
     glmo->setup(outer, *domain, n, d);
     CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "dense_simplex: the GLMO LP is unbounded", Error);
@@ -235,7 +202,7 @@ TEST_CASE("dense_simplex reports infeasible and unbounded LPs, cones, model-less
     CHECK_THROWS_WITH_AS(clp->solve(z, V, y, x), "clp: the GLMO LP is unbounded", Error);
   }
   {
-    BrokenOuter outer(BrokenOuter::Kind::Infeasible);
+    BrokenLpOuter outer(BrokenLpOuter::Kind::Infeasible);
     auto glmo = make_dense(d, n);
     glmo->setup(outer, *domain, n, d);
     CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "dense_simplex: the GLMO LP is infeasible; over a nonempty domain, with an outer model feasible for every u (every "
@@ -247,7 +214,7 @@ TEST_CASE("dense_simplex reports infeasible and unbounded LPs, cones, model-less
                          "Jacobian are of moderate size, or shrink the domain", Error);
   }
   {
-    BrokenOuter outer(BrokenOuter::Kind::Cone);
+    BrokenLpOuter outer(BrokenLpOuter::Kind::Cone);
     auto glmo = make_dense(d, n);
     CHECK_THROWS_WITH_AS(glmo->setup(outer, *domain, n, d),
                          "dense_simplex: the model has second-order cones, which this LP solver does not "
@@ -305,7 +272,7 @@ TEST_CASE("Glmo::supports agrees with setup(): same verdict, same words") {
   const int d = 2, n = 2;
   auto box = make_box(d, n, {-1.0}, {1.0});
   auto max_outer = make_max(d, n);
-  BrokenOuter cone(BrokenOuter::Kind::Cone);
+  BrokenLpOuter cone(BrokenLpOuter::Kind::Cone);
   LmoOnlyDomain lmo_only;
   auto l2 = make<OuterFunction>("norm", params({{"p", "2"}}), context(d, n));
   struct Case {

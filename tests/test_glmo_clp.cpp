@@ -124,45 +124,16 @@ Polyhedron simplex_lifted(const Instance& in, double scale) {
 
 Vec surrogate(const Instance& in, const Vec& x) { return in.z + in.V * (x - in.y); }
 
-// A test-only outer function whose model is deliberately broken, to check how the GLMO reports
-// an LP it cannot solve. This is what the error tests are about, not a stand-in for `max`.
-class BrokenOuter final : public OuterFunction {
- public:
-  enum class Kind { Unbounded, Infeasible, Cone };
-  explicit BrokenOuter(Kind k) : kind_(k) {}
-  // Only the cone model is a true model (of ||u||_2); the others are LPs the GLMO must reject.
-  double value(const Vec& u, const Vec&) const override { return kind_ == Kind::Cone ? u.norm() : 0.0; }
-  Expr model(Model& m, std::span<const Expr> u, std::span<const Expr>) const override {
-    const Var t = m.add_var(-inf, inf, "t");
-    switch (kind_) {
-      case Kind::Unbounded:  // min -t, t free
-        return -Expr(t);
-      case Kind::Infeasible:  // t >= 1 and t <= 0
-        m.add_row(Expr(t), 1.0, inf);
-        m.add_row(Expr(t), -inf, 0.0);
-        return Expr(t);
-      case Kind::Cone:  // ||u||_2 <= t
-        m.add_second_order_cone(Expr(t), std::vector<Expr>(u.begin(), u.end()));
-        return Expr(t);
-    }
-    return Expr(t);
-  }
-  OuterTraits traits() const override { return {}; }
-
- private:
-  Kind kind_;
-};
-
-}  // namespace
-
-TEST_CASE("clp + max over the l1 ball equals brute-force vertex enumeration of the lifted polyhedron") {
-  std::mt19937_64 rng(20240611);
+// clp + max over the domain `make_domain(d, n)`, one setup and 20 in-place rewrites and warm
+// re-solves per size, against brute-force vertex enumeration of `lifted(instance)`.
+template <class MakeDomain, class Lifted>
+void check_by_enumeration(std::uint64_t seed, MakeDomain make_domain, Lifted lifted) {
+  std::mt19937_64 rng(seed);
   for (const auto& dn : {std::pair{3, 4}, std::pair{4, 5}}) {
     const int d = dn.first, n = dn.second;  // not a structured binding: clang 14 cannot CAPTURE one
-    const double radius = 1.5;
     auto outer = make_max(d, n);
-    auto domain = make_l1(d, n, radius);
-    auto glmo = make_clp(d, n);  // one setup, 20 in-place rewrites + warm re-solves
+    auto domain = make_domain(d, n);
+    auto glmo = make_clp(d, n);
     glmo->setup(*outer, *domain, n, d);
     Vec x(d);
     for (int trial = 0; trial < 20; ++trial) {
@@ -170,7 +141,7 @@ TEST_CASE("clp + max over the l1 ball equals brute-force vertex enumeration of t
       CAPTURE(trial);
       const Instance in = random_instance(*domain, n, rng);
       const GlmoResult r = glmo->solve(in.z, in.V, in.y, x);
-      const double exact = brute_force_min_t(l1_ball_lifted(in, radius), d + 1);
+      const double exact = brute_force_min_t(lifted(in), d + 1);
       REQUIRE(std::isfinite(exact));
       CHECK(rel_diff(r.value, exact) <= 1e-8);
       CHECK(r.lower_bound == r.value);
@@ -181,28 +152,20 @@ TEST_CASE("clp + max over the l1 ball equals brute-force vertex enumeration of t
   }
 }
 
+}  // namespace
+
+TEST_CASE("clp + max over the l1 ball equals brute-force vertex enumeration of the lifted polyhedron") {
+  const double radius = 1.5;
+  check_by_enumeration(
+      20240611, [&](int d, int n) { return make_l1(d, n, radius); },
+      [&](const Instance& in) { return l1_ball_lifted(in, radius); });
+}
+
 TEST_CASE("clp + max over the simplex equals brute-force vertex enumeration of the lifted polyhedron") {
-  std::mt19937_64 rng(77);
-  for (const auto& dn : {std::pair{3, 4}, std::pair{4, 5}}) {
-    const int d = dn.first, n = dn.second;  // not a structured binding: clang 14 cannot CAPTURE one
-    const double scale = 2.0;
-    auto outer = make_max(d, n);
-    auto domain = make_simplex(d, n, scale);
-    auto glmo = make_clp(d, n);
-    glmo->setup(*outer, *domain, n, d);
-    Vec x(d);
-    for (int trial = 0; trial < 20; ++trial) {
-      CAPTURE(d);
-      CAPTURE(trial);
-      const Instance in = random_instance(*domain, n, rng);
-      const GlmoResult r = glmo->solve(in.z, in.V, in.y, x);
-      const double exact = brute_force_min_t(simplex_lifted(in, scale), d + 1);
-      REQUIRE(std::isfinite(exact));
-      CHECK(rel_diff(r.value, exact) <= 1e-8);
-      CHECK(domain->contains(x, 1e-9));
-      CHECK(rel_diff(outer->value(surrogate(in, x), x), r.value) <= 1e-9);
-    }
-  }
+  const double scale = 2.0;
+  check_by_enumeration(
+      77, [&](int d, int n) { return make_simplex(d, n, scale); },
+      [&](const Instance& in) { return simplex_lifted(in, scale); });
 }
 
 TEST_CASE("clp + linear is the classical LMO of l1_ball, simplex and box") {
@@ -307,14 +270,14 @@ TEST_CASE("clp reports infeasible and unbounded LPs and model-less domains word 
   const Mat V = Mat::Ones(n, d);
   Vec x(d);
   {
-    BrokenOuter outer(BrokenOuter::Kind::Unbounded);
+    BrokenLpOuter outer(BrokenLpOuter::Kind::Unbounded);
     auto glmo = make_clp(d, n);
     glmo->setup(outer, *domain, n, d);
     CHECK_THROWS_WITH_AS(glmo->solve(z, V, y, x), "clp: the GLMO LP is unbounded", Error);
   }
   for (const char* algorithm : {"dual", "primal"}) {
     CAPTURE(algorithm);
-    BrokenOuter outer(BrokenOuter::Kind::Infeasible);
+    BrokenLpOuter outer(BrokenLpOuter::Kind::Infeasible);
     auto glmo = make_clp(d, n, algorithm);
     glmo->setup(outer, *domain, n, d);
     // (This outer model is infeasible on purpose; the message names the usual cause.)
@@ -329,7 +292,7 @@ TEST_CASE("clp reports infeasible and unbounded LPs and model-less domains word 
     // Cones used to be refused at setup; now they are solved by outer-approximation cuts.
     // min over the box [-1, 1]^2 of ||(x_1 + x_2 + 1, x_1 + x_2 - 2)||_2 (z = (1, -2), V = ones):
     // s = x_1 + x_2 = 1/2 gives ||(1.5, -1.5)|| = 1.5 sqrt(2).
-    BrokenOuter outer(BrokenOuter::Kind::Cone);
+    BrokenLpOuter outer(BrokenLpOuter::Kind::Cone);
     auto glmo = make_clp(d, n);
     REQUIRE_NOTHROW(glmo->setup(outer, *domain, n, d));
     const Vec z2 = (Vec(2) << 1.0, -2.0).finished();
