@@ -4,38 +4,23 @@
 //   z_k = f~(y_k; xi_k),   V_k = J~(y_k; xi_k) * min(1, C / ||J~(y_k; xi_k)||_F).
 //
 // It ignores beta and rho. Only the Jacobian is clipped, as in the paper; the value estimate is
-// the plug-in one. Per update: one draw, one value + Jacobian evaluation. Memory: the sample.
+// the plug-in one (plugins/tracker/vanilla/plug_in_tracker.hpp, shared with vanilla). Per update:
+// one draw, one value + Jacobian evaluation. Memory: the sample.
 #include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <cmath>
-#include <memory>
+
+#include "../vanilla/plug_in_tracker.hpp"
 
 namespace {
 
-class ClippedTracker final : public scfw::Tracker {
+class ClippedTracker final : public scfw_tracker::PlugInTracker {
  public:
-  ClippedTracker(const scfw::Params& p, const scfw::Context&) {
-    threshold_ = p.get<double>("threshold");
-  }
+  ClippedTracker(const scfw::Params& p, const scfw::Context&) { threshold_ = p.get<double>("threshold"); }
 
-  void bind(const scfw::Oracle& oracle) override {
-    oracle_ = &oracle;
-    sample_ = oracle.make_sample();
-  }
-
-  void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) override {
-    oracle_->draw(rng, *sample_);
-    scfw::evaluate(*oracle_, *sample_, y0, &z, &V);
-    clip(V);
-  }
-
-  void update(long, const scfw::Vec& y, const scfw::Vec&, const scfw::Steps&, scfw::Rng& rng,
-              scfw::Vec& z, scfw::Jacobian& V) override {
-    oracle_->draw(rng, *sample_);
-    scfw::evaluate(*oracle_, *sample_, y, &z, &V);
-    clip(V);
-  }
+ protected:
+  void adjust(scfw::Jacobian& V) const override { clip(V); }
 
  private:
   // J <- J * min(1, C / ||J||_F). A Jacobian already within C is left untouched (bitwise). After
@@ -61,8 +46,6 @@ class ClippedTracker final : public scfw::Tracker {
   }
 
   double threshold_ = 1.0;
-  const scfw::Oracle* oracle_ = nullptr;
-  std::unique_ptr<scfw::Sample> sample_;
 };
 
 void register_components(scfw::Registrar& r) {

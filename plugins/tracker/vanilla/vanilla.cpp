@@ -5,36 +5,16 @@
 //
 // It ignores beta and rho (it is Algorithm 1 with beta = rho = 1). Because F is non-linear, the
 // GLMO on a single-sample model is biased and the gap stagnates (Section 6, Discussion).
-// Per update: one draw, one value + Jacobian evaluation. Memory: the sample only.
+// Per update: one draw, one value + Jacobian evaluation (plug_in_tracker.hpp). Memory: the sample.
 #include <scfw/scfw.hpp>
 
-#include <memory>
+#include "plug_in_tracker.hpp"
 
 namespace {
 
-class VanillaTracker final : public scfw::Tracker {
+class VanillaTracker final : public scfw_tracker::PlugInTracker {
  public:
   VanillaTracker(const scfw::Params&, const scfw::Context&) {}
-
-  void bind(const scfw::Oracle& oracle) override {
-    oracle_ = &oracle;
-    sample_ = oracle.make_sample();
-  }
-
-  void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) override {
-    oracle_->draw(rng, *sample_);
-    scfw::evaluate(*oracle_, *sample_, y0, &z, &V);
-  }
-
-  void update(long, const scfw::Vec& y, const scfw::Vec&, const scfw::Steps&, scfw::Rng& rng,
-              scfw::Vec& z, scfw::Jacobian& V) override {
-    oracle_->draw(rng, *sample_);
-    scfw::evaluate(*oracle_, *sample_, y, &z, &V);
-  }
-
- private:
-  const scfw::Oracle* oracle_ = nullptr;
-  std::unique_ptr<scfw::Sample> sample_;
 };
 
 void register_components(scfw::Registrar& r) {
