@@ -30,13 +30,6 @@
 
 namespace {
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  const auto e = s.find_last_not_of(" \t\r");
-  return s.substr(b, e - b + 1);
-}
-
 // Rows of the CSV file: each `a_1,...,a_d,b`. d is fixed by the first data line (or `expect_d`).
 // Coefficients and right-hand sides must be below kCoefficientLimit in magnitude: the limit the LP
 // GLMOs put on the numbers they hand to an LP solver. Clp, which bounds the polytope and solves its
@@ -54,21 +47,15 @@ void read_csv(const std::string& path, int expect_d, std::vector<double>& A, std
   d = expect_d;
   while (std::getline(in, line)) {
     ++number;
-    const std::string t = trim(line);
+    const std::string t = scfw::trim_field(line);
     if (t.empty() || t[0] == '#') continue;
     std::vector<double> values;
     std::stringstream ss(t);
     std::string cell;
     while (std::getline(ss, cell, ',')) {
-      const std::string c = trim(cell);
-      std::size_t used = 0;
+      const std::string c = scfw::trim_field(cell);
       double v = 0.0;
-      try {
-        v = std::stod(c, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (c.empty() || used != c.size() || !std::isfinite(v))
+      if (!scfw::parse_finite(c, v))
         throw scfw::InputError(path + ":" + std::to_string(number) + ": not a finite number: \"" + scfw::excerpt(c) + "\"");
       if (std::abs(v) >= kCoefficientLimit)
         throw scfw::InputError(path + ":" + std::to_string(number) + ": \"" + scfw::excerpt(c) +

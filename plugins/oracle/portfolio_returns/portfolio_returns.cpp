@@ -107,12 +107,6 @@ std::vector<std::string> split_csv(const std::string& line) {
   return cells;
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
 /// One rank's lines of the file (read_share below): the header line, then the rank's own lines,
 /// the first of them line `first_line` of the file.
 struct Share {
@@ -146,7 +140,7 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
   std::istream& in = share ? static_cast<std::istream&>(text) : file;
   std::string line;
   if (!std::getline(in, line)) throw scfw::InputError(path + ":1: empty file (expected a header row date,<asset>,...)");
-  const std::vector<std::string> header = split_csv(trim(line));
+  const std::vector<std::string> header = split_csv(scfw::trim_field(line));
   if (header.size() < 2) throw scfw::InputError(path + ":1: the header has no asset column (expected date,<asset>,...)");
   const size_t A = header.size() - 1;
   // A file without its header row would lose its first day and name the assets by numbers.
@@ -161,17 +155,17 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
     }
     return !c.empty() && used == c.size();
   };
-  if (std::all_of(header.begin() + 1, header.end(), [&](const std::string& c) { return is_number(trim(c)); }))
+  if (std::all_of(header.begin() + 1, header.end(), [&](const std::string& c) { return is_number(scfw::trim_field(c)); }))
     throw scfw::InputError(path + ":1: expected a header row date,<asset>,..., got a row of numbers (\"" +
-                           scfw::excerpt(trim(line)) + "\")");
+                           scfw::excerpt(scfw::trim_field(line)) + "\")");
   assets.clear();
-  for (size_t a = 1; a < header.size(); ++a) assets.push_back(trim(header[a]));
+  for (size_t a = 1; a < header.size(); ++a) assets.push_back(scfw::trim_field(header[a]));
   std::vector<double> values;
   std::vector<long> line_of;  // the line of each data row
   long number = share ? share->first_line - 1 : 1;
   while (std::getline(in, line)) {
     ++number;
-    const std::string t = trim(line);
+    const std::string t = scfw::trim_field(line);
     if (t.empty()) continue;
     line_of.push_back(number);
     const std::vector<std::string> cells = split_csv(t);
@@ -180,18 +174,12 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
       throw scfw::InputError(where + "expected " + std::to_string(A + 1) + " fields (date and " + std::to_string(A) +
                              " assets), got " + std::to_string(cells.size()));
     for (size_t a = 1; a <= A; ++a) {
-      const std::string c = trim(cells[a]);
-      size_t used = 0;
+      const std::string c = scfw::trim_field(cells[a]);
       double v = 0.0;
-      try {
-        v = std::stod(c, &used);
-      } catch (const std::exception&) {
-        used = 0;
-      }
-      if (c.empty() || used != c.size() || !std::isfinite(v))
-        throw scfw::InputError(where + "column " + std::to_string(a + 1) + " (" + scfw::excerpt(trim(header[a])) + "): not a finite number: \"" + scfw::excerpt(c) + "\"");
+      if (!scfw::parse_finite(c, v))
+        throw scfw::InputError(where + "column " + std::to_string(a + 1) + " (" + scfw::excerpt(scfw::trim_field(header[a])) + "): not a finite number: \"" + scfw::excerpt(c) + "\"");
       if (prices && !(v > 0.0))
-        throw scfw::InputError(where + "column " + std::to_string(a + 1) + " (" + scfw::excerpt(trim(header[a])) + "): a price must be > 0, got \"" + scfw::excerpt(c) + "\"");
+        throw scfw::InputError(where + "column " + std::to_string(a + 1) + " (" + scfw::excerpt(scfw::trim_field(header[a])) + "): a price must be > 0, got \"" + scfw::excerpt(c) + "\"");
       values.push_back(v);
     }
   }

@@ -4,13 +4,16 @@
 // its first 40 bytes with the total size (`excerpt`), so a 10 MB token does not land whole in a
 // message; and a data path is checked before it is opened (`check_data_path`), so a folder is
 // reported as one instead of reading as an empty file. A file that cannot be opened is reported
-// with the system's reason (`open_data_file`).
+// with the system's reason (`open_data_file`). Fields of CSV-like files are read with `trim_field`
+// and `parse_finite`.
 #pragma once
 
 #include <cerrno>
+#include <cmath>
 #include <cstddef>
 #include <filesystem>
 #include <fstream>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -76,6 +79,26 @@ inline void open_data_file(std::ifstream& in, const std::string& path,
   errno = 0;
   in.open(path, mode);
   if (!in) throw InputError(path + ": cannot open file" + open_failure(errno));
+}
+
+/// A field of a text data file without the spaces, tabs and carriage returns around it.
+inline std::string trim_field(std::string_view field) {
+  const auto b = field.find_first_not_of(" \t\r");
+  if (b == std::string_view::npos) return {};
+  return std::string(field.substr(b, field.find_last_not_of(" \t\r") - b + 1));
+}
+
+/// `field` read whole as a finite number into `value`: false when it is empty, holds anything
+/// after the number, or is not finite (an overflow such as 1e400 included). The caller words the
+/// message, with the field quoted through excerpt().
+inline bool parse_finite(const std::string& field, double& value) {
+  std::size_t used = 0;
+  try {
+    value = std::stod(field, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  return !field.empty() && used == field.size() && std::isfinite(value);
 }
 
 }  // namespace scfw
