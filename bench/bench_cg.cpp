@@ -22,26 +22,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_support.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
 using namespace scfw;
+using namespace scfw::bench;
 
 int main(int argc, char** argv) {
   int steps = 300, n = 20;
   double tau = 5.0;
   unsigned seed = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--steps") steps = std::atoi(argv[i + 1]);
-    else if (a == "--groups") n = std::atoi(argv[i + 1]);
-    else if (a == "--radius") tau = std::atof(argv[i + 1]);
-    else if (a == "--seed") seed = static_cast<unsigned>(std::atoi(argv[i + 1]));
-    else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  Options opts;
+  opts.add("--steps", steps).add("--groups", n).add("--radius", tau).add("--seed", seed);
+  if (!opts.parse(argc, argv)) return 2;
   try {
     Registry reg;
     reg.load_path(Registry::search_path());

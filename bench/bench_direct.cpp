@@ -47,34 +47,17 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
 
 using namespace scfw;
+using namespace scfw::bench;
 
 namespace {
 
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 constexpr double kAlpha = 0.95;
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-// CPU seconds of this process (the machine is shared: wall time carries other people's load).
-double cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(item);
-  return out;
-}
 
 // The portfolio_returns synthetic generator with its defaults (factors 3, drift 3e-4, factor_vol
 // 0.006, idio_vol 0.008): the same draws in the same order (plugins/oracle/portfolio_returns).
@@ -213,19 +196,6 @@ DirectResult solve_direct(const RowMat& M, const std::string& algorithm) {
   return r;
 }
 
-nlohmann::json method_blocks(const std::string& m, long K, double threshold) {
-  const double gamma = std::pow(static_cast<double>(K), -0.75);
-  const nlohmann::json constant = {{"plugin", "constant"}, {"gamma", gamma}, {"beta", 1}, {"rho", 1}};
-  if (m == "vanilla") return {{"tracker", {{"plugin", "vanilla"}}}, {"schedule", constant}};
-  if (m == "clipped") return {{"tracker", {{"plugin", "clipped"}, {"threshold", threshold}}}, {"schedule", constant}};
-  if (m == "variant1")
-    return {{"tracker", {{"plugin", "momentum"}, {"value", "polyak"}}}, {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
-  if (m == "variant2")
-    return {{"tracker", {{"plugin", "momentum"}, {"value", "taylor"}}}, {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
-  if (m == "storm") return {{"tracker", {{"plugin", "storm"}}}, {"schedule", {{"plugin", "storm"}, {"r", 2}}}};
-  throw std::runtime_error("unknown method " + m + " (vanilla, clipped, variant1, variant2, storm)");
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -235,31 +205,10 @@ int main(int argc, char** argv) {
   long A = 50, groups = 200;
   std::uint64_t seed = 1;
   double threshold = 1.0;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--days") {
-      days.clear();
-      for (const auto& s : split(v)) days.push_back(std::atol(s.c_str()));
-    } else if (a == "--K") {
-      budgets.clear();
-      for (const auto& s : split(v)) budgets.push_back(std::atol(s.c_str()));
-    } else if (a == "--methods") {
-      methods = v == "none" ? std::vector<std::string>{} : split(v);
-    } else if (a == "--algorithms") {
-      algorithms = split(v);
-    } else if (a == "--assets") {
-      A = std::atol(v.c_str());
-    } else if (a == "--groups") {
-      groups = std::atol(v.c_str());
-    } else if (a == "--seed") {
-      seed = std::strtoull(v.c_str(), nullptr, 10);
-    } else if (a == "--threshold") {
-      threshold = std::atof(v.c_str());
-    } else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  Options opts;
+  opts.add("--days", days).add("--K", budgets).add("--methods", methods).add("--algorithms", algorithms);
+  opts.add("--assets", A).add("--groups", groups).add("--seed", seed).add("--threshold", threshold);
+  if (!opts.parse(argc, argv)) return 2;
   try {
     Registry registry;
     registry.load_path(Registry::search_path());
@@ -321,14 +270,8 @@ int main(int argc, char** argv) {
       std::string solver_name;
       for (const auto& m : methods) {
         for (const long K : budgets) {
-          const nlohmann::json blocks = method_blocks(m, K, threshold);
-          Method method = compose_method(registry, problem, {&blocks["tracker"], "/tracker"},
-                                         {&blocks["schedule"], "/schedule"}, {nullptr, "/glmo"});
-          SolverOptions o;
-          o.iterations = K;
-          o.seed = seed;
-          o.report_every = 0;
-          o.final_report = false;
+          Method method = paper_method(registry, problem, m, K, threshold);
+          const SolverOptions o = silent_run(K, seed);
           Mat ys(A + 1, K);
           std::vector<double> wall(static_cast<size_t>(K), 0.0), cpu(static_cast<size_t>(K), 0.0);
           Solver s(problem, method, o);

@@ -22,21 +22,14 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
 
 using namespace scfw;
+using namespace scfw::bench;
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
 double mean(const std::vector<double>& v) {
   double s = 0;
@@ -50,20 +43,10 @@ int main(int argc, char** argv) {
   long groups = 200, assets = 50, days = 2000, K = 1000, reports = 50;
   std::uint64_t seed = 1;
   std::string method = "variant2";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--groups") groups = std::atol(v.c_str());
-    else if (a == "--assets") assets = std::atol(v.c_str());
-    else if (a == "--days") days = std::atol(v.c_str());
-    else if (a == "--iterations") K = std::atol(v.c_str());
-    else if (a == "--reports") reports = std::atol(v.c_str());
-    else if (a == "--method") method = v;
-    else if (a == "--seed") seed = std::strtoull(v.c_str(), nullptr, 10);
-    else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  Options opts;
+  opts.add("--groups", groups).add("--assets", assets).add("--days", days).add("--iterations", K);
+  opts.add("--reports", reports).add("--method", method).add("--seed", seed);
+  if (!opts.parse(argc, argv)) return 2;
   try {
     Registry registry;
     registry.load_path(Registry::search_path());

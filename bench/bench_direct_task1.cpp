@@ -73,34 +73,18 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
 
 using namespace scfw;
+using namespace scfw::bench;
 
 namespace {
 
 using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 constexpr double kTau = 5.0;
 constexpr double kInf = 1e19;  // Ipopt's "no bound"
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-// CPU seconds of this process (the machine is shared: wall time carries other people's load).
-double cpu_now() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
-std::vector<std::string> split(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) out.push_back(item);
-  return out;
-}
 
 // The least_squares_tasks synthetic generator with its defaults (sparsity 10, noise 0.5): the same
 // draws in the same order (plugins/oracle/least_squares_tasks, make_synthetic), one row at a time.
@@ -507,25 +491,6 @@ double linearization_bound(const Vec& f, const Mat& J, const Vec& x) {
   return lp.objectiveValue();
 }
 
-nlohmann::json method_blocks(const std::string& m, long K, double threshold) {
-  const double gamma = std::pow(static_cast<double>(K), -0.75);
-  const nlohmann::json constant = {{"plugin", "constant"}, {"gamma", gamma}, {"beta", 1}, {"rho", 1}};
-  if (m == "vanilla") return {{"tracker", {{"plugin", "vanilla"}}}, {"schedule", constant}};
-  if (m == "clipped") return {{"tracker", {{"plugin", "clipped"}, {"threshold", threshold}}}, {"schedule", constant}};
-  if (m == "variant1")
-    return {{"tracker", {{"plugin", "momentum"}, {"value", "polyak"}}}, {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
-  if (m == "variant2")
-    return {{"tracker", {{"plugin", "momentum"}, {"value", "taylor"}}}, {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
-  if (m == "storm") return {{"tracker", {{"plugin", "storm"}}}, {"schedule", {{"plugin", "storm"}, {"r", 2}}}};
-  // Task 1 is convex: Theorem 2's decreasing schedule.
-  if (m == "variant1_convex")
-    return {{"tracker", {{"plugin", "momentum"}, {"value", "polyak"}}}, {"schedule", {{"plugin", "convex"}, {"r", 2}}}};
-  if (m == "variant2_convex")
-    return {{"tracker", {{"plugin", "momentum"}, {"value", "taylor"}}}, {"schedule", {{"plugin", "convex"}, {"r", 2}}}};
-  throw std::runtime_error("unknown method " + m +
-                           " (vanilla, clipped, variant1, variant2, storm, variant1_convex, variant2_convex)");
-}
-
 /// The oracle's exact pass, summed here over the generated rows in the oracle's order.
 void exact_here(const std::vector<RowMat>& A, const std::vector<Vec>& b, const Vec& x, Vec& f, Mat& J) {
   const long m = static_cast<long>(A.size()), d = x.size();
@@ -565,43 +530,12 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   double threshold = 3.0;
   bool adaptive = false, mehrotra = false;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--rows") {
-      rows_list.clear();
-      for (const auto& s : split(v)) rows_list.push_back(std::atol(s.c_str()));
-    } else if (a == "--K") {
-      budgets.clear();
-      for (const auto& s : split(v)) budgets.push_back(std::atol(s.c_str()));
-    } else if (a == "--methods") {
-      methods = v == "none" ? std::vector<std::string>{} : split(v);
-    } else if (a == "--formulations") {
-      forms = split(v);
-    } else if (a == "--tasks") {
-      m = std::atol(v.c_str());
-    } else if (a == "--dim") {
-      d = std::atol(v.c_str());
-    } else if (a == "--batch") {
-      batch = std::atol(v.c_str());
-    } else if (a == "--max-oracle-rows") {
-      max_oracle_rows = std::atol(v.c_str());
-    } else if (a == "--max-stored-rows") {
-      max_stored_rows = std::atol(v.c_str());
-    } else if (a == "--block") {
-      block = std::atol(v.c_str());
-    } else if (a == "--seed") {
-      seed = std::strtoull(v.c_str(), nullptr, 10);
-    } else if (a == "--threshold") {
-      threshold = std::atof(v.c_str());
-    } else if (a == "--mu-adaptive") {
-      adaptive = v == "1";
-    } else if (a == "--mehrotra") {
-      mehrotra = v == "1";
-    } else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  Options opts;
+  opts.add("--rows", rows_list).add("--K", budgets).add("--methods", methods).add("--formulations", forms);
+  opts.add("--tasks", m).add("--dim", d).add("--batch", batch).add("--max-oracle-rows", max_oracle_rows);
+  opts.add("--max-stored-rows", max_stored_rows).add("--block", block).add("--seed", seed);
+  opts.add("--threshold", threshold).add("--mu-adaptive", adaptive).add("--mehrotra", mehrotra);
+  if (!opts.parse(argc, argv)) return 2;
   for (const auto& f : forms)
     if (f != "pq" && f != "xs") {
       std::fprintf(stderr, "--formulations: unknown formulation %s (pq, xs)\n", f.c_str());
@@ -779,14 +713,8 @@ int main(int argc, char** argv) {
       std::string solver_name;
       for (const auto& meth : methods) {
         for (const long K : budgets) {
-          const nlohmann::json blocks = method_blocks(meth, K, threshold);
-          Method method = compose_method(registry, *problem, {&blocks["tracker"], "/tracker"},
-                                         {&blocks["schedule"], "/schedule"}, {nullptr, "/glmo"});
-          SolverOptions o;
-          o.iterations = K;
-          o.seed = seed;
-          o.report_every = 0;
-          o.final_report = false;
+          Method method = paper_method(registry, *problem, meth, K, threshold);
+          const SolverOptions o = silent_run(K, seed);
           const long stride = (K + 19999) / 20000;
           const long stored = (K + stride - 1) / stride;  // iterations stride, 2 stride, ..., and K
           Eigen::MatrixXd ys(d, stored + 1);

@@ -17,10 +17,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_support.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
 using namespace scfw;
+using namespace scfw::bench;
 
 namespace {
 
@@ -34,18 +36,9 @@ int main(int argc, char** argv) {
   int steps = 3000, d = 100, n = 10;
   double b = 0.01;
   unsigned seed = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--steps") steps = std::atoi(argv[i + 1]);
-    else if (a == "--dim") d = std::atoi(argv[i + 1]);
-    else if (a == "--tasks") n = std::atoi(argv[i + 1]);
-    else if (a == "--b") b = std::atof(argv[i + 1]);
-    else if (a == "--seed") seed = static_cast<unsigned>(std::atoi(argv[i + 1]));
-    else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  Options opts;
+  opts.add("--steps", steps).add("--dim", d).add("--tasks", n).add("--b", b).add("--seed", seed);
+  if (!opts.parse(argc, argv)) return 2;
   try {
     Registry reg;
     reg.load_path(Registry::search_path());

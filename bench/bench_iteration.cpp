@@ -6,7 +6,7 @@
 //                             [--batch B] [--value taylor|polyak]
 //
 // --glmo max_l1 is the GLMO written for this LP alone (plugins/glmo/max_l1; docs/performance.md,
-// "A GLMO for this LP alone"); the default clp and dense_simplex are the general ones.
+// "Which GLMO when"); the default clp and dense_simplex are the general ones.
 //
 // Each repeat is a full run of K iterations with gap reports off (one exact gap at the end is
 // timed separately). The figures printed are the median over the repeats.
@@ -18,11 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
 #include "phase_medians.hpp"
 
 using namespace scfw;
+using namespace scfw::bench;
 
 int main(int argc, char** argv) {
   long K = 20000;
@@ -30,20 +32,10 @@ int main(int argc, char** argv) {
   std::string glmo = "clp";
   int batch = 1;
   std::string value = "taylor";  // Variant II; polyak is Variant I
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--iterations") K = std::atol(argv[i + 1]);
-    else if (a == "--dim") dim = std::atoi(argv[i + 1]);
-    else if (a == "--tasks") tasks = std::atoi(argv[i + 1]);
-    else if (a == "--repeats") repeats = std::atoi(argv[i + 1]);
-    else if (a == "--glmo") glmo = argv[i + 1];
-    else if (a == "--batch") batch = std::atoi(argv[i + 1]);
-    else if (a == "--value") value = argv[i + 1];
-    else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  Options opts;
+  opts.add("--iterations", K).add("--dim", dim).add("--tasks", tasks).add("--repeats", repeats);
+  opts.add("--glmo", glmo).add("--batch", batch).add("--value", value);
+  if (!opts.parse(argc, argv)) return 2;
   try {
     Registry registry;
     registry.load_path(Registry::search_path());

@@ -1,4 +1,4 @@
-// Sparse data costs in proportion to its non-zeros (docs/performance.md, "2. Sparse data (a9a)"), on the real
+// Sparse data costs in proportion to its non-zeros (docs/journal/performance-history.md, "2. Sparse data (a9a)"), on the real
 // a9a data (LIBSVM, 32561 rows, 123 features) split into 10 label-stratified tasks.
 //
 //   build/bin/bench_sparse [--data FILE] [--tasks M] [--repeats R] [--seconds S]
@@ -28,20 +28,16 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "../plugins/oracle/least_squares_tasks/libsvm.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
 #include "scfw/registrar.hpp"
 
 using namespace scfw;
-using Clock = std::chrono::steady_clock;
+using namespace scfw::bench;
 
 namespace {
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 double now_s() { return std::chrono::duration<double>(Clock::now().time_since_epoch()).count(); }
 
@@ -77,17 +73,9 @@ int main(int argc, char** argv) {
   std::string data = default_data();
   int tasks = 10, repeats = 7;
   double seconds = 0.15;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--data") data = argv[i + 1];
-    else if (a == "--tasks") tasks = std::atoi(argv[i + 1]);
-    else if (a == "--repeats") repeats = std::atoi(argv[i + 1]);
-    else if (a == "--seconds") seconds = std::atof(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  Options opts;
+  opts.add("--data", data).add("--tasks", tasks).add("--repeats", repeats).add("--seconds", seconds);
+  if (!opts.parse(argc, argv)) return 2;
   if (!std::filesystem::exists(data)) {
     std::fprintf(stderr, "bench_sparse: %s not found (give --data FILE or set SCFW_DATA_DIR)\n", data.c_str());
     return 2;

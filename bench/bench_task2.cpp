@@ -23,11 +23,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
 #include "phase_medians.hpp"
 
 using namespace scfw;
+using namespace scfw::bench;
 
 int main(int argc, char** argv) {
   long K = 5000;
@@ -36,24 +38,11 @@ int main(int argc, char** argv) {
   std::string kernels;  // scenario_dual's "kernels" (its default when empty)
   std::string algorithm;  // scenario_dual's "algorithm" (its default when empty)
   std::string glmo = "dense_simplex", method = "variant2";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--iterations") K = std::atol(argv[i + 1]);
-    else if (a == "--assets") assets = std::atoi(argv[i + 1]);
-    else if (a == "--groups") groups = std::atoi(argv[i + 1]);
-    else if (a == "--repeats") repeats = std::atoi(argv[i + 1]);
-    else if (a == "--glmo") glmo = argv[i + 1];
-    else if (a == "--max-rows") max_rows = std::atol(argv[i + 1]);
-    else if (a == "--method") method = argv[i + 1];
-    else if (a == "--days") days = std::atol(argv[i + 1]);
-    else if (a == "--max-structural") max_structural = std::atol(argv[i + 1]);
-    else if (a == "--kernels") kernels = argv[i + 1];
-    else if (a == "--algorithm") algorithm = argv[i + 1];
-    else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  Options opts;
+  opts.add("--iterations", K).add("--assets", assets).add("--groups", groups).add("--repeats", repeats);
+  opts.add("--glmo", glmo).add("--max-rows", max_rows).add("--method", method).add("--days", days);
+  opts.add("--max-structural", max_structural).add("--kernels", kernels).add("--algorithm", algorithm);
+  if (!opts.parse(argc, argv)) return 2;
   if (max_rows < 0) max_rows = groups + 1;
   try {
     Registry registry;

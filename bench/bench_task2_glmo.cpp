@@ -21,10 +21,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_support.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
 using namespace scfw;
+using namespace scfw::bench;
 
 namespace {
 
@@ -48,30 +50,12 @@ int main(int argc, char** argv) {
   double b = 0.01;
   unsigned seed = 1;
   bool cold = true, blocked = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--no-cold") {
-      cold = false;
-      continue;
-    }
-    if (a == "--blocked") {
-      blocked = true;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "option %s needs a value\n", a.c_str());
-      return 2;
-    }
-    if (a == "--steps") steps = std::atoi(argv[++i]);
-    else if (a == "--assets") assets = std::atoi(argv[++i]);
-    else if (a == "--groups") n = std::atoi(argv[++i]);
-    else if (a == "--b") b = std::atof(argv[++i]);
-    else if (a == "--seed") seed = static_cast<unsigned>(std::atoi(argv[++i]));
-    else {
-      std::fprintf(stderr, "unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  Options opts;
+  opts.add("--steps", steps).add("--assets", assets).add("--groups", n).add("--b", b).add("--seed", seed);
+  bool no_cold = false;
+  opts.flag("--no-cold", no_cold).flag("--blocked", blocked);
+  if (!opts.parse(argc, argv)) return 2;
+  cold = !no_cold;
   const int d = assets + 1;
   try {
     Registry reg;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
 
@@ -18,11 +19,6 @@ struct PhaseMedians {
   double oracle = 0, tracker = 0, glmo = 0, update = 0, total = 0, gap = 0, simplex = 0;
   std::string solver;
 };
-
-inline double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 /// Medians over runs of each phase's microseconds per iteration (the gap: seconds of its one
 /// evaluation, in microseconds) and of the GLMO's simplex iterations per solve.
