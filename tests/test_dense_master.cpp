@@ -1,4 +1,4 @@
-// The dense primal simplex behind `column_generation`'s master (plugins/glmo/lp/dense_master.hpp),
+// The dense primal simplex behind `column_generation`'s master (plugins/lp/dense_master.hpp),
 // against Clp as the independent solver:
 //   * random bounded LPs (free, one-sided, boxed and fixed variables and rows): the same status
 //     (optimal / infeasible / unbounded; Clp's primal sometimes calls an unbounded LP
@@ -8,12 +8,12 @@
 //   * the column-generation pattern: columns added to a solved LP, columns deleted (basic ones
 //     too), bounds and columns changed in place, each re-solve warm, equals Clp solved cold;
 //   * degenerate LPs (duplicated columns and rows, many ties) end optimal with Clp's value.
-// And the rest of the GLMO plugins' LP layer (plugins/glmo/lp/): the dense inverse, the model ->
+// And the rest of the GLMO plugins' LP layer (plugins/lp/): the dense inverse, the model ->
 // LP translation, the u-substitution, against independent computations.
 #include <doctest/doctest.h>
 
-#include "../plugins/glmo/lp/dense_master.hpp"
-#include "../plugins/glmo/lp/glmo_lp.hpp"
+#include "../plugins/lp/dense_master.hpp"
+#include "../plugins/lp/glmo_lp.hpp"
 
 #include <ClpSimplex.hpp>
 
@@ -24,7 +24,7 @@
 #include <random>
 #include <vector>
 
-using scfw_cg::DenseMaster;
+using scfw::lp::DenseMaster;
 
 namespace {
 
@@ -302,12 +302,12 @@ TEST_CASE("dense master: degenerate LPs (duplicated columns and rows, an assignm
 }
 
 // ---------------------------------------------------------------------------------------------
-// The LP layer shared by the GLMO plugins (plugins/glmo/lp/): the dense inverse of the simplex
+// The LP layer shared by the GLMO plugins (plugins/lp/): the dense inverse of the simplex
 // kernel, the model -> LP translation, the u-substitution.
 
 namespace {
 
-using scfw::glmo_lp::DenseInverse;
+using scfw::lp::DenseInverse;
 
 // C = B X (m x m, row-major).
 std::vector<double> product(const std::vector<double>& B, const DenseInverse& inv, int m) {
@@ -511,7 +511,7 @@ TEST_CASE("glmo lp: the model's rows and bounds by column, solved by Clp, and th
   m.add_row(scfw::Expr(x1) - scfw::Expr(x0) + 1.0, 0.0, scfw::inf);
   scfw::Expr objective = -1.0 * scfw::Expr(x0) - 2.0 * scfw::Expr(x1) + 3.0;
   objective.normalize();
-  const scfw::glmo_lp::SparseLp lp = scfw::glmo_lp::SparseLp::from_model(m, objective);
+  const scfw::lp::SparseLp lp = scfw::lp::SparseLp::from_model(m, objective);
   CHECK(lp.num_vars == 2);
   CHECK(lp.num_rows == 2);
   CHECK(lp.row_lo[1] == -1.0);  // the constant moved into the bound
@@ -520,7 +520,7 @@ TEST_CASE("glmo lp: the model's rows and bounds by column, solved by Clp, and th
   CHECK(lp.objective_constant == 3.0);
   ClpSimplex clp;
   clp.setLogLevel(0);
-  scfw::glmo_lp::load_clp(clp, lp);
+  scfw::lp::load_clp(clp, lp);
   clp.dual();
   REQUIRE(clp.status() == 0);
   CHECK(clp.primalColumnSolution()[0] == doctest::Approx(2.0).epsilon(1e-12));
@@ -534,9 +534,9 @@ TEST_CASE("glmo lp: the model's rows and bounds by column, solved by Clp, and th
   const scfw::Var v0 = vm.add_var(), v1 = vm.add_var(), v2 = vm.add_var();
   xs[0] = 1.0 + 2.0 * scfw::Expr(v0) - scfw::Expr(v1) + scfw::Expr(v1);
   xs[1] = scfw::Expr(v0) + 0.5 * scfw::Expr(v2);
-  const scfw::glmo_lp::XMap map(xs);
+  const scfw::lp::XMap map(xs);
   CHECK(map.c == std::vector<double>{1.0, 0.0});
-  const scfw::glmo_lp::XByVariable by(map, 3);
+  const scfw::lp::XByVariable by(map, 3);
   CHECK(by.var == std::vector<int>{0, 2});
   CHECK(by.start == std::vector<int>{0, 2, 3});
   CHECK(by.coord == std::vector<int>{0, 1, 1});
@@ -562,8 +562,8 @@ TEST_CASE("glmo lp: the u-substitution keeps the rows and columns without u and 
   m.add_row(scfw::Expr(t) - scfw::Expr(u0) - 3.0 * scfw::Expr(u1), 0.0, scfw::inf);
   scfw::Expr objective = scfw::Expr(t) + 5.0 * scfw::Expr(u0);
   objective.normalize();
-  const scfw::glmo_lp::SparseLp lp = scfw::glmo_lp::SparseLp::from_model(m, objective);
-  const scfw::glmo_lp::UElimination e(lp, {u0.index, u1.index}, {0, 1, 0});
+  const scfw::lp::SparseLp lp = scfw::lp::SparseLp::from_model(m, objective);
+  const scfw::lp::UElimination e(lp, {u0.index, u1.index}, {0, 1, 0});
   CHECK(e.rows == 2);
   CHECK(e.row_of == std::vector<int>{0, -1, 1});
   CHECK(e.columns == 2);
@@ -580,7 +580,7 @@ TEST_CASE("glmo lp: the u-substitution keeps the rows and columns without u and 
   }
   CHECK(e.dynamic_rows() == std::vector<int>{0, 1, 2});
   // A bounded u cannot be substituted.
-  scfw::glmo_lp::SparseLp bounded = lp;
+  scfw::lp::SparseLp bounded = lp;
   bounded.col_lo[static_cast<size_t>(u1.index)] = 0.0;
-  CHECK_FALSE(scfw::glmo_lp::UElimination(bounded, {u0.index, u1.index}, {}).u_free);
+  CHECK_FALSE(scfw::lp::UElimination(bounded, {u0.index, u1.index}, {}).u_free);
 }

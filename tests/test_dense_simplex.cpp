@@ -246,7 +246,7 @@ TEST_CASE("dense_simplex reports infeasible and unbounded LPs, cones, model-less
   }
 }
 
-TEST_CASE("the GLMOs' shared setup and solve() checks (plugins/glmo/lp) name each plugin, word for word") {
+TEST_CASE("the GLMOs' shared setup and solve() checks (plugins/lp) name each plugin, word for word") {
   const int d = 2, n = 2;
   auto domain = make_box(d, n, {-1.0}, {1.0});
   auto outer = make_max(d, n);

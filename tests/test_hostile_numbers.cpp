@@ -2,7 +2,7 @@
 // used.
 //   * the model API refuses a variable that is not in the model, and a GLMO that reads a model
 //     with one names the plugin and the expression (test-only outer and domain objects below);
-//   * a model entry that is NaN or beyond glmo_lp::kLpLimit never reaches an LP solver;
+//   * a model entry that is NaN or beyond lp::kLpLimit never reaches an LP solver;
 //   * the host's wrappers (core/src/checked.cpp) refuse a non-finite f, J, z, V, F value, GLMO x
 //     or value: the run fails with Status::Failed and a message naming the plugin and iteration;
 //   * dro_chi2's value() near ties of the top entries, against a long double reference.

@@ -15,8 +15,8 @@
 
 #include <ClpSimplex.hpp>
 
-#include "../../glmo/lp/clp_state.hpp"  // Clp warm state for checkpoints, shared with the clp GLMO
-#include "../../glmo/lp/glmo_lp.hpp"    // kLpLimit
+#include "clp_state.hpp"  // Clp warm state for checkpoints (scfw_lp, shared with the clp GLMO)
+#include "glmo_lp.hpp"    // kLpLimit
 
 #include <algorithm>
 #include <cmath>
@@ -36,7 +36,7 @@ namespace {
 // LMO, aborts the process on much larger ones (a right-hand side of -1e300 failed an assertion
 // inside ClpSimplexPrimal) and takes a bound of 1e20 for no bound (a box of half-width 1e20 was
 // reported unbounded, 9.99e19 was not), so they are refused as input.
-constexpr double kCoefficientLimit = scfw::glmo_lp::kLpLimit;
+constexpr double kCoefficientLimit = scfw::lp::kLpLimit;
 
 void read_csv(const std::string& path, int expect_d, std::vector<double>& A, std::vector<double>& b, int& d) {
   scfw::check_data_path(path);
@@ -152,10 +152,10 @@ class Polytope final : public scfw::Domain {
   // Checkpoints: the LMO's warm start is Clp's basis and solution arrays.
   scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
   void save_state(scfw::StateWriter& w) const override {
-    scfw::glmo_lp::save_clp_state(*lp_, w);
+    scfw::lp::save_clp_state(*lp_, w);
   }
   void load_state(scfw::StateReader& r) override {
-    scfw::glmo_lp::load_clp_state(*lp_, r);
+    scfw::lp::load_clp_state(*lp_, r);
   }
 
   scfw::Vec initial_point() const override { return start_; }

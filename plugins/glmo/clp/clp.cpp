@@ -74,7 +74,7 @@
 
 namespace {
 
-namespace glmo_lp = scfw::glmo_lp;
+namespace lp = scfw::lp;
 
 class ClpGlmo final : public scfw::Glmo {
  public:
@@ -108,7 +108,7 @@ class ClpGlmo final : public scfw::Glmo {
     for (const auto& g : cut_normal_) normals.insert(normals.end(), g.begin(), g.end());
     w.put("cut_normals", normals);
     w.put("last", std::vector<std::int64_t>{last_rounds_, last_cuts_added_});
-    glmo_lp::save_clp_state(*lp_, w);
+    lp::save_clp_state(*lp_, w);
   }
   void load_state(scfw::StateReader& r) override {
     if (!lp_) throw scfw::Error("clp: load_state() called before setup()");
@@ -133,7 +133,7 @@ class ClpGlmo final : public scfw::Glmo {
     r.get_same_size("last", last);
     last_rounds_ = static_cast<long>(last[0]);
     last_cuts_added_ = static_cast<long>(last[1]);
-    glmo_lp::load_clp_state(*lp_, r);
+    lp::load_clp_state(*lp_, r);
   }
 
   std::string describe() const override {
@@ -183,7 +183,7 @@ class ClpGlmo final : public scfw::Glmo {
   // setup() in steps: the cones lifted to 2-D cones, their polygons, the LP loaded into Clp.
   void lift_cones(scfw::Model& m);
   void add_polygons(scfw::Model& m) const;
-  void load(const glmo_lp::GlmoModel& g);
+  void load(const lp::GlmoModel& g);
   // solve() in steps.
   struct PendingCut {  // a Kelley cut of the last round
     int cone;
@@ -229,11 +229,11 @@ class ClpGlmo final : public scfw::Glmo {
   std::unique_ptr<ClpSimplex> lp_;
   int n_ = 0, d_ = 0;
   int first_u_row_ = 0;    // u-row i is LP row first_u_row_ + i
-  std::unique_ptr<glmo_lp::XMap> xmap_;  // x_j = c_j + a_j^T var (normalized)
+  std::unique_ptr<lp::XMap> xmap_;  // x_j = c_j + a_j^T var (normalized)
   scfw::Vec x_const_;                     // c
   scfw::Expr objective_;                  // F's model objective, with its constant
   // A column by column over the variables that appear in x (xvar_->var[k] is the LP column).
-  std::unique_ptr<glmo_lp::XByVariable> xvar_;
+  std::unique_ptr<lp::XByVariable> xvar_;
   // A sparse V (set_u_rows_sparse): LP column -> k of xvar_ (-1: not in x), and one row of W.
   std::vector<int> k_of_var_;
   std::vector<double> w_row_;
@@ -248,7 +248,7 @@ class ClpGlmo final : public scfw::Glmo {
 
 void ClpGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) {
   lp_.reset();
-  glmo_lp::GlmoModel g = glmo_lp::build_model("clp", outer, domain, n, d);
+  lp::GlmoModel g = lp::build_model("clp", outer, domain, n, d);
   n_ = n;
   d_ = d;
   domain_has_cones_ = g.domain_has_cones;
@@ -262,9 +262,9 @@ void ClpGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain
   last_rounds_ = last_cuts_added_ = 0;
   lift_cones(g.model);
   add_polygons(g.model);
-  xmap_ = std::make_unique<glmo_lp::XMap>(std::move(g.xs));
+  xmap_ = std::make_unique<lp::XMap>(std::move(g.xs));
   x_const_ = Eigen::Map<const scfw::Vec>(xmap_->c.data(), d);
-  xvar_ = std::make_unique<glmo_lp::XByVariable>(*xmap_, g.model.num_vars());
+  xvar_ = std::make_unique<lp::XByVariable>(*xmap_, g.model.num_vars());
   load(g);
   slot_.assign(static_cast<size_t>(xvar_->size()) * static_cast<size_t>(n), -1);
   locate_slots();
@@ -353,16 +353,16 @@ void ClpGlmo::add_polygons(scfw::Model& m) const {
 
 // The LP into Clp: the model's rows, then the u-rows (coefficient 1 on u_i and a slot on every
 // x variable; the slots start at 1, not 0, so that nothing drops them).
-void ClpGlmo::load(const glmo_lp::GlmoModel& g) {
-  glmo_lp::SparseLp lp = glmo_lp::SparseLp::from_model(g.model, objective_);
-  first_u_row_ = lp.num_rows;
+void ClpGlmo::load(const lp::GlmoModel& g) {
+  lp::SparseLp sl = lp::SparseLp::from_model(g.model, objective_);
+  first_u_row_ = sl.num_rows;
   std::vector<std::pair<int, double>> terms;
   for (int i = 0; i < n_; ++i) {
     terms.assign(1, {g.u_var[static_cast<size_t>(i)], 1.0});
     for (int v : xvar_->var) terms.emplace_back(v, 1.0);
-    lp.add_row(terms, 0.0, 0.0);
+    sl.add_row(terms, 0.0, 0.0);
   }
-  first_cut_row_ = lp.num_rows;
+  first_cut_row_ = sl.num_rows;
 
   lp_ = std::make_unique<ClpSimplex>();
   lp_->setLogLevel(0);  // Clp prints a line per solve otherwise
@@ -380,7 +380,7 @@ void ClpGlmo::load(const glmo_lp::GlmoModel& g) {
   // feasibility tolerance (1e-7, absolute) would accept a cut violated by up to 1e-7 as satisfied
   // and the outer approximation would stall above the tolerance.
   if (!cones_.empty()) lp_->setPrimalTolerance(std::clamp(1e-2 * tolerance_, 1e-10, 1e-7));
-  glmo_lp::load_clp(*lp_, lp);
+  lp::load_clp(*lp_, sl);
   lp_->setLogLevel(0);
 }
 
@@ -442,9 +442,9 @@ void ClpGlmo::run_lp(bool first_round) {
       lp_->dual();
     status = lp_->status();
   }
-  if (status == 1) glmo_lp::clp_numerical_failure("clp", *lp_, "infeasible");
+  if (status == 1) lp::clp_numerical_failure("clp", *lp_, "infeasible");
   if (status == 2) throw scfw::Error("clp: the GLMO LP is unbounded");
-  if (status != 0) glmo_lp::clp_numerical_failure("clp", *lp_, "unsolved (status " + std::to_string(status) + ")");
+  if (status != 0) lp::clp_numerical_failure("clp", *lp_, "unsolved (status " + std::to_string(status) + ")");
 }
 
 void ClpGlmo::add_cuts(const std::vector<std::pair<int, std::vector<double>>>& cuts) {
@@ -541,7 +541,7 @@ scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, co
   // A sparse V: the u-rows' coefficients W = V A from the pattern's entries only.
   const scfw::Jacobian& V = Vj;
   if (!lp_) throw scfw::Error("clp: solve() called before setup()");
-  glmo_lp::check_solve_sizes("clp", z, V, y, n_, d_);
+  lp::check_solve_sizes("clp", z, V, y, n_, d_);
   if (!cones_.empty()) trim_cuts();
   if (!slots_valid()) locate_slots();
   set_u_rows(z, V, y);

@@ -27,7 +27,7 @@
 // (`warm_start`; dropped atoms are nonbasic, so their status entries are simply removed).
 //
 // The master LP is solved by one of two back-ends (`master`):
-//   * "dense" (plugins/glmo/lp/dense_master.hpp): a small dense bounded primal simplex kept alive across rounds
+//   * "dense" (plugins/lp/dense_master.hpp): a small dense bounded primal simplex kept alive across rounds
 //     and solves; a new atom is one more column and the primal simplex continues from the
 //     previous optimal basis (still primal feasible). Its master has the u-variables and u-rows
 //     substituted out (u = z - V y + sum_a lambda_a V s_a; each atom's column is then B V s_a on
@@ -75,7 +75,7 @@ namespace {
 // "auto" uses the dense master up to this many rows (its basis inverse is rows x rows).
 constexpr int kDenseMaxRows = 256;
 
-namespace glmo_lp = scfw::glmo_lp;
+namespace lp = scfw::lp;
 
 class ColumnGeneration final : public scfw::Glmo {
  public:
@@ -465,7 +465,7 @@ class ColumnGeneration final : public scfw::Glmo {
   std::vector<unsigned char> status_;  // the last optimal basis (Clp status array)
   bool warm_ = true;
   double smoothing_ = 0.5;
-  glmo_lp::SparseLp base_;  // the master's fixed part: F's model over (x, u), the x-, u- and convexity rows
+  lp::SparseLp base_;  // the master's fixed part: F's model over (x, u), the x-, u- and convexity rows
   // The dense master's form of base_: the n u-variables and u-rows substituted out
   // (u = rhs + sum_a lambda_a V s_a), which takes n rows and n columns off the dense simplex.
   struct Eliminated {
@@ -483,7 +483,7 @@ class ColumnGeneration final : public scfw::Glmo {
   bool dense_live_ = false;  // dm_ holds the current master (false: lp_ does)
   long fallbacks_ = 0;       // solves redone with Clp after the dense master failed
   double dense_constant_ = 0.0;  // the dense master's objective constant for this solve
-  scfw_cg::DenseMaster dm_;
+  lp::DenseMaster dm_;
   int first_atom_ = 0;  // dm_ structural index of atom 0
   std::unique_ptr<ClpSimplex> lp_;
   int x_row_ = 0, u_row_ = 0, conv_row_ = 0, first_lambda_ = 0;
@@ -518,14 +518,14 @@ void ColumnGeneration::build_base() {
   m.add_row(scfw::Expr(0.0), 1.0, 1.0);
   const int outer_var = m.num_vars(), outer_row = static_cast<int>(m.rows().size());
   scfw::Expr objective = outer_->model(m, u, xs);
-  glmo_lp::check_model("column_generation", "the outer function's model", m, outer_var, outer_row, 0, {}, "",
+  lp::check_model("column_generation", "the outer function's model", m, outer_var, outer_row, 0, {}, "",
                        &objective);
   if (!m.cones().empty())
     throw scfw::CapabilityError("column_generation: the outer function's model has second-order cones; the "
                                 "restricted master is solved as a linear program");
   objective.normalize();
 
-  base_ = glmo_lp::SparseLp::from_model(m, objective);
+  base_ = lp::SparseLp::from_model(m, objective);
 
   // The eliminated form for the dense master. The u-variables are free and each u-row is
   // u_i - sum_a lambda_a (V s_a)_i = rhs_i, so u is defined by the atoms' weights: substituting
@@ -534,7 +534,7 @@ void ColumnGeneration::build_base() {
   for (int i = 0; i < n_; ++i) u_var[static_cast<size_t>(i)] = u[static_cast<size_t>(i)].terms()[0].first;
   std::vector<char> drop(static_cast<size_t>(base_.num_rows), 0);
   for (int i = 0; i < n_; ++i) drop[static_cast<size_t>(u_row_ + i)] = 1;
-  const glmo_lp::UElimination elim(base_, u_var, drop);
+  const lp::UElimination elim(base_, u_var, drop);
   Eliminated& e = elim_;
   e.rows = elim.rows;
   e.row_of = elim.row_of;
@@ -545,7 +545,7 @@ void ColumnGeneration::build_base() {
   e.conv_row = e.row_of[static_cast<size_t>(conv_row_)];
   e.B = Eigen::MatrixXd::Zero(e.rows, n_);
   e.cu = Eigen::VectorXd::Zero(n_);
-  for (const glmo_lp::UElimination::UTerm& t : elim.uterms) {
+  for (const lp::UElimination::UTerm& t : elim.uterms) {
     if (t.row < e.rows)
       e.B(t.row, t.i) += t.coef;
     else
@@ -599,7 +599,7 @@ void ColumnGeneration::load_clp(const scfw::Vec& rhs, const scfw::Jacobian& V) {
     base_.row_lo[static_cast<size_t>(u_row_ + i)] = base_.row_up[static_cast<size_t>(u_row_ + i)] = rhs[i];
   lp_ = std::make_unique<ClpSimplex>();
   lp_->setLogLevel(0);
-  glmo_lp::load_clp(*lp_, base_);
+  lp::load_clp(*lp_, base_);
   lp_->setLogLevel(0);
   // No scaling: the master is small and well scaled, and with Clp's scaling the warm-started
   // primal sometimes stopped "optimal" on the scaled problem while a new column still had a
@@ -630,13 +630,13 @@ bool ColumnGeneration::solve_master(long& simplex_iterations, double& value) {
   if (dense_live_) {
     // Enough pivots for any sane master; beyond it the solve is redone with Clp.
     const long limit = max_pivots_ > 0 ? max_pivots_ : 50L * (dm_.rows() + dm_.columns()) + 1000;
-    const scfw_cg::DenseMaster::Status st = dm_.solve(limit);
+    const lp::DenseMaster::Status st = dm_.solve(limit);
     simplex_iterations += dm_.pivots();
-    if (st == scfw_cg::DenseMaster::Status::infeasible)
-      throw scfw::Error(glmo_lp::infeasible_lp_message("column_generation", "the restricted master LP"));
-    if (st == scfw_cg::DenseMaster::Status::unbounded)
+    if (st == lp::DenseMaster::Status::infeasible)
+      throw scfw::Error(lp::infeasible_lp_message("column_generation", "the restricted master LP"));
+    if (st == lp::DenseMaster::Status::unbounded)
       throw scfw::Error("column_generation: the restricted master LP is unbounded (the outer function's model is unbounded below)");
-    if (st == scfw_cg::DenseMaster::Status::failed) return false;
+    if (st == lp::DenseMaster::Status::failed) return false;
     value = dm_.objective() + dense_constant_;
     return true;
   }
@@ -644,7 +644,7 @@ bool ColumnGeneration::solve_master(long& simplex_iterations, double& value) {
   clp_start_ = 1 | 2;
   simplex_iterations += lp_->numberIterations();
   const int status = lp_->status();
-  if (status == 1) throw scfw::Error(glmo_lp::infeasible_lp_message("column_generation", "the restricted master LP"));
+  if (status == 1) throw scfw::Error(lp::infeasible_lp_message("column_generation", "the restricted master LP"));
   if (status == 2) throw scfw::Error("column_generation: the restricted master LP is unbounded (the outer function's model is unbounded below)");
   if (status != 0)
     throw scfw::Error("column_generation: the restricted master LP solve failed (Clp status " + std::to_string(status) + ")");
@@ -684,7 +684,7 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
   // it is, never densified.
   const scfw::Jacobian& V = Vj;
   if (!outer_) throw scfw::Error("column_generation: solve() called before setup()");
-  glmo_lp::check_solve_sizes("column_generation", z, V, y, n_, d_);
+  lp::check_solve_sizes("column_generation", z, V, y, n_, d_);
   if (mode_ == Mode::Undecided) decide_mode(V);
   const bool compact = mode_ == Mode::Compact;
   if (compact) {

@@ -1,75 +1,27 @@
 // GLMO `dense_simplex`: x_{k+1} in argmin_{x in X} F(z_k + V_k (x - y_k), x)  (paper, Alg. 1
-// line 7) as one small dense LP, solved exactly by a bounded dual simplex that keeps its basis from
-// one solve to the next (docs/design.md, "The GLMO model"; docs/performance.md, "GLMO").
+// line 7) as one small dense LP, solved exactly by a bounded dual simplex that keeps its basis
+// from one solve to the next (docs/design.md, "The LP engine").
 //
-// Formulation. The model is the one the `clp` GLMO builds (domain rows, outer epigraph rows, the
-// outer objective; both through the GLMO plugins' LP layer, plugins/glmo/lp/glmo_lp.hpp), except
-// that the n free variables u are eliminated: every occurrence of u_i in a row or in the
-// objective is replaced by
-//     u_i = z_i + V_i (x - y) = g_i + sum_v W_iv var_v,   g = z - V (y - c),  W = V A
-// (x_j = c_j + sum_v A_jv var_v is the domain's expression for x). The u's are free and defined by
-// equalities, so the substitution is exact. It removes n rows and n columns: the Task 1 LP
-// (max over the l1 ball, n = 10, d = 100) becomes 11 rows x 201 columns (instead of 21 x 211),
-// and the basis to factorize is 11 x 11. Only the rows (and objective) that mentioned some u
-// change with (z, V, y): they are rebuilt per solve from a stored static part plus B * W, where B
-// holds the u coefficients of those rows; their bounds shift by B g.
+// Formulation: the model every GLMO builds (plugins/lp/glmo_lp.hpp) with the n free u
+// substituted out, u_i = g_i + sum_v W_iv var_v (g = z - V (y - c), W = V A, x = c + A var): n
+// rows and n columns fewer (the Task 1 LP, max over the l1 ball at n = 10, d = 100, is 11 rows x
+// 201 columns). Only the rows (and the objective) that mentioned some u change with (z, V, y):
+// each solve writes them from a stored static part plus B W (B their u coefficients) and shifts
+// their bounds by B g. The rows and the cost are one dense row-major (m + 1) x ns array; row r
+// has the logical s_r = a_r^T v with the row's bounds. build() reads V's rows contiguously over
+// the x terms cut into strided runs (the l1 ball's p_j, q_j written as pairs, two columns per
+// SSE2 step), and g runs four rows side by side, each its own sequential sum: every per-solve
+// quantity has one fixed order of operations.
 //
-// Storage: the rows and the cost as one dense row-major (m + 1) x ns array. Every row r gets a
-// logical variable s_r = a_r^T v with the row's bounds, so the system is [A  -I] (v, s) = 0 with
-// bounds on every variable (free, one-sided, boxed or fixed).
-//
-// Why the dual simplex: the variables of these LPs are mostly boxed (p, q in [0, tau] for the l1
-// ball, [lo, hi] for a box), so after (z, V) moves a stale optimal basis is made dual feasible
-// simply by moving each boxed nonbasic variable to the bound its reduced cost asks for; the
-// dual simplex then restores primal feasibility, usually in 0 to a few pivots, and its bound-
-// flipping ratio test flips boxed variables instead of pivoting on them. Non-boxed variables whose
-// reduced cost has the wrong sign (the epigraph variable t, one-sided row slacks) get a temporary
-// artificial ("fake") bound at distance M, as Clp does; at the end no nonbasic variable may sit at
-// a fake bound (otherwise M grows, or a primal ray proves the LP unbounded) and the fake bounds are
-// dropped.
-//
-// Basis and factorization. The basis (which variables are basic, and where each nonbasic one
-// sits) is kept between solves: that is the warm start. The basis matrix itself changes at every
-// solve (its columns hold V), so it is refactorized at the start of each solve: an explicit dense
-// inverse by Gauss-Jordan with partial pivoting (2 m^3 flops, about 2700 for m = 11; the kernel's
-// DenseInverse, plugins/glmo/lp/dense_kernel.hpp). A singular basis (V = 0, duplicate rows of
-// V) is repaired by swapping the rejected columns for the logicals of the uncovered rows. During
-// a solve the inverse is updated in product form (m^2 per pivot) and refactorized every
-// kRefactorEvery pivots. Pricing: exact dual steepest edge (the row norms of the
-// explicit inverse cost m^2). Ratio test: Harris two-pass with bound flipping (the candidates
-// are ordered through a binary heap only when the smallest ratio's candidate is flipped).
-// Building the rows that mention u runs over the x terms cut into strided runs (one per lane of
-// p's or q's for the l1 ball), so V's rows are read contiguously; two runs of stride 2 over the
-// same x_j's in adjacent columns (the l1 ball's p_j, q_j) are written as pairs, two columns per
-// SSE2 step. g = z - V (y - c) runs four rows side by side, each its own sequential sum.
-// Everything per solve is computed in one fixed order, so the iterates do not depend on the
-// grouping (docs/performance.md, "Task 1 at issue #13's target").
-//
-// Anti-cycling: after kDegenerateRun consecutive degenerate pivots (dual step 0) the solve switches
-// to Bland's rule (leaving: the infeasible basic variable of smallest index; entering: smallest
-// index among the minimum ratios; no Harris slack, no bound flipping), which cannot cycle.
-//
-// Exactness: the solve ends only when x_B recomputed from the inverse shows primal feasibility
-// (1e-9, relative to the bound) and the reduced costs dual feasibility (1e-9), with no fake
-// bound left. Each solve starts from a fresh factorization; when the dual simplex then ends
-// after at most kTrustUpdates product-form updates, all with |alpha_rq| >= kTrustPivotRatio
-// max_i |alpha_iq| (and every row/column pivot element agreeing to 1e-7), the check runs on the
-// updated inverse and the pivot-updated reduced costs; otherwise, or if that check fails, a
-// fresh refactorization with x_B and the reduced costs recomputed from scratch decides, and the
-// solve continues from there. If that does not settle within kMaxRounds
-// rounds or the pivot limit, or a status is ambiguous (infeasibility only through fake bounds),
-// the LP is solved cold with Clp (linked directly) as a last resort.
-//
-// Allocation: solve() allocates nothing on its normal path: every buffer is sized in setup().
-// The Clp paths (cross_check, last-resort fallback) build a fresh Clp model and do allocate.
+// Allocation: solve() allocates nothing on its normal path (every buffer is sized in setup());
+// the Clp paths (cross_check, the last-resort fallback) do.
 #include <scfw/scfw.hpp>
-
-#include <ClpSimplex.hpp>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>  // build(): the l1 ball's column pairs, two lanes rounded as doubles
 #endif
 
+#include "cold_clp.hpp"
 #include "dense_kernel.hpp"
 #include "glmo_lp.hpp"
 
@@ -83,16 +35,8 @@
 
 namespace {
 
-namespace glmo_lp = scfw::glmo_lp;
-using glmo_lp::kDualTol;    // dual feasibility of reduced costs
-using glmo_lp::kPivotTol;   // smallest |alpha_rj| accepted as a pivot in the ratio test
-using glmo_lp::kPrimalTol;  // primal feasibility, relative to max(1, |bound|)
-constexpr int kRefactorEvery = 40;    // product-form updates between refactorizations
-constexpr int kDegenerateRun = 30;    // consecutive degenerate pivots before Bland's rule
-constexpr int kMaxRounds = 12;        // refactorize/verify rounds per solve before the fallback
-constexpr int kMaxEscalations = 3;    // fake-bound growths (x100 each) before the fallback
-constexpr int kTrustUpdates = 12;     // at most this many updates: no verifying refactorization
-constexpr double kTrustPivotRatio = 1e-3;  // ... and every pivot |alpha_rq| >= this * max |alpha_iq|
+namespace lp = scfw::lp;
+constexpr lp::Settings kSet = lp::kDenseSimplexSettings;  // tolerances and intervals
 
 enum Status : signed char { kBasic = -1, kAtLower = 0, kAtUpper = 1, kAtZero = 2 };
 enum FakeBits : unsigned char { kFakeLower = 1, kFakeUpper = 2 };
@@ -145,9 +89,9 @@ class DenseSimplexGlmo final : public scfw::Glmo {
 
  private:
   // --- the LP -------------------------------------------------------------------------------
-  void build_xterms(const glmo_lp::UElimination& elim);
-  void build_static(const glmo_lp::UElimination& elim);
-  void init_bounds(const glmo_lp::UElimination& elim);
+  void build_xterms(const lp::UElimination& elim);
+  void build_static(const lp::UElimination& elim);
+  void init_bounds(const lp::UElimination& elim);
   void size_work();
   void build(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y);
   void compute_g(const scfw::Vec& z, const scfw::Mat& V);
@@ -191,13 +135,6 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   Round accept_optimal();
   scfw::GlmoResult fallback_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
                                   scfw::Vec& x, long pivots);
-  void check_with_clp(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
-                      double value) const;
-
-  // --- Clp (cross_check and last-resort fallback) -----------------------------------------
-  // Solves the model with its explicit u variables, cold. Returns Clp's status; fills x, value.
-  int clp_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x,
-                double& value, long& iterations) const;
 
   int max_rows_ = 100;
   int max_columns_ = 1500;
@@ -211,7 +148,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   // Static LP data.
   std::vector<double> S_;  // (m + 1) x ns static coefficients; row m is the cost
   std::vector<double> A_;  // (m + 1) x ns current coefficients
-  using UTerm = glmo_lp::UElimination::UTerm;  // row m: the objective
+  using UTerm = lp::UElimination::UTerm;  // row m: the objective
   std::vector<UTerm> uterms_;
   std::vector<int> dyn_rows_;  // rows (and m for the cost) that mention some u
   struct XTerm {
@@ -253,7 +190,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   int escalations_ = 0;
 
   // Factorization and work arrays (sized in setup()).
-  glmo_lp::DenseInverse inv_;
+  lp::DenseInverse inv_;
   std::vector<double> rho_, alpha_, col_, w_, ydual_, ratio_;
   std::vector<int> cand_, flips_;
   std::vector<int> nz_;  // rows with a nonzero multiplier (pivot row, reduced costs)
@@ -263,11 +200,9 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   double min_pivot_ratio_ = 1.0;  // smallest |alpha_rq| / max_i |alpha_iq| since the factorization
 
   // The model with its u variables explicit (for Clp), the x-map.
-  glmo_lp::SparseLp lp_;
-  std::vector<int> u_var_;  // model variable of u_i
-  scfw::Expr objective_;
-  std::unique_ptr<glmo_lp::XMap> xmap_;
-  std::unique_ptr<glmo_lp::XByVariable> xvar_;
+  lp::SparseLp lp_;
+  std::unique_ptr<lp::XMap> xmap_;
+  std::unique_ptr<lp::ColdClp> cold_;  // cross_check and the last-resort fallback
 };
 
 // The LP setup() would build, sized without building it: declined when the domain has no model,
@@ -303,17 +238,15 @@ bool DenseSimplexGlmo::supports(const scfw::OuterFunction& outer, const scfw::Do
 
 void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n,
                              int d) {
-  glmo_lp::GlmoModel g = glmo_lp::build_model("dense_simplex", outer, domain, n, d);
+  lp::GlmoModel g = lp::build_model("dense_simplex", outer, domain, n, d);
   n_ = n;
   d_ = d;
   if (!g.model.cones().empty())
     throw scfw::CapabilityError(
         "dense_simplex: the model has second-order cones, which this LP solver does not handle; "
         "use the clp GLMO");
-  u_var_ = g.u_var;
-  objective_ = g.objective;
-  lp_ = glmo_lp::SparseLp::from_model(g.model, g.objective);
-  const glmo_lp::UElimination elim(lp_, u_var_, {});
+  lp_ = lp::SparseLp::from_model(g.model, g.objective);
+  const lp::UElimination elim(lp_, g.u_var, {});
   ns_ = elim.columns;
   m_ = elim.rows;
   if (m_ > max_rows_)
@@ -326,8 +259,8 @@ void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
     throw scfw::CapabilityError("dense_simplex: the GLMO LP has " + std::to_string(ns_) +
                                 " columns, more than max_columns = " + std::to_string(max_columns_));
   nt_ = ns_ + m_;
-  xmap_ = std::make_unique<glmo_lp::XMap>(std::move(g.xs));
-  xvar_ = std::make_unique<glmo_lp::XByVariable>(*xmap_, lp_.num_vars);
+  cold_ = std::make_unique<lp::ColdClp>(g);
+  xmap_ = std::make_unique<lp::XMap>(std::move(g.xs));
   build_xterms(elim);
   build_static(elim);
   init_bounds(elim);
@@ -338,7 +271,7 @@ void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
 }
 
 // x_j = c_j + sum a v over the structural columns, and the same terms cut into strided runs.
-void DenseSimplexGlmo::build_xterms(const glmo_lp::UElimination& elim) {
+void DenseSimplexGlmo::build_xterms(const lp::UElimination& elim) {
   xterms_.clear();
   for (int j = 0; j < d_; ++j)
     for (const auto& [v, a] : xmap_->xs[static_cast<size_t>(j)].terms()) {
@@ -406,7 +339,7 @@ void DenseSimplexGlmo::build_xterms(const glmo_lp::UElimination& elim) {
 }
 
 // Static coefficients S (the rows and the cost without their u terms), the u terms, row bounds.
-void DenseSimplexGlmo::build_static(const glmo_lp::UElimination& elim) {
+void DenseSimplexGlmo::build_static(const lp::UElimination& elim) {
   S_.assign(static_cast<size_t>(m_ + 1) * static_cast<size_t>(ns_), 0.0);
   for (int v = 0; v < lp_.num_vars; ++v) {
     const int col = elim.col_of[static_cast<size_t>(v)];
@@ -428,7 +361,7 @@ void DenseSimplexGlmo::build_static(const glmo_lp::UElimination& elim) {
 }
 
 // Bounds of the structurals and logicals, and the scale of the fake bounds.
-void DenseSimplexGlmo::init_bounds(const glmo_lp::UElimination& elim) {
+void DenseSimplexGlmo::init_bounds(const lp::UElimination& elim) {
   lo_.assign(static_cast<size_t>(nt_), 0.0);
   up_.assign(static_cast<size_t>(nt_), 0.0);
   bound_scale_ = 1.0;
@@ -752,16 +685,16 @@ bool DenseSimplexGlmo::make_dual_feasible() {
     // right sign); only the rest read the bounds.
     const signed char sk = st[k];
     const double dk = dj[k];
-    if (sk == kBasic || (sk == kAtLower ? dk >= -kDualTol : sk == kAtUpper ? dk <= kDualTol
-                                                                          : std::abs(dk) <= kDualTol))
+    if (sk == kBasic || (sk == kAtLower ? dk >= -kSet.dual_tol : sk == kAtUpper ? dk <= kSet.dual_tol
+                                                                          : std::abs(dk) <= kSet.dual_tol))
       continue;
     if (lo_[k] == up_[k]) continue;  // fixed: any reduced cost is dual feasible
     const double old = x_[k];
     const double d = dj_[k];
-    if (d > kDualTol && stat_[k] != kAtLower) {
+    if (d > kSet.dual_tol && stat_[k] != kAtLower) {
       if (!std::isfinite(elo_[k])) set_fake(j, kFakeLower);
       stat_[k] = kAtLower;
-    } else if (d < -kDualTol && stat_[k] != kAtUpper) {
+    } else if (d < -kSet.dual_tol && stat_[k] != kAtUpper) {
       if (!std::isfinite(eup_[k])) set_fake(j, kFakeUpper);
       stat_[k] = kAtUpper;
     } else {
@@ -777,11 +710,11 @@ bool DenseSimplexGlmo::make_dual_feasible() {
 double DenseSimplexGlmo::infeasibility(int i, int* sigma) const {
   const size_t h = static_cast<size_t>(head_[static_cast<size_t>(i)]);
   const double v = x_[h];
-  if (v < elo_[h] - kPrimalTol * std::max(1.0, std::abs(elo_[h]))) {
+  if (v < elo_[h] - kSet.primal_tol * std::max(1.0, std::abs(elo_[h]))) {
     *sigma = 1;
     return elo_[h] - v;
   }
-  if (v > eup_[h] + kPrimalTol * std::max(1.0, std::abs(eup_[h]))) {
+  if (v > eup_[h] + kSet.primal_tol * std::max(1.0, std::abs(eup_[h]))) {
     *sigma = -1;
     return v - eup_[h];
   }
@@ -795,9 +728,9 @@ bool DenseSimplexGlmo::dual_feasible() const {
     const signed char s = stat_[k];
     if (s == kBasic || lo_[k] == up_[k]) continue;
     const double d = dj_[k];
-    if (s == kAtLower ? (d < -kDualTol || !std::isfinite(lo_[k]) || x_[k] != lo_[k])
-        : s == kAtUpper ? (d > kDualTol || !std::isfinite(up_[k]) || x_[k] != up_[k])
-                        : std::abs(d) > kDualTol)
+    if (s == kAtLower ? (d < -kSet.dual_tol || !std::isfinite(lo_[k]) || x_[k] != lo_[k])
+        : s == kAtUpper ? (d > kSet.dual_tol || !std::isfinite(up_[k]) || x_[k] != up_[k])
+                        : std::abs(d) > kSet.dual_tol)
       return false;
   }
   return true;
@@ -816,11 +749,11 @@ bool DenseSimplexGlmo::primal_feasible() const {
 bool DenseSimplexGlmo::unbounded_ray(int q) {
   const size_t k = static_cast<size_t>(q);
   const double dir = stat_[k] == kAtUpper ? 1.0 : -1.0;
-  if (dir * dj_[k] >= -kDualTol) return false;
+  if (dir * dj_[k] >= -kSet.dual_tol) return false;
   column(q, col_.data());
   for (int i = 0; i < m_; ++i) {
     const double dx = -col_[static_cast<size_t>(i)] * dir;
-    if (std::abs(dx) <= kPivotTol) continue;
+    if (std::abs(dx) <= kSet.pivot_tol) continue;
     const size_t h = static_cast<size_t>(head_[static_cast<size_t>(i)]);
     if (dx > 0.0 && std::isfinite(up_[h])) return false;
     if (dx < 0.0 && std::isfinite(lo_[h])) return false;
@@ -837,7 +770,7 @@ Loop DenseSimplexGlmo::dual_loop(long& pivots) {
   bool bland = false;
   for (;;) {
     if (pivots >= max_pivots) return Loop::kIterLimit;
-    if (updates_ >= kRefactorEvery) {
+    if (updates_ >= kSet.refactor_every) {
       if (!factorize()) return Loop::kRestart;
       compute_xb();
       compute_duals();
@@ -856,8 +789,8 @@ Loop DenseSimplexGlmo::dual_loop(long& pivots) {
 
     // Dual step: d_j += s sigma alpha_j; the leaving variable gets d_p = sigma s.
     const double s = std::abs(dj_[static_cast<size_t>(q)]) / std::abs(alpha_[static_cast<size_t>(q)]);
-    if (s <= 1e-12) {
-      if (++degenerate >= kDegenerateRun) bland = true;
+    if (s <= kSet.degenerate_step) {
+      if (++degenerate >= kSet.degenerate_run) bland = true;
     } else {
       degenerate = 0;
     }
@@ -948,9 +881,9 @@ int DenseSimplexGlmo::collect_candidates(int sigma) {
   for (int j = 0; j < nt_; ++j) {
     const signed char s = st[j];
     const double a = sig * alpha[j];
-    const bool moves = s == kAtLower ? a < -kPivotTol
-                       : s == kAtUpper ? a > kPivotTol
-                                       : (s == kAtZero && std::abs(a) > kPivotTol);
+    const bool moves = s == kAtLower ? a < -kSet.pivot_tol
+                       : s == kAtUpper ? a > kSet.pivot_tol
+                                       : (s == kAtZero && std::abs(a) > kSet.pivot_tol);
     if (!moves || elo[j] == eup[j]) continue;
     const double rj = std::abs(dj[j]) / std::abs(alpha[j]);
     ratio[j] = rj;
@@ -1020,7 +953,7 @@ int DenseSimplexGlmo::bound_flipping_ratio_test(int nc, double delta, int& nflip
   if (!heaped) {  // plain Harris two-pass over all candidates
     for (int c = 0; c < hn; ++c) {
       const int j = heap[c];
-      tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(alpha[j]));
+      tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kSet.dual_tol) / std::abs(alpha[j]));
     }
     for (int c = 0; c < hn; ++c) {
       const int j = heap[c];
@@ -1030,7 +963,7 @@ int DenseSimplexGlmo::bound_flipping_ratio_test(int nc, double delta, int& nflip
   }
   while (hn > 0 && ratio[heap[0]] <= tmax) {
     const int j = heap[0];
-    tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kDualTol) / std::abs(alpha[j]));
+    tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kSet.dual_tol) / std::abs(alpha[j]));
     order_[static_cast<size_t>(no++)] = j;
     std::pop_heap(heap, heap + hn, later);
     --hn;
@@ -1056,7 +989,7 @@ Loop DenseSimplexGlmo::no_entering(int p, int sigma) {
     return Loop::kAmbiguous;
   for (int j = 0; j < nt_; ++j)
     if (fake_[static_cast<size_t>(j)] && stat_[static_cast<size_t>(j)] != kBasic &&
-        std::abs(alpha_[static_cast<size_t>(j)]) > kPivotTol)
+        std::abs(alpha_[static_cast<size_t>(j)]) > kSet.pivot_tol)
       return Loop::kAmbiguous;
   if (updates_ > 0) {  // confirm with a fresh factorization
     factorize();
@@ -1111,7 +1044,7 @@ bool DenseSimplexGlmo::primal_step(int q, int r, int sigma) {
   const size_t pk = static_cast<size_t>(head_[static_cast<size_t>(r)]);
   column(q, col_.data());
   const double arq = col_[static_cast<size_t>(r)];
-  if (std::abs(arq - alpha_[qk]) > 1e-7 * (1.0 + std::abs(arq)) || std::abs(arq) <= kPivotTol * 1e-3)
+  if (std::abs(arq - alpha_[qk]) > kSet.pivot_agreement * (1.0 + std::abs(arq)) || std::abs(arq) <= kSet.pivot_tol * 1e-3)
     return false;
   {
     double cmax = 0.0;
@@ -1132,46 +1065,17 @@ bool DenseSimplexGlmo::primal_step(int q, int r, int sigma) {
   return true;
 }
 
-int DenseSimplexGlmo::clp_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
-                                scfw::Vec& x, double& value, long& iterations) const {
-  // The model's rows, then u_i - sum_v W_iv var_v = z_i - V_i (y - c), W = V A.
-  glmo_lp::SparseLp lp = lp_;
-  const glmo_lp::XByVariable& a = *xvar_;
-  std::vector<std::pair<int, double>> terms;
-  for (int i = 0; i < n_; ++i) {
-    double rhs = z[i];
-    for (int j = 0; j < d_; ++j) rhs -= V(i, j) * (y[j] - xmap_->c[static_cast<size_t>(j)]);
-    terms.assign(1, {u_var_[static_cast<size_t>(i)], 1.0});
-    for (int k = 0; k < a.size(); ++k) terms.emplace_back(a.var[static_cast<size_t>(k)], -a.w(V, i, k));
-    std::sort(terms.begin(), terms.end());
-    lp.add_row(terms, rhs, rhs);
-  }
-  ClpSimplex clp;
-  clp.setLogLevel(0);
-  glmo_lp::load_clp(clp, lp);
-  clp.setLogLevel(0);
-  clp.dual();
-  const int status = clp.status();
-  iterations = clp.numberIterations();
-  if (status == 0) {
-    const std::span<const double> values(clp.primalColumnSolution(), static_cast<size_t>(lp.num_vars));
-    xmap_->evaluate(values, x);
-    value = objective_.evaluate(values);
-  }
-  return status;
-}
-
 scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj,
                                          const scfw::Vec& y, scfw::Vec& x) {
   // A small LP's dense solver: a sparse V is densified by the host (accepts_sparse() is false).
   const scfw::Mat& V = Vj.dense();
   if (m_ == 0 && ns_ == 0) throw scfw::Error("dense_simplex: solve() called before setup()");
-  glmo_lp::check_solve_sizes("dense_simplex", z, V, y, n_, d_);
+  lp::check_solve_sizes("dense_simplex", z, V, y, n_, d_);
   ++solves_;
   build(z, V, y);
   // Fake bounds start from scratch at every solve: the basis is kept, the artificial bounds not.
   clear_fakes();
-  fake_m_ = 1e6 * bound_scale_;
+  fake_m_ = kSet.artificial_bound * bound_scale_;
   escalations_ = 0;
 
   long pivots = 0;
@@ -1187,15 +1091,15 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
   result.value = value;
   result.lower_bound = value;
   result.iterations = pivots;
-  if (cross_check_) check_with_clp(z, V, y, value);
+  if (cross_check_) cold_->check("dense_simplex", solves_, value, z, V, y);
   return result;
 }
 
 // Rounds of (fresh factorization, dual simplex) until a verified optimum: true; false when the
 // solve must fall back to Clp (pivot limit, fake bounds that keep binding, no verified optimum
-// within kMaxRounds). Throws when the LP is infeasible or unbounded.
+// within kSet.max_rounds). Throws when the LP is infeasible or unbounded.
 bool DenseSimplexGlmo::run_rounds(long& pivots) {
-  for (int round = 0; round < kMaxRounds; ++round) {
+  for (int round = 0; round < kSet.max_rounds; ++round) {
     factorize();
     for (int j = 0; j < nt_; ++j)
       if (stat_[static_cast<size_t>(j)] != kBasic) place_nonbasic(j);
@@ -1212,9 +1116,9 @@ bool DenseSimplexGlmo::run_rounds(long& pivots) {
       case Loop::kIterLimit:
         return false;
       case Loop::kInfeasible:
-        throw scfw::Error(glmo_lp::infeasible_lp_message("dense_simplex", "the GLMO LP"));
+        throw scfw::Error(lp::infeasible_lp_message("dense_simplex", "the GLMO LP"));
       case Loop::kAmbiguous:
-        if (escalations_ >= kMaxEscalations) return false;
+        if (escalations_ >= kSet.max_escalations) return false;
         escalate();
         break;
       case Loop::kOptimal: {
@@ -1242,7 +1146,7 @@ DenseSimplexGlmo::Round DenseSimplexGlmo::accept_optimal() {
     }
   }
   if (at_fake) {
-    if (escalations_ >= kMaxEscalations) return Round::kFallback;
+    if (escalations_ >= kSet.max_escalations) return Round::kFallback;
     escalate();
     return Round::kAgain;
   }
@@ -1253,7 +1157,7 @@ DenseSimplexGlmo::Round DenseSimplexGlmo::accept_optimal() {
   // moved by an exact multiple of its pivot-row entry, checked against the column); both
   // are checked against the real bounds. Otherwise, or if a check fails, the next round
   // verifies with a fresh factorization.
-  if (updates_ <= kTrustUpdates && min_pivot_ratio_ >= kTrustPivotRatio) {
+  if (updates_ <= kSet.trust_updates && min_pivot_ratio_ >= kSet.update_pivot_ratio) {
     compute_xb();
     if (primal_feasible() && dual_feasible()) return Round::kDone;
   }
@@ -1264,40 +1168,13 @@ DenseSimplexGlmo::Round DenseSimplexGlmo::accept_optimal() {
 scfw::GlmoResult DenseSimplexGlmo::fallback_solve(const scfw::Vec& z, const scfw::Mat& V,
                                                   const scfw::Vec& y, scfw::Vec& x, long pivots) {
   ++fallbacks_;
-  long iters = 0;
-  double value = 0.0;
-  const int status = clp_solve(z, V, y, x, value, iters);
   reset_basis();
-  if (status == 1) throw scfw::Error(glmo_lp::infeasible_lp_message("dense_simplex", "the GLMO LP"));
-  if (status == 2) throw scfw::Error("dense_simplex: the GLMO LP is unbounded");
-  if (status != 0)
-    throw scfw::Error("dense_simplex: the GLMO LP solve failed (Clp status " +
-                      std::to_string(status) + ")");
+  const lp::ColdClp::Result cold = cold_->solve_or_throw("dense_simplex", z, V, y, x);
   scfw::GlmoResult result;
-  result.value = value;
-  result.lower_bound = value;
-  result.iterations = pivots + iters;
+  result.value = cold.value;
+  result.lower_bound = cold.value;
+  result.iterations = pivots + cold.iterations;
   return result;
-}
-
-// `cross_check`: the same LP solved by Clp must have the same optimal value (relative 1e-9).
-void DenseSimplexGlmo::check_with_clp(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
-                                      double value) const {
-  scfw::Vec xr(d_);
-  double ref = 0.0;
-  long iters = 0;
-  const int status = clp_solve(z, V, y, xr, ref, iters);
-  char buf[200];
-  if (status != 0) {
-    std::snprintf(buf, sizeof buf, "dense_simplex %.17g, Clp status %d", value, status);
-    throw scfw::Error("dense_simplex: disagrees with Clp at solve " + std::to_string(solves_) +
-                      ": " + buf);
-  }
-  if (std::abs(value - ref) > 1e-9 * std::max(1.0, std::abs(ref))) {
-    std::snprintf(buf, sizeof buf, "dense_simplex %.17g, Clp %.17g", value, ref);
-    throw scfw::Error("dense_simplex: disagrees with Clp at solve " + std::to_string(solves_) +
-                      ": " + buf);
-  }
 }
 
 void register_components(scfw::Registrar& r) {

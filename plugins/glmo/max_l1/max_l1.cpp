@@ -1,76 +1,44 @@
 // GLMO `max_l1`: x_{k+1} in argmin_{x in X} F(z_k + V_k (x - y_k), x)  (paper, Alg. 1 line 7) for
 // F(u) = max_i u_i over the l1 ball ||x||_1 <= r (Task 1), exactly, by a revised simplex on an LP
-// of n + 1 rows that keeps its basis from one solve to the next.
+// of n + 1 rows that keeps its basis from one solve to the next (docs/design.md, "The LP engine").
 //
 // The LP. With g = z - V y and x = p - q (p, q >= 0):
 //     min t   s.t.  t - V_i (p - q) - s_i = g_i   (i = 1..n),   sum_j (p_j + q_j) + s_0 = r,
 //                   p, q, s, s_0 >= 0,  t free.
-// The l1 ball's bounds p_j, q_j <= r are implied by the last row and left out. Its dual is
-//     max_{lambda in the simplex}  lambda^T g - r ||V^T lambda||_inf,
-// and with y = (lambda, -mu) the simplex multipliers of a basis, the reduced costs are
+// The l1 ball's bounds p_j, q_j <= r are implied by the last row and left out. With y = (lambda,
+// -mu) the simplex multipliers of a basis, the reduced costs are
 //     p_j: mu + (V^T lambda)_j,   q_j: mu - (V^T lambda)_j,   s_i: lambda_i,   s_0: mu,
-// so pricing every column is one pass of V^T lambda over the d columns of V (n d multiply-adds),
-// and the basis matrix is (n + 1) x (n + 1): the columns of t (kept basic: it is free), of the
-// basic p_j / q_j (-/+ V's column j over a 1) and of the basic slacks (unit columns). At an
-// optimum at most n of the 2 d coordinates' columns are basic: this is the "active set" (the
-// coordinates of x that are nonzero and their signs) and the rows at the max (the nonbasic s_i).
+// so pricing every column is one pass of V^T lambda (n d multiply-adds), and the basis matrix is
+// (n + 1) x (n + 1): t (kept basic: it is free), the basic p_j / q_j (-/+ V's column j over a 1)
+// and the basic slacks (unit columns).
 //
-// A solve: g = z - V y, then from the kept basis, rounds of (x_B, the multipliers, the reduced
-// costs of every column, all through the factorization of the basis matrix) until x_B >= 0 and
-// every reduced cost >= 0 (1e-9, the tolerances of plugins/glmo/lp/dense_kernel.hpp). The first
-// round factorizes (LU with partial pivoting, 11 x 11 for Task 1: V moved every basic column);
-// each round that is not optimal makes one pivot, and the next round works on the factorization
-// updated in product form (one eta column alpha = B^{-1} a_q per pivot) when the pivot was well
-// conditioned (|alpha_r| >= kEtaPivotRatio max_i |alpha_i|; for a dual pivot also the row's and
-// the column's pivot elements equal to 1e-7) and fewer than kMaxEtas are kept, else on a fresh
-// factorization. A primal feasible basis takes a primal simplex pivot (Dantzig pricing, Harris
-// ratio test); a primal infeasible and dual feasible one a dual simplex pivot (the most negative
-// x_B leaves, Harris ratio test; reduced costs within the tolerance below 0 are shifted to 0 first,
-// which leaves x_B alone, and the shifts are dropped once the basis is primal feasible); one that
-// is neither a primal phase-1 pivot on the sum of the infeasibilities. The optimality test runs on
-// x_B and reduced costs recomputed from the factorization (fresh, or updated under the conditions
-// above, the rule dense_simplex trusts its updates by) and on unshifted costs. After
-// kDegenerateRun degenerate pivots in a row the solve uses Bland's rule. A singular basis matrix
-// (V = 0, equal columns of V), a pivot limit or a ratio test without a candidate restart the solve
-// from the slack basis (t on a row of the largest g_i, every other row's slack basic: primal
-// feasible, never singular) with Bland's rule; if that does not settle either, solve() throws.
+// setup() accepts the model every GLMO builds (plugins/lp/glmo_lp.hpp) only when it is exactly
+// this LP: the objective one free variable t, n rows t - u_i >= 0, one row sum of 2 d variables
+// with coefficient 1 <= r, x_j = p_j - q_j with p_j, q_j in [0, >= r]; anything else is declined
+// with the first difference found. At a tie it may return another optimal vertex than
+// dense_simplex (the same value to 1e-9), so it is chosen by a "glmo" block only.
 //
-// Model. setup() builds the model every LP GLMO builds (plugins/glmo/lp/glmo_lp.hpp) and accepts
-// it only when it is exactly this LP: the objective one free variable t, n rows t - u_i >= 0, one
-// row sum of 2 d variables with coefficient 1 <= r, x_j = p_j - q_j with p_j, q_j in [0, >= r].
-// The shipped `max` over the shipped `l1_ball` is that model; anything else is declined by
-// supports() and setup() with the first difference found.
-//
-// Bits. g, the factorization and the pricing are not dense_simplex's arithmetic, and at a tie
-// the two can return different optimal vertices: the optimal values agree (1e-9 relative, tests/
-// test_max_l1.cpp) but the iterates do not match dense_simplex's bitwise, so max_l1 is chosen by a
-// "glmo" block only; the automatic choice keeps dense_simplex.
-//
-// Allocation: solve() allocates nothing (every buffer is sized in setup()).
+// Allocation: solve() allocates nothing on its normal path (every buffer is sized in setup()).
 #include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include "dense_kernel.hpp"
+#include "cold_clp.hpp"
 #include "glmo_lp.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 namespace {
 
-namespace glmo_lp = scfw::glmo_lp;
-using glmo_lp::kDualTol;
-using glmo_lp::kPivotTol;
-using glmo_lp::kPrimalTol;
-using glmo_lp::kSingularTol;
-constexpr int kDegenerateRun = 30;  // degenerate pivots in a row before Bland's rule
-constexpr int kMaxEtas = 12;        // product-form updates before a refactorization
-constexpr double kEtaPivotRatio = 1e-3;  // an update needs |alpha_r| >= this * max_i |alpha_i|
+namespace lp = scfw::lp;
+constexpr lp::Settings kSet = lp::kMaxL1Settings;  // tolerances and intervals
 
 // What the model must be; the first difference found, "" when it is the max-over-l1 LP.
 struct Shape {
@@ -79,7 +47,7 @@ struct Shape {
   std::vector<int> p_var, q_var;  // x_j = p_j - q_j
 };
 
-Shape recognize(const glmo_lp::GlmoModel& gm, int n, int d) {
+Shape recognize(const lp::GlmoModel& gm, int n, int d) {
   Shape s;
   const scfw::Model& m = gm.model;
   if (!m.cones().empty()) {
@@ -178,7 +146,10 @@ Shape recognize(const glmo_lp::GlmoModel& gm, int n, int d) {
 
 class MaxL1Glmo final : public scfw::Glmo {
  public:
-  MaxL1Glmo(const scfw::Params& p, const scfw::Context&) { max_outputs_ = p.get<int>("max_outputs"); }
+  MaxL1Glmo(const scfw::Params& p, const scfw::Context&) {
+    max_outputs_ = p.get<int>("max_outputs");
+    cross_check_ = p.get<bool>("cross_check");
+  }
 
   bool supports(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
                 std::string* why) const override {
@@ -195,6 +166,8 @@ class MaxL1Glmo final : public scfw::Glmo {
     if (m_ == 0) return s + "not set up)";
     s += "LP " + std::to_string(m_) + " rows x " + std::to_string(nc_ - 1) + " columns and t";
     if (cold_ > 0) s += "; " + std::to_string(cold_) + " solve(s) restarted from the slack basis";
+    if (cross_check_) s += "; cross-checked against Clp at every solve";
+    if (fallbacks_ > 0) s += "; " + std::to_string(fallbacks_) + " solve(s) fell back to Clp";
     return s + ")";
   }
 
@@ -231,7 +204,7 @@ class MaxL1Glmo final : public scfw::Glmo {
 
  private:
   std::string decline_reason(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
-                             Shape* out) const;
+                             Shape* out, lp::GlmoModel* model = nullptr) const;
   void set_head(const int* head);
   void cold_basis();
   // The LP's column c as a dense m-vector.
@@ -244,6 +217,9 @@ class MaxL1Glmo final : public scfw::Glmo {
   int solve_from_basis(bool bland, long& pivots, long limit);
 
   int max_outputs_ = 100;
+  bool cross_check_ = false;
+  long fallbacks_ = 0;
+  std::unique_ptr<lp::ColdClp> clp_;  // cross_check and the last-resort fallback
   int n_ = 0, d_ = 0, m_ = 0, nc_ = 0, col_t_ = 0;
   double radius_ = 0.0;
   long solves_ = 0, cold_ = 0;
@@ -262,22 +238,25 @@ class MaxL1Glmo final : public scfw::Glmo {
 };
 
 std::string MaxL1Glmo::decline_reason(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
-                                      Shape* out) const {
+                                      Shape* out, lp::GlmoModel* model) const {
   if (!domain.has_model()) return "max_l1: the domain has no LP model (X is not the l1 ball)";
   if (n > max_outputs_)
     return "max_l1: " + std::to_string(n) + " outputs, more than max_outputs = " + std::to_string(max_outputs_) +
            " (the basis matrix is (n + 1) x (n + 1), factorized at least once per solve)";
-  const glmo_lp::GlmoModel gm = glmo_lp::build_model("max_l1", outer, domain, n, d);
+  lp::GlmoModel gm = lp::build_model("max_l1", outer, domain, n, d);
   Shape s = recognize(gm, n, d);
   if (!s.problem.empty()) return "max_l1: the GLMO LP is not max_i u_i over the l1 ball: " + s.problem;
   if (out) *out = std::move(s);
+  if (model) *model = std::move(gm);
   return {};
 }
 
 void MaxL1Glmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) {
   Shape s;
-  const std::string why = decline_reason(outer, domain, n, d, &s);
+  lp::GlmoModel gm;
+  const std::string why = decline_reason(outer, domain, n, d, &s, &gm);
   if (!why.empty()) throw scfw::CapabilityError(why);
+  clp_ = std::make_unique<lp::ColdClp>(gm);
   n_ = n;
   d_ = d;
   m_ = n + 1;
@@ -300,13 +279,13 @@ void MaxL1Glmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& doma
   col_.assign(m, 0.0);
   tmp_.assign(m, 0.0);
   colmax_.assign(m, 1.0);
-  eta_.assign(m * static_cast<size_t>(kMaxEtas), 0.0);
-  eta_row_.assign(static_cast<size_t>(kMaxEtas), 0);
+  eta_.assign(m * static_cast<size_t>(kSet.refactor_every), 0.0);
+  eta_row_.assign(static_cast<size_t>(kSet.refactor_every), 0);
   dj_.assign(static_cast<size_t>(nc_), 0.0);
   shift_.assign(static_cast<size_t>(nc_), 0.0);
   cold_basis();  // a valid basis until the first solve replaces it by the slack basis for its g
   fresh_ = true;
-  solves_ = cold_ = 0;
+  solves_ = cold_ = fallbacks_ = 0;
 }
 
 void MaxL1Glmo::set_head(const int* head) {
@@ -351,7 +330,7 @@ void MaxL1Glmo::column(int c, double* a) const {
 }
 
 // LU of the basis matrix with partial pivoting, row-major in lu_: P B = L U, B written straight
-// from the basic columns. False when a pivot is below kSingularTol times the largest entry of
+// from the basic columns. False when a pivot is below kSet.singular_tol times the largest entry of
 // its column of B (every column has an entry of magnitude 1, so that is at least 1).
 bool MaxL1Glmo::factorize() {
   const int m = m_;
@@ -391,7 +370,7 @@ bool MaxL1Glmo::factorize() {
         p = r;
       }
     }
-    if (!(best > kSingularTol * colmax_[static_cast<size_t>(k)])) return false;
+    if (!(best > kSet.singular_tol * colmax_[static_cast<size_t>(k)])) return false;
     if (p != k) {
       std::swap_ranges(a + static_cast<size_t>(k) * M, a + static_cast<size_t>(k + 1) * M, a + static_cast<size_t>(p) * M);
       std::swap(perm_[static_cast<size_t>(k)], perm_[static_cast<size_t>(p)]);
@@ -471,13 +450,13 @@ void MaxL1Glmo::compute_xb() {
 
 // y = B^{-T} c_B (c: 1 on t, plus the shifts; phase 1: -1 on the negative basics), lambda =
 // y_0..n-1, mu = -y_n, and the reduced cost of every nonbasic column (0 for the basic ones).
-// Returns the most negative reduced cost's column below -kDualTol, -1 when there is none (the
+// Returns the most negative reduced cost's column below -kSet.dual_tol, -1 when there is none (the
 // pass that writes them finds it; a basic column found there, whose reduced cost is rounding,
 // sends the choice through a scan of the nonbasic ones).
 int MaxL1Glmo::compute_duals(bool phase1) {
   for (int r = 0; r < m_; ++r) {
     const int c = head_[static_cast<size_t>(r)];
-    if (phase1) yv_[static_cast<size_t>(r)] = c != col_t_ && xb_[static_cast<size_t>(r)] < -kPrimalTol ? -1.0 : 0.0;
+    if (phase1) yv_[static_cast<size_t>(r)] = c != col_t_ && xb_[static_cast<size_t>(r)] < -kSet.primal_tol ? -1.0 : 0.0;
     else yv_[static_cast<size_t>(r)] = (c == col_t_ ? 1.0 : 0.0) + shift_[static_cast<size_t>(c)];
   }
   btran(yv_.data());
@@ -488,7 +467,7 @@ int MaxL1Glmo::compute_duals(bool phase1) {
   double* dq = dj_.data() + d_;
   const double* w = w_.data();
   int enter = -1;
-  double dmin = -kDualTol;
+  double dmin = -kSet.dual_tol;
   // p_j: (shift + mu) + w_j, q_j: (shift + mu) - w_j; without shifts the base is mu itself (the
   // common case, kept free of the shift loads by the compile-time flag).
   const auto price = [&](auto shifted) {
@@ -533,7 +512,7 @@ int MaxL1Glmo::compute_duals(bool phase1) {
   }
   if (!enter_basic) return enter;
   enter = -1;
-  dmin = -kDualTol;
+  dmin = -kSet.dual_tol;
   for (int c = 0; c < nc_ - 1; ++c)
     if (dj_[static_cast<size_t>(c)] < dmin) {
       dmin = dj_[static_cast<size_t>(c)];
@@ -557,11 +536,11 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
     const int tpos = pos_[static_cast<size_t>(col_t_)];
     // The most negative basic value (t excluded: free); Bland: the first basic index below 0.
     int leave = -1;
-    double worst = -kPrimalTol;
+    double worst = -kSet.primal_tol;
     for (int r = 0; r < m_; ++r) {
       if (r == tpos) continue;
       const double v = xb_[static_cast<size_t>(r)];
-      if (bland ? (v < -kPrimalTol && (leave < 0 || head_[static_cast<size_t>(r)] < head_[static_cast<size_t>(leave)]))
+      if (bland ? (v < -kSet.primal_tol && (leave < 0 || head_[static_cast<size_t>(r)] < head_[static_cast<size_t>(leave)]))
                 : v < worst) {
         worst = v;
         leave = r;
@@ -576,7 +555,7 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
     auto price = [&](int candidate) -> int {
       if (!bland) return candidate;
       int enter = -1;
-      double dmin = -kDualTol;
+      double dmin = -kSet.dual_tol;
       for (int c = 0; c < nc_ - 1; ++c) {
         const double dc = dj_[static_cast<size_t>(c)];
         if (dc < dmin) {
@@ -604,8 +583,8 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
         if (r == tpos) continue;
         const double a = col_[static_cast<size_t>(r)], v = xb_[static_cast<size_t>(r)];
         double ratio;
-        if (v >= -kPrimalTol && a > kPivotTol) ratio = std::max(0.0, v) / a;
-        else if (v < -kPrimalTol && a < -kPivotTol) ratio = v / a;
+        if (v >= -kSet.primal_tol && a > kSet.pivot_tol) ratio = std::max(0.0, v) / a;
+        else if (v < -kSet.primal_tol && a < -kSet.pivot_tol) ratio = v / a;
         else continue;
         if (ratio < best || (ratio == best && std::abs(a) > big)) {
           best = ratio;
@@ -625,7 +604,7 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
         double best = scfw::inf;
         for (int r = 0; r < m_; ++r) {
           const double a = col_[static_cast<size_t>(r)];
-          if (r == tpos || a <= kPivotTol) continue;
+          if (r == tpos || a <= kSet.pivot_tol) continue;
           const double ratio = std::max(0.0, xb_[static_cast<size_t>(r)]) / a;
           if (ratio < best || (ratio == best && head_[static_cast<size_t>(r)] < head_[static_cast<size_t>(r_out)])) {
             best = ratio;
@@ -636,13 +615,13 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
         double bound = scfw::inf;
         for (int r = 0; r < m_; ++r) {
           const double a = col_[static_cast<size_t>(r)];
-          if (r == tpos || a <= kPivotTol) continue;
-          bound = std::min(bound, (xb_[static_cast<size_t>(r)] + kPrimalTol) / a);
+          if (r == tpos || a <= kSet.pivot_tol) continue;
+          bound = std::min(bound, (xb_[static_cast<size_t>(r)] + kSet.primal_tol) / a);
         }
         double big = 0.0;
         for (int r = 0; r < m_; ++r) {
           const double a = col_[static_cast<size_t>(r)];
-          if (r == tpos || a <= kPivotTol) continue;
+          if (r == tpos || a <= kSet.pivot_tol) continue;
           if (xb_[static_cast<size_t>(r)] / a <= bound && a > big) {
             big = a;
             r_out = r;
@@ -652,7 +631,7 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
       if (r_out < 0) return 3;
       degenerate = xb_[static_cast<size_t>(r_out)] <= 0.0 ? degenerate + 1 : 0;
     } else {
-      // Dual simplex pivot. The reduced costs are >= -kDualTol, or the shifts of earlier dual
+      // Dual simplex pivot. The reduced costs are >= -kSet.dual_tol, or the shifts of earlier dual
       // pivots made them so; the ones within the tolerance below 0 are shifted to 0 (x_B does not
       // depend on the costs), so the ratio test sees a dual feasible basis.
       for (int c = 0; c < nc_ - 1; ++c) {
@@ -684,7 +663,7 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
         for (int c = 0; c < nc_ - 1; ++c) {
           if (pos_[static_cast<size_t>(c)] >= 0) continue;
           const double a = alpha(c);
-          if (a >= -kPivotTol) continue;
+          if (a >= -kSet.pivot_tol) continue;
           const double ratio = std::max(0.0, dj_[static_cast<size_t>(c)]) / -a;
           if (ratio < best) {
             best = ratio;
@@ -696,14 +675,14 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
         for (int c = 0; c < nc_ - 1; ++c) {
           if (pos_[static_cast<size_t>(c)] >= 0) continue;
           const double a = alpha(c);
-          if (a >= -kPivotTol) continue;
-          bound = std::min(bound, (dj_[static_cast<size_t>(c)] + kDualTol) / -a);
+          if (a >= -kSet.pivot_tol) continue;
+          bound = std::min(bound, (dj_[static_cast<size_t>(c)] + kSet.dual_tol) / -a);
         }
         double big = 0.0;
         for (int c = 0; c < nc_ - 1; ++c) {
           if (pos_[static_cast<size_t>(c)] >= 0) continue;
           const double a = alpha(c);
-          if (a >= -kPivotTol) continue;
+          if (a >= -kSet.pivot_tol) continue;
           if (dj_[static_cast<size_t>(c)] / -a <= bound && -a > big) {
             big = -a;
             enter = c;
@@ -718,13 +697,13 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
       const double arow = alpha(enter);
       column(enter, col_.data());
       ftran(col_.data());
-      if (!(std::abs(col_[static_cast<size_t>(r_out)] - arow) <= 1e-7 * std::max(1.0, std::abs(arow)))) refactor = true;
+      if (!(std::abs(col_[static_cast<size_t>(r_out)] - arow) <= kSet.pivot_agreement * std::max(1.0, std::abs(arow)))) refactor = true;
     }
     // The update of the inverse (product form), or a refactorization at the next round.
     if (!refactor) {
       double amax = 0.0;
       for (int r = 0; r < m_; ++r) amax = std::max(amax, std::abs(col_[static_cast<size_t>(r)]));
-      if (etas_ < kMaxEtas && std::abs(col_[static_cast<size_t>(r_out)]) >= kEtaPivotRatio * amax) {
+      if (etas_ < kSet.refactor_every && std::abs(col_[static_cast<size_t>(r_out)]) >= kSet.update_pivot_ratio * amax) {
         std::copy(col_.begin(), col_.end(), eta_.begin() + static_cast<std::ptrdiff_t>(etas_) * m_);
         eta_row_[static_cast<size_t>(etas_)] = r_out;
         ++etas_;
@@ -736,14 +715,14 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
     head_[static_cast<size_t>(r_out)] = enter;
     pos_[static_cast<size_t>(enter)] = r_out;
     ++pivots;
-    if (degenerate >= kDegenerateRun) bland = true;
+    if (degenerate >= kSet.degenerate_run) bland = true;
   }
 }
 
 scfw::GlmoResult MaxL1Glmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) {
   if (m_ == 0) throw scfw::Error("max_l1: solve() called before setup()");
   const scfw::Mat& V = Vj.dense();
-  glmo_lp::check_solve_sizes("max_l1", z, V, y, n_, d_);
+  lp::check_solve_sizes("max_l1", z, V, y, n_, d_);
   ++solves_;
   V_ = &V;
   g_ = z;
@@ -760,11 +739,15 @@ scfw::GlmoResult MaxL1Glmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, 
   }
   fresh_ = false;
   if (status != 0) {
-    static const char* const what[] = {"", "a singular basis matrix", "the pivot limit", "a ratio test without a candidate"};
-    throw scfw::Error(std::string("max_l1: no verified optimum from the slack basis (") + what[status] +
-                      " after " + std::to_string(pivots) +
-                      " pivots); over the l1 ball the LP is feasible and bounded, so this is a numerical failure "
-                      "(the largest |V| is " + scfw::format_number(V.cwiseAbs().maxCoeff()) + ")");
+    // The last resort: the LP solved cold by Clp; the next solve starts from this g's slack
+    // basis (kept in head_, so a checkpoint taken now resumes the same way).
+    ++fallbacks_;
+    cold_basis();
+    const lp::ColdClp::Result cold = clp_->solve_or_throw("max_l1", z, V, y, x);
+    scfw::GlmoResult result;
+    result.value = cold.value;
+    result.iterations = pivots + cold.iterations;
+    return result;
   }
   if (x.size() != d_) x.resize(d_);
   x.setZero();
@@ -787,6 +770,7 @@ scfw::GlmoResult MaxL1Glmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, 
   scfw::GlmoResult result;
   result.value = lam_.maxCoeff();
   result.iterations = pivots;
+  if (cross_check_) clp_->check("max_l1", solves_, result.value, z, V, y);
   return result;
 }
 
@@ -800,7 +784,11 @@ void register_components(scfw::Registrar& r) {
                                 "refuse problems with more outputs n than this (the dense (n + 1) x (n + 1) basis "
                                 "matrix is factorized at least once per solve)")
            .range(1, 4096)
-           .def(std::int64_t{100})});
+           .def(std::int64_t{100}),
+       scfw::ParamSpec::boolean("cross_check",
+                                "also solve every LP with Clp and stop at the first relative disagreement above "
+                                "1e-9 (debugging; slow)")
+           .def(false)});
 }
 
 }  // namespace

@@ -1,70 +1,36 @@
 // GLMO `scenario_dual`: x_{k+1} in argmin_{x in X} F(z_k + V_k (x - y_k), x)  (paper, Alg. 1
 // line 7) for the many-row LPs of scenario outer functions (Rockafellar-Uryasev CVaR, penalties,
-// DRO over many outputs): n rows, one per scenario, against few structural columns. It solves
-// the LP's dual, whose size is set by the structural columns, exactly, kept warm across solves.
+// DRO over many outputs): N rows, one per scenario, against D structural columns, solved exactly
+// through the LP's dual and kept warm across solves (docs/design.md, "The LP engine").
 //
-// The primal. The model is the one every GLMO builds (plugins/glmo/lp/glmo_lp.hpp), with the u
-// variables substituted out as in dense_simplex (u_i = g_i + W_i v, g = z - V (y - c), W = V A):
+// The primal: the model every GLMO builds (plugins/lp/glmo_lp.hpp) with u substituted out,
 //     min c^T v + c0   s.t.  L_r <= a_r^T v <= U_r  (r = 1..N),   l <= v <= u.
-// A column that is not part of x, appears in one row only and has one finite bound is a
-// *singleton* (CVaR's s_g >= u_g - y0, s_g >= 0): it becomes a bound on that row's multiplier.
-// The other columns (x's variables: the D "structural" columns) are the dual's rows.
-//
-// The dual (written as a minimization, the sign flipped):
+// A column outside x that appears in one row only with one finite bound is a *singleton* (CVaR's
+// s_g >= u_g - y0, s_g >= 0) and becomes a bound on its row's multiplier; x's variables are the D
+// structural columns. The dual (a minimization, the sign flipped):
 //     min  -( sum_t b_t lambda_t + sum_q (l_q rho+_q + u_q rho-_q) )
 //     s.t. sum_t a_{r(t), q} lambda_t + rho+_q + rho-_q = c_q        (q = 1..D)
-// with one multiplier lambda_t per row side (>= 0 for a lower bound L_r, <= 0 for an upper bound
-// U_r, free for an equality; two for a ranged row), b_t the bound it prices, tightened by the
-// singletons of its row (a singleton s with coefficient a, cost c_s and lower bound l forces
-// a lambda <= c_s and adds l c_s - l a lambda to the objective), and per structural column two
-// unit columns rho+_q >= 0 (its lower bound) and rho-_q <= 0 (its upper bound), fixed at 0 where
-// that bound is infinite. D rows, N + 2 D columns: for Task 2 at 200 groups, 51 x 303 instead of
-// the primal's 201 x 251. v = -pi, the simplex multipliers of the dual at its optimum, and the two
-// optimal values are equal, so value and x are exact.
+// with one multiplier lambda_t per row side (>= 0 for a lower bound, <= 0 for an upper one, free
+// for an equality), b_t its bound tightened by the row's singletons, and two unit columns per
+// structural column, rho+_q >= 0 and rho-_q <= 0, fixed at 0 where that bound is infinite: D rows,
+// N + 2 D columns (Task 2 at 200 groups: 51 x 303 against the primal's 201 x 251). v = -pi at the
+// dual's optimum and the optimal values are equal, so value and x are exact.
 //
-// Why the dual. The basis is mostly unit columns: rho for every structural column at a bound,
-// multipliers lambda only for the scenarios on the margin and the equality rows. With S the rows
-// covered by a basic unit column and R the others, the basis is [I_S | D] and
-//     B^{-1} = [[I, -D_S D_R^{-1}], [0, D_R^{-1}]]
-// with D_R k x k (k = |R| = the number of structural columns strictly inside their bounds, about
-// the number of held assets). A singular D_R (V = 0, duplicate scenarios) is repaired by taking
-// the dependent multipliers out and the unit columns of the uncovered rows in.
-//
-// The solve: a dual simplex on the dual LP, from the last basis. When z and V move, the basis
-// matrix and every reduced cost move, but each boxed multiplier can be put at the bound its
-// reduced cost asks for, so the kept basis is dual feasible at once and only the D basic
-// variables can be out of bounds. B^{-1} is built explicitly at the start of a solve (Gauss-
-// Jordan on D_R, k^3) and updated by one rank-one product per pivot (D^2); the leaving variable
-// is chosen by dual steepest edge (the exact weights ||e_r^T B^{-1}||^2, read off the inverse);
-// the ratio test passes the breakpoints of boxed multipliers while the dual objective still
-// improves (bound flipping: many scenarios cross the margin in one pivot), then takes among the
-// breakpoints within the dual tolerance the largest |alpha| (Harris). A nonbasic one-sided or
-// free column whose reduced cost has the wrong sign (a held asset whose weight would go
-// negative) gets an artificial bound 1e4 max(1, |b|) away and is put there; if one is still at
-// it at the end, or the dual simplex fails (a pivot limit, a singular pivot, drift), the primal
-// simplex below finishes from the basis reached.
-//
-// The primal simplex (the fallback): the LU of D_R (partial pivoting) rebuilt at every pivot.
-// Pricing: Dantzig. Ratio test: Harris two-pass with bound flips of the entering variable. Phase
-// 1: the composite one (the cost is the gradient of the sum of bound violations). After
-// kDegenerateRun consecutive degenerate pivots it switches to Bland's rule.
-//
-// Exactness: a solve ends only when x_B recomputed from the inverse is primal feasible (1e-9
-// relative to the bound) and every reduced cost recomputed is dual feasible (1e-9); otherwise,
-// after kMaxRounds recomputations or the pivot limit, the LP is solved cold by Clp (linked
-// directly) and the fallback is counted in describe().
+// The basis [I_S | D] is mostly unit columns; only D_R (k x k, k the structural columns strictly
+// inside their bounds) is factorized, B^{-1} = [[I, -D_S D_R^{-1}], [0, D_R^{-1}]].
 //
 // Allocation: solve() allocates nothing on its normal path (every buffer is sized in setup()).
 #include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
-#include <ClpSimplex.hpp>
 #include <Eigen/Core>
 #include <immintrin.h>
 
 #include "dense_kernel.hpp"
+#include "cold_clp.hpp"
 #include "glmo_lp.hpp"
 #include "pivot_row.hpp"
+#include "bounded_primal.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -78,14 +44,10 @@
 
 namespace {
 
-namespace glmo_lp = scfw::glmo_lp;
-using glmo_lp::kDualTol;
-using glmo_lp::kPivotTol;
+namespace lp = scfw::lp;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr int kDegenerateRun = 30;
-constexpr int kMaxRounds = 6;
-constexpr double kSingularTol = 1e-11;
+constexpr lp::Settings kSet = lp::kScenarioDualSettings;  // tolerances and intervals
 
 // The dense kernels of the dual simplex, in two builds: the baseline one (SSE2), the default, and
 // one for CPUs with AVX2 and FMA, used only with "kernels": "native" when __builtin_cpu_supports
@@ -95,8 +57,8 @@ constexpr double kSingularTol = 1e-11;
 // the same GLMO answer. Hence portable by default.
 namespace kern {
 // y += f x, element by element (the same bits however it is vectorized or unrolled). Inlined
-// where it is called on the portable path: through the function pointer below each call of a
-// 51-long update cost some 220 instructions.
+// where it is called on the portable path: a call through the function pointer below costs more
+// than a short update.
 inline void axpy_inline(size_t n, double f, const double* __restrict x, double* __restrict y) {
 #pragma GCC unroll 4
   for (size_t i = 0; i < n; ++i) y[i] += f * x[i];
@@ -224,7 +186,7 @@ Kernels pick(bool native) {
 }
 }  // namespace kern
 
-double ptol(double bound) { return std::isinf(bound) ? 0.0 : glmo_lp::primal_tol(bound); }
+using lp::bound_tol;
 
 // The dual's structure, read off the GLMO model: what supports() asks and setup() builds from.
 struct DualShape {
@@ -242,8 +204,8 @@ struct DualShape {
   double constant = 0.0;  // sum of l c_s over the singletons
 };
 
-DualShape analyze(const glmo_lp::SparseLp& lp, const glmo_lp::UElimination& elim, const std::vector<int>& u_var,
-                  const glmo_lp::XByVariable& xvar) {
+DualShape analyze(const lp::SparseLp& lp, const lp::UElimination& elim, const std::vector<int>& u_var,
+                  const lp::XByVariable& xvar) {
   DualShape s;
   s.rows = elim.rows;
   if (!elim.u_free) {
@@ -411,10 +373,9 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   void recompute_basics();
   bool set_basic_costs();
   void price(bool phase1);
-  int choose_entering(bool phase1, double& dq) const;
+  int choose_entering(bool phase1, double& dq);
+  lp::PrimalBasisView basis_view() { return {D_, head_.data(), xv_.data(), lo_.data(), up_.data()}; }
   int ratio_and_update(int q, double dq, bool bland);
-  double target_bound(int i, double rate) const;
-  double limit(int i, double rate, bool relaxed) const;
   void pivot(int leave_slot, int q);
   bool primal_feasible() const;
   double dual_value() const;
@@ -431,7 +392,6 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   int place_nonbasics();
   bool drop_artificial_bounds();
   Outcome run_dual(long& pivots);
-  scfw::GlmoResult clp_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x, int& status) const;
 
   int max_structural_ = 256;
   double min_row_ratio_ = 2.0;
@@ -460,7 +420,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   };
   std::vector<XTerm> xterms_;
   std::vector<double> xc_;         // x_j constants
-  using UTerm = glmo_lp::UElimination::UTerm;
+  using UTerm = lp::UElimination::UTerm;
   std::vector<UTerm> uterms_;      // row N: the objective
 
   // Per solve data.
@@ -513,12 +473,10 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   int nnb_ = 0;
   double art_bound_ = 0.0;
 
-  // For Clp and the x map.
-  glmo_lp::SparseLp lp_;
-  std::vector<int> u_var_;
-  scfw::Expr objective_;
-  std::unique_ptr<glmo_lp::XMap> xmap_;
-  std::unique_ptr<glmo_lp::XByVariable> xvar_;
+  // The model's LP and x map (setup), the cold Clp solve (cross_check and the last resort).
+  lp::SparseLp lp_;
+  std::unique_ptr<lp::XMap> xmap_;
+  std::unique_ptr<lp::ColdClp> cold_;
 };
 
 std::string ScenarioDualGlmo::decline_reason(const DualShape& s) const {
@@ -542,33 +500,32 @@ bool ScenarioDualGlmo::supports(const scfw::OuterFunction& outer, const scfw::Do
   if (!domain.has_model())
     return decline("scenario_dual: the domain has no LP model (it is known only through its LMO); the "
                    "scenario_dual GLMO needs the domain's model");
-  glmo_lp::GlmoModel g = glmo_lp::build_model("scenario_dual", outer, domain, n, d);
+  lp::GlmoModel g = lp::build_model("scenario_dual", outer, domain, n, d);
   if (!g.model.cones().empty())
     return decline("scenario_dual: the model has second-order cones, which this LP solver does not handle; "
                    "use the clp GLMO");
-  const glmo_lp::SparseLp lp = glmo_lp::SparseLp::from_model(g.model, g.objective);
-  const glmo_lp::UElimination elim(lp, g.u_var, {});
-  const glmo_lp::XMap xmap(g.xs);
-  const glmo_lp::XByVariable xvar(xmap, lp.num_vars);
-  const std::string reason = decline_reason(analyze(lp, elim, g.u_var, xvar));
+  const lp::SparseLp sl = lp::SparseLp::from_model(g.model, g.objective);
+  const lp::UElimination elim(sl, g.u_var, {});
+  const lp::XMap xmap(g.xs);
+  const lp::XByVariable xvar(xmap, sl.num_vars);
+  const std::string reason = decline_reason(analyze(sl, elim, g.u_var, xvar));
   if (!reason.empty()) return decline(reason);
   return true;
 }
 
 void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) {
-  glmo_lp::GlmoModel g = glmo_lp::build_model("scenario_dual", outer, domain, n, d);
+  lp::GlmoModel g = lp::build_model("scenario_dual", outer, domain, n, d);
   if (!g.model.cones().empty())
     throw scfw::CapabilityError(
         "scenario_dual: the model has second-order cones, which this LP solver does not handle; use the clp GLMO");
   n_ = n;
   d_ = d;
-  u_var_ = g.u_var;
-  objective_ = g.objective;
-  lp_ = glmo_lp::SparseLp::from_model(g.model, g.objective);
-  const glmo_lp::UElimination elim(lp_, u_var_, {});
-  xmap_ = std::make_unique<glmo_lp::XMap>(std::move(g.xs));
-  xvar_ = std::make_unique<glmo_lp::XByVariable>(*xmap_, lp_.num_vars);
-  DualShape s = analyze(lp_, elim, u_var_, *xvar_);
+  lp_ = lp::SparseLp::from_model(g.model, g.objective);
+  const lp::UElimination elim(lp_, g.u_var, {});
+  cold_ = std::make_unique<lp::ColdClp>(g);
+  xmap_ = std::make_unique<lp::XMap>(std::move(g.xs));
+  const lp::XByVariable xvar(*xmap_, lp_.num_vars);
+  DualShape s = analyze(lp_, elim, g.u_var, xvar);
   const std::string reason = decline_reason(s);
   if (!reason.empty()) throw scfw::CapabilityError(reason);
 
@@ -781,7 +738,7 @@ void ScenarioDualGlmo::factor() {
           p = a;
         }
       }
-      if (!(best > kSingularTol * std::max(1.0, scale))) {
+      if (!(best > kSet.singular_tol * std::max(1.0, scale))) {
         bad = c;
         break;
       }
@@ -922,22 +879,9 @@ void ScenarioDualGlmo::recompute_basics() {
     if (unit_at_[static_cast<size_t>(q)] >= 0) xv_[static_cast<size_t>(unit_at_[static_cast<size_t>(q)])] = rhs_[static_cast<size_t>(q)];
 }
 
-// Basic costs by slot: phase 1 (the gradient of the sum of bound violations) when some basic
-// variable violates a bound, else the dual's costs. Returns whether phase 1.
+// Basic costs by slot: the composite phase-1 costs or the dual's (bounded_primal.hpp).
 bool ScenarioDualGlmo::set_basic_costs() {
-  bool phase1 = false;
-  for (int q = 0; q < D_; ++q) {
-    const int j = head_[static_cast<size_t>(q)];
-    const double v = xv_[static_cast<size_t>(j)], lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-    double c = 0.0;
-    if (v < lo - ptol(lo)) c = -1.0;
-    else if (v > up + ptol(up)) c = 1.0;
-    cb_[static_cast<size_t>(q)] = c;
-    if (c != 0.0) phase1 = true;
-  }
-  if (!phase1)
-    for (int q = 0; q < D_; ++q) cb_[static_cast<size_t>(q)] = cost_[static_cast<size_t>(head_[static_cast<size_t>(q)])];
-  return phase1;
+  return lp::composite_basic_costs(basis_view(), cost_.data(), cb_.data());
 }
 
 // Reduced costs of every nonbasic variable (pi from the current basic costs).
@@ -953,100 +897,17 @@ void ScenarioDualGlmo::price(bool phase1) {
         (phase1 ? 0.0 : cost_[static_cast<size_t>(2 * D_ + t)]) - lam_price_[lam_row_[static_cast<size_t>(t)]];
 }
 
-int ScenarioDualGlmo::choose_entering(bool, double& dq) const {
-  int q = -1;
-  double best = 0.0;
-  dq = 0.0;
-  for (int j = 0; j < nv_; ++j) {
-    if (pos_[static_cast<size_t>(j)] >= 0) continue;
-    const double lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-    if (lo == up) continue;
-    const double d = dj_[static_cast<size_t>(j)], v = xv_[static_cast<size_t>(j)];
-    const bool can_up = v < up - ptol(up), can_down = v > lo + ptol(lo);
-    const double gain = (d < -kDualTol && can_up) ? -d : (d > kDualTol && can_down) ? d : 0.0;
-    if (gain <= 0.0) continue;
-    if (bland_) {
-      dq = d;
-      return j;
-    }
-    if (gain > best) {
-      best = gain;
-      q = j;
-      dq = d;
-    }
-  }
-  return q;
+int ScenarioDualGlmo::choose_entering(bool, double& dq) {
+  return lp::dantzig_entering(nv_, pos_.data(), basis_view(), [&](int j) { return dj_[static_cast<size_t>(j)]; },
+                              bland_, kSet, dq);
 }
 
-double ScenarioDualGlmo::target_bound(int i, double rate) const {
-  const int j = head_[static_cast<size_t>(i)];
-  const double v = xv_[static_cast<size_t>(j)], lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-  if (rate < 0.0) {
-    if (v > up + ptol(up)) return up;
-    if (v >= lo - ptol(lo)) return lo;
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  if (v < lo - ptol(lo)) return lo;
-  if (v <= up + ptol(up)) return up;
-  return std::numeric_limits<double>::quiet_NaN();
-}
-
-double ScenarioDualGlmo::limit(int i, double rate, bool relaxed) const {
-  const double b = target_bound(i, rate);
-  if (std::isnan(b) || std::isinf(b)) return kInf;
-  const double v = xv_[static_cast<size_t>(head_[static_cast<size_t>(i)])];
-  const double slack = relaxed ? ptol(b) : 0.0;
-  const double t = rate < 0.0 ? (v - b + slack) / -rate : (b - v + slack) / rate;
-  return std::max(0.0, t);
-}
-
-// Moves entering q (alpha_ = B^{-1} M_q); returns the leaving slot, -1 for a bound flip, -2 if
-// unbounded.
+// Moves entering q (alpha_ = B^{-1} M_q) by the LP engine's primal ratio test; returns the
+// leaving slot, -1 for a bound flip, -2 if unbounded.
 int ScenarioDualGlmo::ratio_and_update(int q, double dq, bool bland) {
-  const double dir = dq < 0.0 ? 1.0 : -1.0;
-  const double xq = xv_[static_cast<size_t>(q)];
-  const double range = dir > 0 ? up_[static_cast<size_t>(q)] - xq : xq - lo_[static_cast<size_t>(q)];
-  double tmax = range;
-  for (int i = 0; i < D_; ++i) {
-    const double rate = -dir * alpha_[static_cast<size_t>(i)];
-    if (std::abs(rate) <= kPivotTol) continue;
-    tmax = std::min(tmax, limit(i, rate, !bland));
-  }
-  if (tmax == kInf) return -2;
-  int leave = -1;
-  double best_abs = 0.0, t_leave = 0.0;
-  for (int i = 0; i < D_; ++i) {
-    const double rate = -dir * alpha_[static_cast<size_t>(i)];
-    if (std::abs(rate) <= kPivotTol) continue;
-    const double t = limit(i, rate, false);
-    if (t > tmax) continue;
-    const double a = std::abs(alpha_[static_cast<size_t>(i)]);
-    bool better = a > best_abs;
-    if (bland)
-      better = leave < 0 || t < t_leave ||
-               (t == t_leave && head_[static_cast<size_t>(i)] < head_[static_cast<size_t>(leave)]);
-    if (better) {
-      best_abs = a;
-      leave = i;
-      t_leave = t;
-    }
-  }
-  double t;
-  if (leave < 0 || range <= t_leave) {
-    if (range == kInf) return -2;
-    t = range;
-    leave = -1;
-  } else {
-    t = std::max(0.0, t_leave);
-  }
-  degenerate_ = t <= 1e-12 ? degenerate_ + 1 : 0;
-  if (degenerate_ > kDegenerateRun) bland_ = true;
-  const double leave_bound = leave >= 0 ? target_bound(leave, -dir * alpha_[static_cast<size_t>(leave)]) : 0.0;
-  xv_[static_cast<size_t>(q)] = leave < 0 ? (dir > 0 ? up_[static_cast<size_t>(q)] : lo_[static_cast<size_t>(q)]) : xq + dir * t;
-  if (t != 0.0)
-    for (int i = 0; i < D_; ++i) xv_[static_cast<size_t>(head_[static_cast<size_t>(i)])] -= dir * alpha_[static_cast<size_t>(i)] * t;
-  if (leave < 0) return -1;
-  xv_[static_cast<size_t>(head_[static_cast<size_t>(leave)])] = leave_bound;
+  bool b = bland;
+  const int leave = lp::primal_ratio_step(basis_view(), alpha_.data(), q, dq, b, degenerate_, kSet);
+  if (b) bland_ = true;
   return leave;
 }
 
@@ -1075,7 +936,7 @@ bool ScenarioDualGlmo::primal_feasible() const {
   for (int q = 0; q < D_; ++q) {
     const int j = head_[static_cast<size_t>(q)];
     const double v = xv_[static_cast<size_t>(j)], lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-    if (v < lo - ptol(lo) || v > up + ptol(up)) return false;
+    if (v < lo - bound_tol(lo) || v > up + bound_tol(up)) return false;
   }
   return true;
 }
@@ -1116,7 +977,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run(long& pivots) {
         }
         return Outcome::kInfeasible;
       }
-      if (++rounds > kMaxRounds) return Outcome::kFailed;
+      if (++rounds > kSet.max_rounds) return Outcome::kFailed;
       continue;
     }
     ftran(q);
@@ -1169,7 +1030,7 @@ bool ScenarioDualGlmo::refactor() {
 // B = [I_S | D] by slot: B^{-1} = [[I, -D_S D_R^{-1}], [0, D_R^{-1}]], stored by column.
 // D_R^{-1} by Gauss-Jordan in place with partial pivoting (k^3, row operations over contiguous
 // rows), then -D_S D_R^{-1} ((D - k) k^2). Returns false when D_R is singular (a pivot <=
-// kSingularTol relative to its largest entry).
+// kSet.singular_tol relative to its largest entry).
 bool ScenarioDualGlmo::build_binv() {
   const int k = k_;
   const size_t K = static_cast<size_t>(k), DD = static_cast<size_t>(D_);
@@ -1194,7 +1055,7 @@ bool ScenarioDualGlmo::build_binv() {
         p = a;
       }
     }
-    if (!(best > kSingularTol * std::max(1.0, scale))) return false;
+    if (!(best > kSet.singular_tol * std::max(1.0, scale))) return false;
     perm_[static_cast<size_t>(c)] = p;
     double* rc = lu_.data() + static_cast<size_t>(c) * K;
     if (p != c) std::swap_ranges(rc, rc + K, lu_.data() + static_cast<size_t>(p) * K);
@@ -1270,7 +1131,7 @@ void ScenarioDualGlmo::price_binv() {
 // B^{-1}: the bits of one axpy per such q into a zeroed out. The AVX2 build keeps its axpys; the
 // portable one sums by chunks of out in registers (kern::combine). (The column of a dual row
 // covered by a basic unit column is exactly the unit vector of that column's slot: its term is
-// summed like the others, which measured cheaper than one addition for it and axpys for the rest.)
+// summed like the others rather than added once beside axpys for the rest.)
 void ScenarioDualGlmo::ftran_binv(const double* a, double* out) const {
   const size_t DD = static_cast<size_t>(D_);
   if (kern_.fused) {
@@ -1329,14 +1190,14 @@ int ScenarioDualGlmo::place_nonbasics() {
     double& v = xv_[static_cast<size_t>(j)];
     const double d = dj_[static_cast<size_t>(j)];
     const bool flo = std::isfinite(lo), fup = std::isfinite(up);
-    if (!(flo && fup) && ((flo && d < -kDualTol) || (fup && d > kDualTol) || (!flo && !fup && std::abs(d) > kDualTol))) {
+    if (!(flo && fup) && ((flo && d < -kSet.dual_tol) || (fup && d > kSet.dual_tol) || (!flo && !fup && std::abs(d) > kSet.dual_tol))) {
       art_[static_cast<size_t>(nart_++)] = j;
       if (!flo) lo = (fup ? up : 0.0) - art_bound_;
       if (!fup) up = (flo ? lo : 0.0) + art_bound_;
     }
     double want = v;
     if (std::isfinite(lo) && std::isfinite(up))
-      want = d < -kDualTol ? up : d > kDualTol ? lo : (v == up ? up : lo);
+      want = d < -kSet.dual_tol ? up : d > kSet.dual_tol ? lo : (v == up ? up : lo);
     else if (std::isfinite(lo))
       want = lo;
     else if (std::isfinite(up))
@@ -1389,8 +1250,8 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       const int j = head_[static_cast<size_t>(s)];
       const double v = xv_[static_cast<size_t>(j)], lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
       double inf;
-      if (v < lo - ptol(lo)) inf = v - lo;
-      else if (v > up + ptol(up)) inf = v - up;
+      if (v < lo - bound_tol(lo)) inf = v - lo;
+      else if (v > up + bound_tol(up)) inf = v - up;
       else continue;
       const double w = dse_w_[static_cast<size_t>(s)];
       const double score = inf * inf / std::max(w, 1e-300);
@@ -1403,7 +1264,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       // A candidate optimum: x_B, pi and the reduced costs recomputed (from a fresh inverse after
       // the first round) must agree.
       if (clean) return Outcome::kOptimal;
-      if (++rounds > kMaxRounds) return Outcome::kFailed;
+      if (++rounds > kSet.max_rounds) return Outcome::kFailed;
       if (rounds > 1 && since > 0) {
         if (!refactor()) return Outcome::kFailed;
         since = 0;
@@ -1448,7 +1309,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       const int j = nb_[static_cast<size_t>(i)];
       const double a = arow_[static_cast<size_t>(j)];
       const double at = sgn * a;
-      if (std::abs(at) <= kPivotTol) continue;
+      if (std::abs(at) <= kSet.pivot_tol) continue;
       const double v = xv_[static_cast<size_t>(j)], d = dj_[static_cast<size_t>(j)];
       const bool at_lo = v == lo_[static_cast<size_t>(j)], at_up = v == up_[static_cast<size_t>(j)];  // v is finite
       double ratio;
@@ -1460,7 +1321,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       cand_[c] = j;
       cr_[c] = ratio;
       ca_[c] = std::abs(a);
-      ch_[c] = (std::abs(d) + kDualTol) / std::abs(a);
+      ch_[c] = (std::abs(d) + kSet.dual_tol) / std::abs(a);
       if (first < 0 || ratio < cr_[static_cast<size_t>(first)] ||
           (ratio == cr_[static_cast<size_t>(first)] && j < cand_[static_cast<size_t>(first)]))
         first = nc;
@@ -1543,7 +1404,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
       ftran_binv(lam_col(q), alpha_.data());
     }
     const double arq = arow_[static_cast<size_t>(q)], acq = alpha_[static_cast<size_t>(r)];
-    if (std::abs(arq - acq) > 1e-7 * std::max(1.0, std::abs(arq)) || std::abs(acq) <= kPivotTol) {
+    if (std::abs(arq - acq) > kSet.pivot_agreement * std::max(1.0, std::abs(arq)) || std::abs(acq) <= kSet.pivot_tol) {
       // The updated inverse has drifted: start over from a fresh one.
       if (since == 0) return Outcome::kFailed;
       if (!refactor()) return Outcome::kFailed;
@@ -1603,7 +1464,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
     }
     ++pivots;
     ++local;
-    if (++since >= 64) {
+    if (++since >= kSet.refactor_every) {
       if (!refactor()) return Outcome::kFailed;
       since = 0;
       price_binv();
@@ -1613,49 +1474,16 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
   }
 }
 
-scfw::GlmoResult ScenarioDualGlmo::clp_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
-                                             scfw::Vec& x, int& status) const {
-  // The model's rows, then u_i - sum_v W_iv var_v = z_i - V_i (y - c), W = V A; cold.
-  glmo_lp::SparseLp lp = lp_;
-  const glmo_lp::XByVariable& a = *xvar_;
-  std::vector<std::pair<int, double>> terms;
-  for (int i = 0; i < n_; ++i) {
-    double rhs = z[i];
-    for (int j = 0; j < d_; ++j) rhs -= V(i, j) * (y[j] - xmap_->c[static_cast<size_t>(j)]);
-    terms.assign(1, {u_var_[static_cast<size_t>(i)], 1.0});
-    for (int k = 0; k < a.size(); ++k) {
-      const double w = a.w(V, i, k);
-      if (w != 0.0) terms.emplace_back(a.var[static_cast<size_t>(k)], -w);  // Clp asserts on explicit zeros
-    }
-    std::sort(terms.begin(), terms.end());
-    lp.add_row(terms, rhs, rhs);
-  }
-  ClpSimplex clp;
-  clp.setLogLevel(0);
-  glmo_lp::load_clp(clp, lp);
-  clp.setLogLevel(0);
-  clp.dual();
-  status = clp.status();
-  scfw::GlmoResult r;
-  r.iterations = clp.numberIterations();
-  if (status == 0) {
-    const std::span<const double> values(clp.primalColumnSolution(), static_cast<size_t>(lp.num_vars));
-    xmap_->evaluate(values, x);
-    r.value = objective_.evaluate(values);
-  }
-  return r;
-}
-
 scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) {
   const scfw::Mat& V = Vj.dense();
   if (D_ == 0) throw scfw::Error("scenario_dual: solve() called before setup()");
-  glmo_lp::check_solve_sizes("scenario_dual", z, V, y, n_, d_);
+  lp::check_solve_sizes("scenario_dual", z, V, y, n_, d_);
   ++solves_;
   build(z, V, y);
   long pivots = 0;
   double bscale = 1.0;
   for (int q = 0; q < D_; ++q) bscale = std::max(bscale, std::abs(b_[static_cast<size_t>(q)]));
-  art_bound_ = 1e4 * bscale;
+  art_bound_ = kSet.artificial_bound * bscale;
   Outcome out = primal_only_ ? Outcome::kFailed : run_dual(pivots);
   const bool off = drop_artificial_bounds();
   if (out == Outcome::kFailed || off) {
@@ -1680,14 +1508,10 @@ scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
     throw scfw::Error("scenario_dual: the GLMO LP is infeasible (its dual is unbounded)");
   } else {
     // Last resort: Clp, cold; the basis starts over from the slack basis next time.
-    int status = 0;
-    r = clp_solve(z, V, y, x, status);
     ++fallbacks_;
-    if (status == 1) throw scfw::Error("scenario_dual: the GLMO LP is infeasible");
-    if (status == 2) throw scfw::Error("scenario_dual: the GLMO LP is unbounded");
-    if (status != 0)
-      throw scfw::Error("scenario_dual: the GLMO LP solve failed (Clp status " + std::to_string(status) + ")");
-    r.iterations += pivots;
+    const lp::ColdClp::Result cold = cold_->solve_or_throw("scenario_dual", z, V, y, x);
+    r.value = cold.value;
+    r.iterations = pivots + cold.iterations;
     std::fill(pos_.begin(), pos_.end(), -1);
     k_ = 0;
     for (int q = 0; q < D_; ++q)
@@ -1699,16 +1523,7 @@ scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
       xv_[static_cast<size_t>(j)] = std::clamp(0.0, lo_[static_cast<size_t>(j)], up_[static_cast<size_t>(j)]);
     return r;
   }
-  if (cross_check_) {
-    scfw::Vec xr(d_);
-    int status = 0;
-    const scfw::GlmoResult ref = clp_solve(z, V, y, xr, status);
-    char buf[200];
-    if (status != 0 || std::abs(r.value - ref.value) > 1e-9 * std::max(1.0, std::abs(ref.value))) {
-      std::snprintf(buf, sizeof buf, "scenario_dual %.17g, Clp %.17g (status %d)", r.value, ref.value, status);
-      throw scfw::Error("scenario_dual: disagrees with Clp at solve " + std::to_string(solves_) + ": " + buf);
-    }
-  }
+  if (cross_check_) cold_->check("scenario_dual", solves_, r.value, z, V, y);
   return r;
 }
 

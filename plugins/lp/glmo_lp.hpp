@@ -1,6 +1,6 @@
 // The LP layer of the GLMO plugins (clp, dense_simplex, column_generation): how the SDK `Model`
 // that an OuterFunction and a Domain build becomes LP columns and rows. Not part of the SDK: a
-// static library linked into those plugins only (plugins/glmo/lp/CMakeLists.txt).
+// static library linked into those plugins only (plugins/lp/CMakeLists.txt).
 //
 // The GLMO step (paper, Alg. 1 line 7) is  min_{x in X} F(z + V (x - y), x).  Every GLMO here
 // writes it the same way (docs/design.md, "The GLMO model"):
@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-namespace scfw::glmo_lp {
+namespace scfw::lp {
 
 // Clp's infinity for scfw's.
 inline double clp_bound(double v) {
@@ -158,4 +158,4 @@ struct UElimination {
   std::vector<int> dynamic_rows() const;
 };
 
-}  // namespace scfw::glmo_lp
+}  // namespace scfw::lp

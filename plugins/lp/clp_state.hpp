@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace scfw::glmo_lp {
+namespace scfw::lp {
 
 inline void save_clp_state(ClpSimplex& lp, scfw::StateWriter& w) {
   const int rows = lp.numberRows(), cols = lp.numberColumns();
@@ -49,4 +49,4 @@ inline void load_clp_state(ClpSimplex& lp, scfw::StateReader& r) {
   lp.setSecondaryStatus(st[1]);
 }
 
-}  // namespace scfw::glmo_lp
+}  // namespace scfw::lp

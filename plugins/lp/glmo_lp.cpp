@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
-namespace scfw::glmo_lp {
+namespace scfw::lp {
 
 namespace {
 
@@ -320,4 +320,4 @@ std::vector<int> UElimination::dynamic_rows() const {
   return out;
 }
 
-}  // namespace scfw::glmo_lp
+}  // namespace scfw::lp

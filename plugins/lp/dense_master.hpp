@@ -1,6 +1,6 @@
 // A small dense bounded primal simplex for the restricted master LP of `column_generation`.
-// Part of the GLMO plugins' LP layer: it takes its tolerances from the dense simplex kernel
-// (dense_kernel.hpp, which says why its inverse and update stay its own).
+// Part of scfw's LP engine (plugins/lp); its tolerances and intervals are settings.hpp's
+// kDenseMasterSettings.
 //
 //   min  c^T v   s.t.  L_r <= a_r^T v <= U_r  (r = 1..m),   l_j <= v_j <= u_j
 //
@@ -8,33 +8,30 @@
 // only by new columns, and a new column leaves the optimal basis primal feasible, so the primal
 // simplex continues from it, usually in a few pivots. The master of the nuclear-ball problems is
 // tiny (m = 3n + 1 rows for an l1 outer, a few dozen to a few hundred columns), and Clp's fixed
-// cost per re-solve (start-up, a fresh factorization, status checks: ~0.9M instructions on the
-// paper's Task 3 master) is most of the time; here a pivot costs O(m^2 + m N) flops on dense
-// arrays and nothing is allocated once the arrays have grown.
+// cost per re-solve (start-up, a fresh factorization, status checks) is most of the time; here a
+// pivot costs O(m^2 + m N) flops on dense arrays and nothing is allocated once the arrays have
+// grown.
 //
 // Method. Every row gets a logical s_r = a_r^T v with the row's bounds, so the system is
 // [A  -I] (v, s) = 0 with bounds on every variable. Variables are numbered logicals first (0..m-1),
 // then structurals (m..m+N-1). A nonbasic variable may sit anywhere inside its bounds (a free
 // variable at 0); it may enter in any direction its bounds allow. The basis inverse is explicit
-// (m x m), updated in product form per pivot and rebuilt every kRefactorEvery pivots by a crash
-// that pivots the wanted basic columns one at a time into an all-logical basis (a column that
-// would make the basis singular stays out, its row's logical stays in: the basis is always
-// regular). Pricing: Dantzig (largest |reduced cost|). Ratio test: Harris two-pass (tolerance
-// kPrimalTol) choosing the largest pivot among the near-minimal ratios; bound flips of the entering
-// variable. Phase 1 is the composite one: while some basic variable violates a bound, the cost
-// is the gradient of the sum of violations (each violating variable blocks at the bound it
-// crosses into feasibility). After kDegenerateRun consecutive degenerate pivots the solve
-// switches to Bland's rule, which cannot cycle.
+// (m x m), updated in product form per pivot and rebuilt every kSet.refactor_every pivots by a
+// crash that pivots the wanted basic columns one at a time into an all-logical basis (a column
+// that would make the basis singular stays out, its row's logical stays in: the basis is always
+// regular). Phase 1, pricing and the ratio test are the engine's bounded primal steps
+// (bounded_primal.hpp).
 //
 // Exactness: when no variable prices out, the answer is accepted only if the residuals of the
 // equations themselves are at rounding level: every row of [A -I] x = 0 (1e-9 relative to the
-// row's terms) and every basic reduced cost (kDualTol); this costs O(m (m + N)), not a
+// row's terms) and every basic reduced cost (kSet.dual_tol); this costs O(m (m + N)), not a
 // refactorization. Otherwise the basis is refactorized (x_B recomputed) and the iterations go on.
-// Status::failed (pivot limit, or still inaccurate after kMaxVerify refactorizations) lets the
+// Status::failed (pivot limit, or still inaccurate after kSet.max_rounds refactorizations) lets the
 // caller fall back to Clp.
 #pragma once
 
 #include "dense_kernel.hpp"
+#include "bounded_primal.hpp"
 
 #include <Eigen/Dense>
 #include <scfw/state.hpp>
@@ -45,7 +42,7 @@
 #include <limits>
 #include <vector>
 
-namespace scfw_cg {
+namespace scfw::lp {
 
 class DenseMaster {
  public:
@@ -53,12 +50,7 @@ class DenseMaster {
 
   static constexpr double kInf = std::numeric_limits<double>::infinity();
   // The tolerances of the dense simplex kernel (dense_kernel.hpp).
-  static constexpr double kPrimalTol = scfw::glmo_lp::kPrimalTol;
-  static constexpr double kDualTol = scfw::glmo_lp::kDualTol;
-  static constexpr double kPivotTol = scfw::glmo_lp::kPivotTol;
-  static constexpr int kRefactorEvery = 64;
-  static constexpr int kDegenerateRun = 50;
-  static constexpr int kMaxVerify = 4;
+  static constexpr Settings kSet = kDenseMasterSettings;
 
   // Checkpoints: everything, the inverse included (its rank-one updates round differently from a
   // fresh factorization, so a refactorized copy would not continue bitwise).
@@ -236,7 +228,7 @@ class DenseMaster {
     long since_refactor = 0;
     while (true) {
       if (pivots_ >= max_pivots) return Status::failed;
-      if (since_refactor >= kRefactorEvery) {
+      if (since_refactor >= kSet.refactor_every) {
         refactor();
         since_refactor = 0;
       }
@@ -249,7 +241,7 @@ class DenseMaster {
         // Candidate end: accepted when the residuals of B x_B + N x_N = 0 and of the basic
         // reduced costs are at rounding level; otherwise refactorize and go on.
         if (accurate(phase1)) return phase1 ? Status::infeasible : Status::optimal;
-        if (verified >= kMaxVerify) return Status::failed;
+        if (verified >= kSet.max_rounds) return Status::failed;
         ++verified;
         refactor();
         since_refactor = 0;
@@ -259,7 +251,7 @@ class DenseMaster {
       if (r == -2) {
         // No blocking variable: an unbounded ray, if the direction is not a rounding artefact of
         // an updated inverse; confirm on a fresh factorization first.
-        if (since_refactor > 0 && verified < kMaxVerify) {
+        if (since_refactor > 0 && verified < kSet.max_rounds) {
           ++verified;
           refactor();
           since_refactor = 0;
@@ -276,8 +268,6 @@ class DenseMaster {
  private:
   const double* structural(int j) const { return cols_.data() + static_cast<size_t>(j - m_) * static_cast<size_t>(m_); }
 
-  // The primal tolerance at a bound (0 at an infinite one, so that inf - ptol stays inf).
-  static double ptol(double bound) { return std::isinf(bound) ? 0.0 : scfw::glmo_lp::primal_tol(bound); }
 
   // alpha = B^{-1} [A -I]_j
   void column_ftran(int j) {
@@ -313,7 +303,7 @@ class DenseMaster {
           const int h = head_[static_cast<size_t>(r)];
           if (pass == 0 && is_wanted[static_cast<size_t>(h)]) continue;
           const double a = std::abs(alpha_[r]);
-          if (a > best_abs && a > 1e-9 * scale) {
+          if (a > best_abs && a > kSet.pivot_tol * scale) {
             best_abs = a;
             best = r;
           }
@@ -375,34 +365,22 @@ class DenseMaster {
         res += t;
         scale += std::abs(t);
       }
-      if (!(std::abs(res) <= 1e-9 * std::max(1.0, scale))) return false;
+      if (!(std::abs(res) <= kSet.primal_tol * std::max(1.0, scale))) return false;
     }
     for (int r = 0; r < m_; ++r) {
       const int j = head_[static_cast<size_t>(r)];
       const double c = phase1 ? cb_[r] : cost_[static_cast<size_t>(j)];
       const double d = c - (j < m_ ? -y_[j] : Eigen::Map<const Eigen::VectorXd>(structural(j), m_).dot(y_));
-      if (!(std::abs(d) <= kDualTol * std::max(1.0, std::abs(c)))) return false;
+      if (!(std::abs(d) <= kSet.dual_tol * std::max(1.0, std::abs(c)))) return false;
     }
     return true;
   }
 
-  // c_B: phase 1 (gradient of the sum of bound violations) when some basic variable violates a
-  // bound, else the true costs. Returns whether phase 1.
+  // c_B: the composite phase-1 costs or the true ones (bounded_primal.hpp). Returns whether phase 1.
   bool set_basic_costs() {
-    bool phase1 = false;
-    for (int r = 0; r < m_; ++r) {
-      const int j = head_[static_cast<size_t>(r)];
-      const double v = x_[static_cast<size_t>(j)], lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-      double c = 0.0;
-      if (v < lo - ptol(lo)) c = -1.0;
-      else if (v > up + ptol(up)) c = 1.0;
-      cb_[r] = c;
-      if (c != 0.0) phase1 = true;
-    }
-    if (!phase1)
-      for (int r = 0; r < m_; ++r) cb_[r] = cost_[static_cast<size_t>(head_[static_cast<size_t>(r)])];
-    return phase1;
+    return composite_basic_costs(basis_view(), cost_.data(), cb_.data());
   }
+  PrimalBasisView basis_view() { return {m_, head_.data(), x_.data(), lo_.data(), up_.data()}; }
 
   void compute_duals() { y_.noalias() = binv_.transpose() * cb_; }
 
@@ -412,118 +390,23 @@ class DenseMaster {
     return c - Eigen::Map<const Eigen::VectorXd>(structural(j), m_).dot(y_);
   }
 
-  void choose_entering(bool phase1, int& q, double& dq) const {
-    q = -1;
-    dq = 0.0;
-    double best = 0.0;
-    for (int j = 0; j < m_ + n_; ++j) {
-      if (pos_[static_cast<size_t>(j)] >= 0) continue;
-      const double lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-      if (lo == up) continue;
-      const double d = reduced_cost(j, phase1), v = x_[static_cast<size_t>(j)];
-      const bool can_up = v < up - ptol(up), can_down = v > lo + ptol(lo);
-      const double gain = (d < -kDualTol && can_up) ? -d : (d > kDualTol && can_down) ? d : 0.0;
-      if (gain <= 0.0) continue;
-      if (bland_) {  // smallest index
-        q = j;
-        dq = d;
-        return;
-      }
-      if (gain > best) {
-        best = gain;
-        q = j;
-        dq = d;
-      }
-    }
+  void choose_entering(bool phase1, int& q, double& dq) {
+    q = dantzig_entering(m_ + n_, pos_.data(), basis_view(), [&](int j) { return reduced_cost(j, phase1); }, bland_,
+                         kSet, dq);
   }
 
-  // Moves entering q; returns the leaving row position, -1 for a bound flip, -2 if unbounded.
+  // Moves entering q (bounded_primal.hpp); returns the leaving row position, -1 for a bound flip,
+  // -2 if unbounded.
   int ratio_and_update(int q, double dq) {
     column_ftran(q);
-    const double dir = dq < 0.0 ? 1.0 : -1.0;
-    const double xq = x_[static_cast<size_t>(q)];
-    const double range = dir > 0 ? up_[static_cast<size_t>(q)] - xq : xq - lo_[static_cast<size_t>(q)];
-    // Basic variable at position i moves by rate_i * t, rate_i = -dir * alpha_i.
-    // Pass 1 (Harris): the largest step with every bound relaxed by its tolerance.
-    double tmax = range;
-    const bool harris = !bland_;
-    for (int i = 0; i < m_; ++i) {
-      const double rate = -dir * alpha_[i];
-      if (std::abs(rate) <= kPivotTol) continue;
-      const double t = limit(i, rate, harris);
-      if (t < tmax) tmax = t;
-    }
-    if (tmax == kInf) return -2;
-    // Pass 2: among the positions whose exact ratio is <= tmax, the largest |alpha|.
-    int leave = -1;
-    double best_abs = 0.0, t_leave = 0.0;
-    for (int i = 0; i < m_; ++i) {
-      const double rate = -dir * alpha_[i];
-      if (std::abs(rate) <= kPivotTol) continue;
-      const double t = limit(i, rate, false);
-      if (t > tmax) continue;
-      const double a = std::abs(alpha_[i]);
-      bool better = a > best_abs;
-      if (bland_) {  // smallest ratio, ties by the smallest variable index
-        better = leave < 0 || t < t_leave ||
-                 (t == t_leave && head_[static_cast<size_t>(i)] < head_[static_cast<size_t>(leave)]);
-      }
-      if (better) {
-        best_abs = a;
-        leave = i;
-        t_leave = t;
-      }
-    }
-    double t;
-    if (leave < 0 || range <= t_leave) {  // bound flip of the entering variable
-      if (range == kInf) return -2;
-      t = range;
-      leave = -1;
-    } else {
-      t = std::max(0.0, t_leave);
-    }
-    degenerate_ = t <= 1e-12 ? degenerate_ + 1 : 0;
-    if (degenerate_ > kDegenerateRun) bland_ = true;
-    // The bound the leaving variable reaches (classified before the values move).
-    const double leave_bound = leave >= 0 ? target_bound(leave, -dir * alpha_[leave]) : 0.0;
-    // Update the values.
-    x_[static_cast<size_t>(q)] = leave < 0 ? (dir > 0 ? up_[static_cast<size_t>(q)] : lo_[static_cast<size_t>(q)]) : xq + dir * t;
-    if (t != 0.0)
-      for (int i = 0; i < m_; ++i) x_[static_cast<size_t>(head_[static_cast<size_t>(i)])] -= dir * alpha_[i] * t;
-    if (leave < 0) return -1;
-    // The leaving variable sits exactly at the bound it reached.
+    const int leave = primal_ratio_step(basis_view(), alpha_.data(), q, dq, bland_, degenerate_, kSet);
+    if (leave < 0) return leave;
     const int p = head_[static_cast<size_t>(leave)];
-    x_[static_cast<size_t>(p)] = leave_bound;
     pivot_inverse(leave);
     pos_[static_cast<size_t>(p)] = -1;
     head_[static_cast<size_t>(leave)] = q;
     pos_[static_cast<size_t>(q)] = leave;
     return leave;
-  }
-
-  // The bound basic position i runs into when moving at rate (rate < 0: down), or NaN if none.
-  double target_bound(int i, double rate) const {
-    const int j = head_[static_cast<size_t>(i)];
-    const double v = x_[static_cast<size_t>(j)], lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-    if (rate < 0.0) {
-      if (v > up + ptol(up)) return up;  // above its upper bound: blocks on entering feasibility
-      if (v >= lo - ptol(lo)) return lo;
-      return std::numeric_limits<double>::quiet_NaN();  // below lo and falling: no block
-    }
-    if (v < lo - ptol(lo)) return lo;
-    if (v <= up + ptol(up)) return up;
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-
-  // The step at which basic position i reaches its blocking bound (relaxed by the tolerance for
-  // Harris' first pass); +inf when it does not block.
-  double limit(int i, double rate, bool relaxed) const {
-    const double b = target_bound(i, rate);
-    if (std::isnan(b) || std::isinf(b)) return kInf;
-    const double v = x_[static_cast<size_t>(head_[static_cast<size_t>(i)])];
-    const double slack = relaxed ? ptol(b) : 0.0;
-    const double t = rate < 0.0 ? (v - b + slack) / -rate : (b - v + slack) / rate;
-    return std::max(0.0, t);
   }
 
   int m_ = 0, n_ = 0;
@@ -538,4 +421,4 @@ class DenseMaster {
   long pivots_ = 0;
 };
 
-}  // namespace scfw_cg
+}  // namespace scfw::lp

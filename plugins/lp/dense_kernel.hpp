@@ -1,40 +1,24 @@
-// The dense simplex kernel of the GLMO plugins: the tolerances and the explicit basis inverse
-// (row-major m x m, Gauss-Jordan factorization with partial pivoting, product-form updates,
-// ftran) of dense_simplex's bounded dual simplex.
-//
-// Both dense simplex codes (dense_simplex's dual simplex and column_generation's primal master,
-// dense_master.hpp) write every row r with a logical s_r = a_r^T v, so the system is
-// [A  -I] (v, s) = 0 with bounds on every variable, keep an explicit dense inverse updated in
-// product form between refactorizations, accept a bound as met within kPrimalTol relative to
-// max(1, |bound|) (primal_tol), a reduced cost as zero within kDualTol, a pivot above kPivotTol,
-// and switch to Bland's rule after a run of degenerate pivots: those tolerances and that
-// convention live here, once. The master keeps its own inverse storage and update (an Eigen
-// column-major matrix, the rank-one form B^-1 -= (alpha - e_r) (row_r / alpha_r)^T, and a crash
-// instead of Gauss-Jordan): the two updates round differently in the last bit (a division
-// against a multiplication by the reciprocal, another order of the sums), so one shared update
-// would move column_generation's iterates or dense_simplex's. Measured: the master with this
-// file's update() arithmetic moves examples/matrix_completion.json's trace from its first
-// report on (iteration 50: gap 1.9345706752 -> 1.93456377458, GLMO iterations 271 -> 300;
-// column generation stops at a tolerance, so the last bits change its rounds). The storage layouts also follow the access: dense_simplex reads rows of the
-// inverse (the pivot row, steepest-edge weights), the master columns and whole-matrix products.
+// The dense simplex kernel of scfw's LP engine: the explicit basis inverse (row-major m x m,
+// Gauss-Jordan factorization with partial pivoting, product-form updates, ftran) of
+// dense_simplex's bounded dual simplex, and the primal tolerance at a bound. Every row r of the
+// dense codes carries a logical s_r = a_r^T v, so the system is [A  -I] (v, s) = 0 with bounds on
+// every variable; the tolerances are settings.hpp's. Column generation's master
+// (dense_master.hpp) keeps its own column-major inverse with rank-one updates.
 #pragma once
 
 #include <scfw/scfw.hpp>
+
+#include "settings.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <vector>
 
-namespace scfw::glmo_lp {
-
-inline constexpr double kPrimalTol = 1e-9;     // primal feasibility, relative to max(1, |bound|)
-inline constexpr double kDualTol = 1e-9;       // dual feasibility of reduced costs
-inline constexpr double kPivotTol = 1e-9;      // smallest |alpha| accepted as a pivot
-inline constexpr double kSingularTol = 1e-11;  // Gauss-Jordan: smaller pivots (relative) mean singular
+namespace scfw::lp {
 
 // The primal tolerance at a finite bound.
-inline double primal_tol(double bound) { return kPrimalTol * std::max(1.0, std::abs(bound)); }
+inline double primal_tol(double bound) { return kDefaults.primal_tol * std::max(1.0, std::abs(bound)); }
 
 // The explicit inverse of an m x m basis matrix, row-major.
 class DenseInverse {
@@ -61,7 +45,7 @@ class DenseInverse {
 
   // Gauss-Jordan with partial pivoting on the matrix written after clear_matrix(); the columns k
   // with first(k) (unit columns: they pivot without fill-in) go first. A column whose best pivot
-  // among the rows not yet used is <= kSingularTol max(1, max_r |B_rk|) is rejected
+  // among the rows not yet used is <= singular_tol max(1, max_r |B_rk|) is rejected
   // (pivot_row(k) = -1). Returns the number rejected; with none, the inverse is in place.
   template <class First>
   int invert(First first) {
@@ -135,7 +119,7 @@ class DenseInverse {
         p = r;
       }
     }
-    if (p < 0 || best <= kSingularTol * std::max(1.0, norm)) {
+    if (p < 0 || best <= kDefaults.singular_tol * std::max(1.0, norm)) {
       pivrow_[static_cast<size_t>(k)] = -1;
       return false;
     }
@@ -171,4 +155,4 @@ class DenseInverse {
   std::vector<unsigned char> row_used_;
 };
 
-}  // namespace scfw::glmo_lp
+}  // namespace scfw::lp

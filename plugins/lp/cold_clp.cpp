@@ -1,0 +1,75 @@
+#include "cold_clp.hpp"
+
+#include "settings.hpp"
+
+#include <ClpSimplex.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <span>
+#include <utility>
+
+namespace scfw::lp {
+
+ColdClp::ColdClp(const GlmoModel& g)
+    : lp_(SparseLp::from_model(g.model, g.objective)),
+      u_var_(g.u_var),
+      objective_(g.objective),
+      xmap_(g.xs),
+      xvar_(xmap_, lp_.num_vars) {}
+
+ColdClp::Result ColdClp::solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
+                               scfw::Vec& x) const {
+  SparseLp full = lp_;
+  const int n = static_cast<int>(u_var_.size()), d = xmap_.dim();
+  std::vector<std::pair<int, double>> terms;
+  for (int i = 0; i < n; ++i) {
+    double rhs = z[i];
+    for (int j = 0; j < d; ++j) rhs -= V(i, j) * (y[j] - xmap_.c[static_cast<size_t>(j)]);
+    terms.assign(1, {u_var_[static_cast<size_t>(i)], 1.0});
+    for (int k = 0; k < xvar_.size(); ++k) {
+      const double w = xvar_.w(V, i, k);
+      if (w != 0.0) terms.emplace_back(xvar_.var[static_cast<size_t>(k)], -w);  // no explicit zeros
+    }
+    std::sort(terms.begin(), terms.end());
+    full.add_row(terms, rhs, rhs);
+  }
+  ClpSimplex clp;
+  clp.setLogLevel(0);
+  load_clp(clp, full);
+  clp.setLogLevel(0);
+  clp.dual();
+  Result r;
+  r.status = clp.status();
+  r.iterations = clp.numberIterations();
+  if (r.status == 0) {
+    const std::span<const double> values(clp.primalColumnSolution(), static_cast<size_t>(full.num_vars));
+    xmap_.evaluate(values, x);
+    r.value = objective_.evaluate(values);
+  }
+  return r;
+}
+
+ColdClp::Result ColdClp::solve_or_throw(const char* glmo, const scfw::Vec& z, const scfw::Mat& V,
+                                        const scfw::Vec& y, scfw::Vec& x) const {
+  const Result r = solve(z, V, y, x);
+  if (r.status == 1) throw scfw::Error(infeasible_lp_message(glmo, "the GLMO LP"));
+  if (r.status == 2) throw scfw::Error(std::string(glmo) + ": the GLMO LP is unbounded");
+  if (r.status != 0)
+    throw scfw::Error(std::string(glmo) + ": the GLMO LP solve failed (Clp status " + std::to_string(r.status) + ")");
+  return r;
+}
+
+void ColdClp::check(const char* glmo, long solve_index, double value, const scfw::Vec& z, const scfw::Mat& V,
+                    const scfw::Vec& y) const {
+  scfw::Vec xr(xmap_.dim());
+  const Result ref = solve(z, V, y, xr);
+  if (ref.status == 0 && std::abs(value - ref.value) <= kDefaults.clp_agreement * std::max(1.0, std::abs(ref.value)))
+    return;
+  char buf[200];
+  std::snprintf(buf, sizeof buf, "%s %.17g, Clp %.17g (status %d)", glmo, value, ref.value, ref.status);
+  throw scfw::Error(std::string(glmo) + ": disagrees with Clp at solve " + std::to_string(solve_index) + ": " + buf);
+}
+
+}  // namespace scfw::lp

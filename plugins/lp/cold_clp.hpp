@@ -1,0 +1,54 @@
+// The one cold Clp solve of the GLMO LP: every GLMO's last resort when its own simplex gives up,
+// and the reference of its `cross_check` option. The LP is the model every GLMO builds
+// (glmo_lp.hpp) with its u variables explicit:
+//     the model's rows,  u_i - sum_v W_iv var_v = z_i - V_i (y - c)   (W = V A, x = c + A var),
+// loaded into a fresh ClpSimplex and solved by Clp's dual simplex from the slack basis.
+//
+// Explicit zeros. A coefficient W_iv that is exactly zero (V = 0, a zero row or column of V, a
+// cancellation in V A) is not stored: the u-row lists only its nonzero terms, the same LP. Clp's
+// packed matrix keeps no explicit zero (its row copy asserts on one), so no zero ever reaches it
+// from here. (The `clp` GLMO's warm model is another matter: it rewrites the u-row slots of
+// Clp's matrix in place and must keep every slot stored; see plugins/glmo/clp.)
+#pragma once
+
+#include "glmo_lp.hpp"
+
+#include <string>
+#include <vector>
+
+namespace scfw::lp {
+
+class ColdClp {
+ public:
+  // The GLMO's model as build_model() returned it (the model, u_var, objective and x-map).
+  explicit ColdClp(const GlmoModel& g);
+
+  struct Result {
+    int status = -1;  // Clp's: 0 optimal, 1 infeasible, 2 unbounded, other: failed
+    double value = 0.0;
+    long iterations = 0;
+  };
+  // Solves min F(z + V (x - y), x) over the domain cold; on status 0 fills x and value.
+  Result solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) const;
+
+  // The fallback: solve(), with Clp's verdicts as errors: "<glmo>: the GLMO LP is infeasible ...",
+  // "<glmo>: the GLMO LP is unbounded", "<glmo>: the GLMO LP solve failed (Clp status s)".
+  Result solve_or_throw(const char* glmo, const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
+                        scfw::Vec& x) const;
+
+  // `cross_check`: throws "<glmo>: disagrees with Clp at solve k: <glmo> <value>, Clp <ref>
+  // (status s)" unless the cold solve is optimal and within Settings::clp_agreement (relative).
+  void check(const char* glmo, long solve, double value, const scfw::Vec& z, const scfw::Mat& V,
+             const scfw::Vec& y) const;
+
+  int num_vars() const { return lp_.num_vars; }
+
+ private:
+  SparseLp lp_;  // the model's rows, bounds and objective (no u-rows)
+  std::vector<int> u_var_;
+  scfw::Expr objective_;
+  XMap xmap_;
+  XByVariable xvar_;
+};
+
+}  // namespace scfw::lp
