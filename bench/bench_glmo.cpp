@@ -24,14 +24,6 @@
 using namespace scfw;
 using namespace scfw::bench;
 
-namespace {
-
-struct Stats {
-  double median = 0, p90 = 0, pivots = 0;
-};
-
-}  // namespace
-
 int main(int argc, char** argv) {
   int steps = 3000, d = 100, n = 10;
   double b = 0.01;
@@ -40,24 +32,15 @@ int main(int argc, char** argv) {
   opts.add("--steps", steps).add("--dim", d).add("--tasks", n).add("--b", b).add("--seed", seed);
   if (!opts.parse(argc, argv)) return 2;
   try {
-    Registry reg;
-    reg.load_path(Registry::search_path());
-    Context ctx;
-    ctx.dim = d;
-    ctx.outputs = n;
-    using nlohmann::json;
-    auto domain = reg.make<Domain>("l1_ball", {{"radius", 5.0}, {"dim", d}}, ctx, "bench_glmo", "/domain");
-    auto outer = reg.make<OuterFunction>("max", json::object(), ctx, "bench_glmo", "/outer");
-    auto dense = reg.make<Glmo>("dense_simplex", json::object(), ctx, "bench_glmo", "/glmo");
-    auto clp_warm = reg.make<Glmo>("clp", json::object(), ctx, "bench_glmo", "/glmo");
-    auto clp_cold = reg.make<Glmo>("clp", {{"warm_start", false}}, ctx, "bench_glmo", "/glmo");
-    for (Glmo* g : {dense.get(), clp_warm.get(), clp_cold.get()}) g->setup(*outer, *domain, n, d);
+    GlmoBench lp("bench_glmo", "max", nlohmann::json::object(), "l1_ball", {{"radius", 5.0}, {"dim", d}},
+                 "dense_simplex", n, d);
+    Glmo* dense = lp.tested.get();  // Clp warm and cold: lp.clp_warm, lp.clp_cold
 
     // The trajectory, generated with dense_simplex's answers for x.
     std::mt19937_64 rng(seed);
     std::normal_distribution<double> normal;
     Mat J(n, d), V(n, d);
-    Vec zbar(n), z(n), y = domain->initial_point(), x(d);
+    Vec zbar(n), z(n), y = lp.domain->initial_point(), x(d);
     for (int i = 0; i < n; ++i) {
       zbar[i] = normal(rng);
       for (int j = 0; j < d; ++j) J(i, j) = normal(rng);
@@ -78,7 +61,7 @@ int main(int argc, char** argv) {
       dense->solve(z, V, y, x);
       y = (1 - b) * y + b * x;
     }
-    dense->setup(*outer, *domain, n, d);  // start the timed run from scratch
+    dense->setup(*lp.outer, *lp.domain, n, d);  // start the timed run from scratch
 
     auto run = [&](Glmo& g, std::vector<double>* values) {
       std::vector<double> t(static_cast<size_t>(steps));
@@ -92,17 +75,12 @@ int main(int argc, char** argv) {
         pivots += r.iterations;
         if (values) values->push_back(r.value);
       }
-      std::sort(t.begin(), t.end());
-      Stats s;
-      s.median = t[t.size() / 2];
-      s.p90 = t[t.size() * 9 / 10];
-      s.pivots = static_cast<double>(pivots) / steps;
-      return s;
+      return solve_stats(t, pivots);
     };
     std::vector<double> vd, vw, vc;
-    const Stats sd = run(*dense, &vd);
-    const Stats sw = run(*clp_warm, &vw);
-    const Stats sc = run(*clp_cold, &vc);
+    const SolveStats sd = run(*dense, &vd);
+    const SolveStats sw = run(*lp.clp_warm, &vw);
+    const SolveStats sc = run(*lp.clp_cold, &vc);
     double maxrel = 0;
     for (size_t k = 0; k < vd.size(); ++k)
       maxrel = std::max(maxrel, std::abs(vd[k] - vc[k]) / std::max(1.0, std::abs(vc[k])));

@@ -19,6 +19,7 @@
 #include <ctime>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "scfw/core/problem.hpp"
+#include "scfw/core/registry.hpp"
 #include "scfw/core/solver.hpp"
 
 namespace scfw::bench {
@@ -109,6 +111,42 @@ inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
+
+/// Per-solve times (any unit) summarized: median, 90th percentile, and pivots per solve.
+struct SolveStats {
+  double median = 0, p90 = 0, pivots = 0;
+};
+inline SolveStats solve_stats(std::vector<double> t, long pivots) {
+  std::sort(t.begin(), t.end());
+  SolveStats s;
+  s.median = t[t.size() / 2];
+  s.p90 = t[t.size() * 9 / 10];
+  s.pivots = static_cast<double>(pivots) / static_cast<double>(t.size());
+  return s;
+}
+
+/// What the GLMO benches compare on one LP: the registry of the build's plugins, the outer
+/// function and the domain (blocks "/outer", "/domain" of `source`), and three solvers set up on
+/// them: the GLMO `glmo` with its defaults, Clp warm, and Clp cold.
+struct GlmoBench {
+  GlmoBench(const std::string& source, const std::string& outer_name, const nlohmann::json& outer_block,
+            const std::string& domain_name, const nlohmann::json& domain_block, const std::string& glmo, int n, int d) {
+    registry.load_path(Registry::search_path());
+    Context ctx;
+    ctx.dim = d;
+    ctx.outputs = n;
+    domain = registry.make<Domain>(domain_name, domain_block, ctx, source, "/domain");
+    outer = registry.make<OuterFunction>(outer_name, outer_block, ctx, source, "/outer");
+    tested = registry.make<Glmo>(glmo, nlohmann::json::object(), ctx, source, "/glmo");
+    clp_warm = registry.make<Glmo>("clp", nlohmann::json::object(), ctx, source, "/glmo");
+    clp_cold = registry.make<Glmo>("clp", {{"warm_start", false}}, ctx, source, "/glmo");
+    for (Glmo* g : {tested.get(), clp_warm.get(), clp_cold.get()}) g->setup(*outer, *domain, n, d);
+  }
+  Registry registry;  // first: the objects below come from its libraries
+  std::unique_ptr<Domain> domain;
+  std::unique_ptr<OuterFunction> outer;
+  std::unique_ptr<Glmo> tested, clp_warm, clp_cold;
+};
 
 using Clock = std::chrono::steady_clock;
 

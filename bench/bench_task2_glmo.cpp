@@ -28,23 +28,6 @@
 using namespace scfw;
 using namespace scfw::bench;
 
-namespace {
-
-struct Stats {
-  double median = 0, p90 = 0, pivots = 0;
-};
-
-Stats stats(std::vector<double> t, long pivots) {
-  std::sort(t.begin(), t.end());
-  Stats s;
-  s.median = t[t.size() / 2];
-  s.p90 = t[t.size() * 9 / 10];
-  s.pivots = static_cast<double>(pivots) / static_cast<double>(t.size());
-  return s;
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   int steps = 3000, assets = 50, n = 200;
   double b = 0.01;
@@ -58,18 +41,9 @@ int main(int argc, char** argv) {
   cold = !no_cold;
   const int d = assets + 1;
   try {
-    Registry reg;
-    reg.load_path(Registry::search_path());
-    Context ctx;
-    ctx.dim = d;
-    ctx.outputs = n;
-    using nlohmann::json;
-    auto domain = reg.make<Domain>("simplex_interval", {{"dim", d}}, ctx, "bench_task2_glmo", "/domain");
-    auto outer = reg.make<OuterFunction>("cvar_ru", {{"alpha", 0.95}}, ctx, "bench_task2_glmo", "/outer");
-    auto dual = reg.make<Glmo>("scenario_dual", json::object(), ctx, "bench_task2_glmo", "/glmo");
-    auto clp_warm = reg.make<Glmo>("clp", json::object(), ctx, "bench_task2_glmo", "/glmo");
-    auto clp_cold = reg.make<Glmo>("clp", {{"warm_start", false}}, ctx, "bench_task2_glmo", "/glmo");
-    for (Glmo* g : {dual.get(), clp_warm.get(), clp_cold.get()}) g->setup(*outer, *domain, n, d);
+    GlmoBench lp("bench_task2_glmo", "cvar_ru", {{"alpha", 0.95}}, "simplex_interval", {{"dim", d}}, "scenario_dual",
+                 n, d);
+    Glmo* dual = lp.tested.get();  // Clp warm and cold: lp.clp_warm, lp.clp_cold
 
     // Group returns: asset j has mean mu_j and volatility s_j (daily), a group is 5 days.
     std::mt19937_64 rng(seed);
@@ -91,7 +65,7 @@ int main(int argc, char** argv) {
       }
     };
     Mat V(n, d), G(n, d);
-    Vec z(n), y = domain->initial_point(), x(d);
+    Vec z(n), y = lp.domain->initial_point(), x(d);
     draw(V);
     z = V * y;
     std::vector<scfw::Jacobian> Vs;  // dense: solve() takes them without a copy
@@ -107,7 +81,7 @@ int main(int argc, char** argv) {
       dual->solve(z, V, y, x);
       y = (1 - b) * y + b * x;
     }
-    dual->setup(*outer, *domain, n, d);  // the timed run starts from scratch
+    dual->setup(*lp.outer, *lp.domain, n, d);  // the timed run starts from scratch
 
     std::vector<double> td, tw, tc;
     long pd = 0, pw = 0, pc = 0;
@@ -121,7 +95,7 @@ int main(int argc, char** argv) {
       const auto t1 = std::chrono::steady_clock::now();
       t.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
       piv += r.iterations;
-      fx = outer->value(zs[s] + Vs[s].dense() * (xk - ys[s]), xk);
+      fx = lp.outer->value(zs[s] + Vs[s].dense() * (xk - ys[s]), xk);
       return r.value;
     };
     double fx_gap_dual = 0, fx_gap_clp = 0;  // largest |F(x) - value| of each
@@ -138,15 +112,15 @@ int main(int argc, char** argv) {
       const double vd = blocked ? blocked_values[static_cast<size_t>(k)] : timed(*dual, k, td, pd);
       const double fd = blocked ? blocked_fx[static_cast<size_t>(k)] : fx;
       fx_gap_dual = std::max(fx_gap_dual, std::abs(fd - vd));
-      timed(*clp_warm, k, tw, pw);
+      timed(*lp.clp_warm, k, tw, pw);
       if (cold) {
-        const double vc = timed(*clp_cold, k, tc, pc);
+        const double vc = timed(*lp.clp_cold, k, tc, pc);
         fx_gap_clp = std::max(fx_gap_clp, std::abs(fx - vc));
         clp_below = std::max(clp_below, vd - fx);
         maxrel = std::max(maxrel, std::abs(vd - vc) / std::max(1.0, std::abs(vc)));
       }
     }
-    const Stats sd_ = stats(td, pd), sw = stats(tw, pw);
+    const SolveStats sd_ = solve_stats(td, pd), sw = solve_stats(tw, pw);
     std::printf("bench_task2_glmo: Task 2 LP (cvar_ru 0.95 over simplex_interval), n = %d groups, d = %d, drift b = %g, "
                 "%d steps\n",
                 n, d, b, steps);
@@ -155,7 +129,7 @@ int main(int argc, char** argv) {
     std::printf("  scenario_dual warm   %9.2f %8.2f %10.3f\n", sd_.median, sd_.p90, sd_.pivots);
     std::printf("  clp warm             %9.2f %8.2f %10.3f\n", sw.median, sw.p90, sw.pivots);
     if (cold) {
-      const Stats sc = stats(tc, pc);
+      const SolveStats sc = solve_stats(tc, pc);
       std::printf("  clp cold             %9.2f %8.2f %10.3f\n", sc.median, sc.p90, sc.pivots);
       std::printf("  ratio scenario_dual warm / clp cold (median)  %.4f  (1/%.1f; target <= 1/50)\n",
                   sd_.median / sc.median, sc.median / sd_.median);
