@@ -156,7 +156,7 @@ void check_resumes_bitwise(const Make& make, const std::string& plugin, const Ou
   };
   auto whole = ready();
   auto first = ready();
-  CHECK(first->state_support() == StateSupport::Saved);
+  CHECK(first->capabilities().has(Capability::SavedState));
   Vec xw(d), xr(d);
   for (int k = 0; k < 10; ++k) {
     const Instance& s = steps[static_cast<size_t>(k)];
@@ -187,7 +187,7 @@ void check_resumes_bitwise(const Make& make, const std::string& plugin, const Ou
 class LmoOnlyDomain final : public Domain {
  public:
   int dim() const override { return 2; }
-  bool has_model() const override { return false; }
+  Capabilities capabilities() const override { return {}; }  // no LP model
   void lmo(const Vec& g, Vec& x) const override { x = -g.normalized(); }
   Vec initial_point() const override { return Vec::Zero(2); }
   bool contains(const Vec& x, double tol) const override { return x.norm() <= 1.0 + tol; }

@@ -214,7 +214,8 @@ TEST_CASE("a checkpoint of another scfw version, problem or plugin set is refuse
   for (auto& p : other.plugins)
     if (p.role == "tracker") p.version = "1.1.0";
   CHECK_THROWS_WITH_AS(check_identity(f, ck.identity, other),
-                       (f + ": checkpoint: plugin tracker momentum version 1.0.0 in the checkpoint, 1.1.0 loaded").c_str(),
+                       (f + ": checkpoint: plugin tracker momentum version " + test::registry().find(Kind::Tracker, "momentum")->library_version +
+                        " in the checkpoint, 1.1.0 loaded").c_str(),
                        InputError);
   other = now;
   for (auto& p : other.plugins)
@@ -295,7 +296,7 @@ TEST_CASE("a GLMO with warm state it cannot save makes --checkpoint an error nam
     void setup(const OuterFunction& o, const Domain& d, int n, int dim) override { inner->setup(o, d, n, dim); }
     GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) override { return inner->solve(z, V, y, x); }
     std::string describe() const override { return inner->describe(); }
-    StateSupport state_support() const override { return StateSupport::Unsaved; }
+    Capabilities capabilities() const override { return Capability::UnsavedState; }
   };
   const nlohmann::json doc = document("norm_multitask", 20);
   Composition c = compose_doc(doc);

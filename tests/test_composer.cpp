@@ -669,7 +669,7 @@ TEST_CASE("the wrappers name the plugin in foreign exceptions and pass scfw erro
   raw->mode = 0;
   // Capabilities the plugin lacks are refused by name, unchanged.
   f.resize(3);
-  CHECK_FALSE(oracle->has_exact());
+  CHECK_FALSE(oracle->capabilities().has(scfw::Capability::Exact));
   CHECK_THROWS_AS(oracle->exact(x, &f, nullptr), scfw::CapabilityError);
 
   auto schedule = scfw::wrap_schedule(std::make_unique<BadSchedule>(), "bad_schedule");

@@ -95,7 +95,7 @@ TEST_CASE("nuclear_ball: LMO = -tau u1 v1^T, value -tau sigma_max, no feasible m
     const double tau = 2.5;
     auto ball = make_nuclear(r, c, tau);
     REQUIRE(ball->dim() == r * c);
-    CHECK_FALSE(ball->has_model());
+    CHECK_FALSE(ball->capabilities().has(Capability::LpModel));
     for (int trial = 0; trial < 3; ++trial) {
       Vec g(r * c);
       for (auto& v : g) v = normal(rng);

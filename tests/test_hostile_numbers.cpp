@@ -71,7 +71,6 @@ class BrokenOuter final : public OuterFunction {
 class BadIndexDomain final : public Domain {
  public:
   int dim() const override { return 3; }
-  bool has_model() const override { return true; }
   std::vector<Expr> model(Model& m) const override {
     std::vector<Expr> xs;
     for (int j = 0; j < 3; ++j) xs.emplace_back(m.add_var(-1.0, 1.0));
@@ -209,7 +208,7 @@ class NanOracle final : public Oracle {
     inner_->evaluate(s, x, f, J);
     if (f && draws_ >= 12) (*f)[3] = std::nan("");
   }
-  bool has_exact() const override { return inner_->has_exact(); }
+  Capabilities capabilities() const override { return inner_->capabilities(); }
   void exact(const Vec& x, Vec* f, Mat* J) const override { inner_->exact(x, f, J); }
 
  private:

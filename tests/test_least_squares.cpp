@@ -93,7 +93,7 @@ class DistortedOracle : public scfw::Oracle {
     if (J) *J *= factor_;
     if (f) f->array() += bias_;  // a biased sample value: E f~ != f
   }
-  bool has_exact() const override { return true; }
+  scfw::Capabilities capabilities() const override { return scfw::Capability::Exact; }
   void exact(const Vec& x, Vec* f, Mat* J) const override {
     inner_.exact(x, f, J);
     if (J) *J *= factor_;
@@ -342,7 +342,7 @@ TEST_CASE("least_squares_tasks: a9a, 10 label-stratified tasks") {
 
 TEST_CASE("least_squares_tasks: the Hessian action equals finite differences of J~ for one sample") {
   auto oracle = make_oracle(synthetic_params(4, 12, 50, 3));
-  REQUIRE(oracle->has_hessian_action());
+  REQUIRE(oracle->capabilities().has(scfw::Capability::HessianAction));
   const Vec x = random_vec(12, 21), v = random_vec(12, 22);
   scfw::Rng rng(5);
   auto s = oracle->make_sample();

@@ -189,8 +189,8 @@ json regression(const std::string& jacobian, const json& tracker, const json& gl
 /// Runs both documents with gap reports every 10 iterations and compares iterates and gaps.
 void same_runs(const json& sparse_doc, const json& dense_doc, bool expect_dense_copy) {
   Composition s = make(sparse_doc), d = make(dense_doc);
-  REQUIRE(s.problem.oracle->jacobian_pattern() != nullptr);
-  REQUIRE(d.problem.oracle->jacobian_pattern() == nullptr);
+  REQUIRE(s.problem.oracle->capabilities().has(Capability::SparseJacobian));
+  REQUIRE_FALSE(d.problem.oracle->capabilities().has(Capability::SparseJacobian));
   bool noted = false;
   for (const auto& note : s.method.notes) noted = noted || note.find("takes no sparse V") != std::string::npos;
   CHECK(noted == expect_dense_copy);
@@ -362,7 +362,7 @@ TEST_CASE("a checkpoint of a sparse V reads back bitwise, pattern included, and 
   CHECK(s.y == all.y.back());
 }
 
-// --- Column generation on compact atoms (a sparse V and a domain with compact_atoms()).
+// --- Column generation on compact atoms (a sparse V and a domain with compact atoms).
 
 TEST_CASE("column_generation on compact atoms gives the dense path's GLMO values, nuclear ball and l1 ball") {
   // The problem's exact f and Jacobian at the points of a dense run, z = f: the GLMO of the

@@ -71,9 +71,10 @@ class CosineOracle final : public Oracle {
   void evaluate(const Sample& s, const Vec& x, Vec* f, Mat* J) const override {
     eval(static_cast<const CosineSample&>(s).w, x, f, J);
   }
-  bool has_exact() const override { return true; }
   void exact(const Vec& x, Vec* f, Mat* J) const override { eval(Vec::Ones(n_), x, f, J); }
-  bool has_hessian_action() const override { return with_hessian_; }
+  Capabilities capabilities() const override {
+    return with_hessian_ ? Capability::Exact | Capability::HessianAction : Capabilities(Capability::Exact);
+  }
   void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const override {
     if (!with_hessian_) Oracle::hessian_action(s, x, v, out);
     const Vec& w = static_cast<const CosineSample&>(s).w;
@@ -171,7 +172,7 @@ TEST_CASE("storm: one update equals eq. storm_grad and the Taylor value tracker,
 TEST_CASE("hessian: one update equals eq. hessian_grad and the Taylor value tracker, by hand") {
   Composition p = make(small({{"plugin", "hessian"}}));
   const Oracle& o = *p.problem.oracle;
-  REQUIRE(o.has_hessian_action());
+  REQUIRE(o.capabilities().has(Capability::HessianAction));
   const int n = o.outputs(), d = o.dim();
 
   const Vec y0 = point(d, -0.2, 0.3), y1 = point(d, 0.4, -0.1);

@@ -203,6 +203,43 @@ std::unique_ptr<T> require_inner(std::unique_ptr<T> inner, const std::string& pl
 }
 
 // ---------------------------------------------------------------------------------------------
+// What the wrappers of the three Stateful roles (Domain, Glmo, Tracker) share: the inner object,
+// the plugin's name, and the forwarding of capabilities() and the state calls. The host saves or
+// loads state only for a component that declares Capability::SavedState; a call without it is
+// the caller's bug, named here.
+
+template <class Role>
+class CheckedStateful : public Role {
+ public:
+  Capabilities capabilities() const override {
+    Capabilities r;
+    SCFW_GUARD(plugin_, r = inner_->capabilities());
+    return r;
+  }
+  void save_state(StateWriter& w) const override {
+    require_saved_state("save_state");
+    SCFW_GUARD(plugin_, inner_->save_state(w));
+  }
+  void load_state(StateReader& r) override {
+    require_saved_state("load_state");
+    SCFW_GUARD(plugin_, inner_->load_state(r));
+  }
+
+ protected:
+  CheckedStateful(std::unique_ptr<Role> inner, std::string plugin)
+      : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)) {}
+
+  std::unique_ptr<Role> inner_;
+  std::string plugin_;
+
+ private:
+  void require_saved_state(const char* call) const {
+    if (!capabilities().has(Capability::SavedState))
+      fail(plugin_, std::string(call) + " called, but it declares no saved state (capability \"saved_state\")");
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
 // Oracle
 
 /// Adds the wall time of its scope to a counter (CallCounters::oracle_seconds, which the solver
@@ -228,8 +265,13 @@ class CheckedOracle final : public Oracle {
     if (d_ < 1 || n_ < 1)
       fail(plugin_, "the oracle reports d = " + std::to_string(d_) + " and n = " + std::to_string(n_) +
                         "; both must be >= 1");
-    // The pattern is fixed after construction: asked once, checked against n x d.
-    SCFW_GUARD(plugin_, pattern_ = inner_->jacobian_pattern());
+    // Capabilities and the pattern are fixed after construction: asked once, the pattern checked
+    // against n x d.
+    SCFW_GUARD(plugin_, capabilities_ = inner_->capabilities());
+    if (capabilities_.has(Capability::SparseJacobian)) {
+      SCFW_GUARD(plugin_, pattern_ = inner_->jacobian_pattern());
+      if (!pattern_) fail(plugin_, "the oracle declares a sparse Jacobian and returned no pattern");
+    }
     if (pattern_ && (pattern_->rows() != n_ || pattern_->cols() != d_))
       fail(plugin_, "the oracle's Jacobian pattern is " + std::to_string(pattern_->rows()) + " x " +
                         std::to_string(pattern_->cols()) + ", expected n x d = " + std::to_string(n_) + " x " +
@@ -238,6 +280,7 @@ class CheckedOracle final : public Oracle {
 
   int dim() const override { return d_; }
   int outputs() const override { return n_; }
+  Capabilities capabilities() const override { return capabilities_; }
 
   std::unique_ptr<Sample> make_sample() const override {
     std::unique_ptr<Sample> s;
@@ -272,12 +315,6 @@ class CheckedOracle final : public Oracle {
     if (J) finite_mat(plugin_, "evaluate", "returned", "J", *J);
   }
 
-  bool has_exact() const override {
-    bool r = false;
-    SCFW_GUARD(plugin_, r = inner_->has_exact());
-    return r;
-  }
-
   void exact(const Vec& x, Vec* f, Mat* J) const override {
     check_vec(plugin_, "exact", "x", x, "d", d_);
     if (f) check_vec(plugin_, "exact", "f", *f, "n", n_);
@@ -288,12 +325,6 @@ class CheckedOracle final : public Oracle {
     if (J) check_out_mat(plugin_, "exact", "J", *J, n_, d_);
     if (f) finite_vec(plugin_, "exact", "returned", "f", *f);
     if (J) finite_mat(plugin_, "exact", "returned", "J", *J);
-  }
-
-  bool has_hessian_action() const override {
-    bool r = false;
-    SCFW_GUARD(plugin_, r = inner_->has_hessian_action());
-    return r;
   }
 
   void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const override {
@@ -309,7 +340,11 @@ class CheckedOracle final : public Oracle {
     finite_mat(plugin_, "hessian_action", "returned", "out", out);
   }
 
-  std::shared_ptr<const JacobianPattern> jacobian_pattern() const override { return pattern_; }
+  std::shared_ptr<const JacobianPattern> jacobian_pattern() const override {
+    if (!pattern_) [[unlikely]]
+      fail(plugin_, "jacobian_pattern called, but the oracle declares no sparse Jacobian");
+    return pattern_;
+  }
 
   void evaluate_sparse(const Sample& s, const Vec& x, Vec* f, double* values) const override {
     check_vec(plugin_, "evaluate_sparse", "x", x, "d", d_);
@@ -367,6 +402,7 @@ class CheckedOracle final : public Oracle {
   std::string plugin_;
   std::shared_ptr<CallCounters> counters_;
   int d_ = 0, n_ = 0;
+  Capabilities capabilities_;
   std::shared_ptr<const JacobianPattern> pattern_;
 };
 
@@ -419,21 +455,14 @@ class CheckedOuter final : public OuterFunction {
 // ---------------------------------------------------------------------------------------------
 // Domain
 
-class CheckedDomain final : public Domain {
+class CheckedDomain final : public CheckedStateful<Domain> {
  public:
-  CheckedDomain(std::unique_ptr<Domain> inner, std::string plugin)
-      : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)) {
+  CheckedDomain(std::unique_ptr<Domain> inner, std::string plugin) : CheckedStateful(std::move(inner), std::move(plugin)) {
     SCFW_GUARD(plugin_, d_ = inner_->dim());
     if (d_ < 1) fail(plugin_, "the domain reports dimension " + std::to_string(d_) + "; it must be >= 1");
   }
 
   int dim() const override { return d_; }
-
-  bool has_model() const override {
-    bool r = false;
-    SCFW_GUARD(plugin_, r = inner_->has_model());
-    return r;
-  }
 
   std::vector<Expr> model(Model& m) const override {
     std::vector<Expr> x;
@@ -450,12 +479,6 @@ class CheckedDomain final : public Domain {
     SCFW_GUARD(plugin_, inner_->lmo(g, x));
     check_out_vec(plugin_, "lmo", "x", x, "d", d_);
     finite_vec(plugin_, "lmo", "returned", "x", x);
-  }
-
-  bool compact_atoms() const override {
-    bool r = false;
-    SCFW_GUARD(plugin_, r = inner_->compact_atoms());
-    return r;
   }
 
   // The compact LMO: the gradient's shape is checked on the way in, the atom's size, indices and
@@ -518,27 +541,18 @@ class CheckedDomain final : public Domain {
       fail(plugin_, "shape: expected none or [rows, cols] with rows * cols = d = " + std::to_string(d_));
     return s;
   }
-  StateSupport state_support() const override {
-    StateSupport r = StateSupport::None;
-    SCFW_GUARD(plugin_, r = inner_->state_support());
-    return r;
-  }
-  void save_state(StateWriter& w) const override { SCFW_GUARD(plugin_, inner_->save_state(w)); }
-  void load_state(StateReader& r) override { SCFW_GUARD(plugin_, inner_->load_state(r)); }
 
  private:
-  std::unique_ptr<Domain> inner_;
-  std::string plugin_;
   long d_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
 // GLMO
 
-class CheckedGlmo final : public Glmo {
+class CheckedGlmo final : public CheckedStateful<Glmo> {
  public:
   CheckedGlmo(std::unique_ptr<Glmo> inner, std::string plugin, std::shared_ptr<CallCounters> counters)
-      : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)),
+      : CheckedStateful(std::move(inner), std::move(plugin)),
         counters_(counters ? std::move(counters) : std::make_shared<CallCounters>()) {}
 
   bool supports(const OuterFunction& outer, const Domain& domain, int n, int d, std::string* why) const override {
@@ -561,19 +575,13 @@ class CheckedGlmo final : public Glmo {
     d_ = d;
   }
 
-  bool accepts_sparse() const override {
-    bool r = false;
-    SCFW_GUARD(plugin_, r = inner_->accepts_sparse());
-    return r;
-  }
-
   GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) override {
     if (n_ < 0) [[unlikely]]
       fail(plugin_, "solve called before setup");
     check_vec(plugin_, "solve", "z", z, "n", n_);
     if (V.rows() != n_ || V.cols() != d_) [[unlikely]]
       bad_matrix(plugin_, "solve", "V", V.rows(), V.cols(), n_, d_);
-    if (V.is_sparse() && !inner_->accepts_sparse()) [[unlikely]]
+    if (V.is_sparse() && !inner_->capabilities().has(Capability::SparseV)) [[unlikely]]
       fail(plugin_, "solve: V is sparse, and this GLMO does not accept a sparse V (the host densifies it first)");
     check_vec(plugin_, "solve", "y", y, "d", d_);
     if (x.size() != d_) x.resize(d_);  // an output: sized here once, then reused by the caller
@@ -596,17 +604,8 @@ class CheckedGlmo final : public Glmo {
     return s;
   }
 
-  StateSupport state_support() const override {
-    StateSupport r = StateSupport::None;
-    SCFW_GUARD(plugin_, r = inner_->state_support());
-    return r;
-  }
-  void save_state(StateWriter& w) const override { SCFW_GUARD(plugin_, inner_->save_state(w)); }
-  void load_state(StateReader& r) override { SCFW_GUARD(plugin_, inner_->load_state(r)); }
 
  private:
-  std::unique_ptr<Glmo> inner_;
-  std::string plugin_;
   std::shared_ptr<CallCounters> counters_;
   long n_ = -1, d_ = -1;
 };
@@ -614,10 +613,10 @@ class CheckedGlmo final : public Glmo {
 // ---------------------------------------------------------------------------------------------
 // Tracker
 
-class CheckedTracker final : public Tracker {
+class CheckedTracker final : public CheckedStateful<Tracker> {
  public:
   CheckedTracker(std::unique_ptr<Tracker> inner, std::string plugin)
-      : inner_(require_inner(std::move(inner), plugin)), plugin_(std::move(plugin)) {}
+      : CheckedStateful(std::move(inner), std::move(plugin)) {}
 
   void bind(const Oracle& oracle) override {
     long n = 0, d = 0;
@@ -626,7 +625,8 @@ class CheckedTracker final : public Tracker {
     n_ = n;
     d_ = d;
     oracle_ = &oracle;
-    SCFW_GUARD(plugin_, pattern_ = oracle.jacobian_pattern());
+    pattern_ = nullptr;
+    if (oracle.capabilities().has(Capability::SparseJacobian)) SCFW_GUARD(plugin_, pattern_ = oracle.jacobian_pattern());
   }
 
   void start(const Vec& y0, Rng& rng, Vec& z, Jacobian& V) override {
@@ -660,17 +660,8 @@ class CheckedTracker final : public Tracker {
     finite_jacobian(plugin_, "update", "left", "V", V);
   }
 
-  StateSupport state_support() const override {
-    StateSupport r = StateSupport::None;
-    SCFW_GUARD(plugin_, r = inner_->state_support());
-    return r;
-  }
-  void save_state(StateWriter& w) const override { SCFW_GUARD(plugin_, inner_->save_state(w)); }
-  void load_state(StateReader& r) override { SCFW_GUARD(plugin_, inner_->load_state(r)); }
 
  private:
-  std::unique_ptr<Tracker> inner_;
-  std::string plugin_;
   long n_ = -1, d_ = -1;
   const Oracle* oracle_ = nullptr;
   std::shared_ptr<const JacobianPattern> pattern_;

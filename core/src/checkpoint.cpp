@@ -24,41 +24,28 @@ std::string role_plugin(const PluginNames& names, const std::string& role) {
   return "?";
 }
 
-/// The role's component when it reports `support`, with its name for messages.
-struct Stateful {
+/// The role's component, with its name for messages.
+struct StatefulPart {
   const char* role;
-  Component* object;
+  Stateful* object;
   std::string name;
 };
 
-std::vector<Stateful> stateful_parts(Composition& c) {
+std::vector<StatefulPart> stateful_parts(Composition& c) {
   const std::string glmo = role_plugin(c.method.plugins, "glmo");
-  std::vector<Stateful> parts{{"glmo", c.method.glmo.get(), "glmo " + glmo},
+  std::vector<StatefulPart> parts{{"glmo", c.method.glmo.get(), "glmo " + glmo},
                               {"gap_glmo", c.method.gap_glmo.get(), "glmo " + glmo + " (gap reports)"},
                               {"domain", c.problem.domain.get(), "domain " + role_plugin(c.problem.plugins, "domain")},
                               {"tracker", c.method.tracker.get(), "tracker " + role_plugin(c.method.plugins, "tracker")}};
   return parts;
 }
 
-StateSupport support_of(Component* o) {
-  if (auto* g = dynamic_cast<Glmo*>(o)) return g->state_support();
-  if (auto* d = dynamic_cast<Domain*>(o)) return d->state_support();
-  if (auto* t = dynamic_cast<Tracker*>(o)) return t->state_support();
-  return StateSupport::None;
-}
+bool saves_state(const Stateful* o) { return o->capabilities().has(Capability::SavedState); }
 
-std::string save_of(Component* o) {
+std::string save_of(const Stateful* o) {
   StateWriter w;
-  if (auto* g = dynamic_cast<Glmo*>(o)) g->save_state(w);
-  else if (auto* d = dynamic_cast<Domain*>(o)) d->save_state(w);
-  else if (auto* t = dynamic_cast<Tracker*>(o)) t->save_state(w);
+  o->save_state(w);
   return w.text();
-}
-
-void load_into(Component* o, StateReader& r) {
-  if (auto* g = dynamic_cast<Glmo*>(o)) g->load_state(r);
-  else if (auto* d = dynamic_cast<Domain*>(o)) d->load_state(r);
-  else if (auto* t = dynamic_cast<Tracker*>(o)) t->load_state(r);
 }
 
 std::string* component_text(Checkpoint& ck, const std::string& role) {
@@ -109,8 +96,8 @@ RunIdentity run_identity(const Registry& registry, const nlohmann::json& doc, co
 
 std::string unsaveable_state(const Composition& c) {
   std::string out;
-  for (const Stateful& p : stateful_parts(const_cast<Composition&>(c))) {
-    if (!p.object || support_of(p.object) != StateSupport::Unsaved) continue;
+  for (const StatefulPart& p : stateful_parts(const_cast<Composition&>(c))) {
+    if (!p.object || !p.object->capabilities().has(Capability::UnsavedState)) continue;
     if (std::string(p.role) == "gap_glmo") continue;  // named with the algorithm's GLMO
     out += (out.empty() ? "" : ", ") + p.name;
   }
@@ -327,18 +314,17 @@ void check_identity(const std::string& file, const RunIdentity& saved, const Run
 
 void restore_components(const std::string& file, const Checkpoint& ck_in, Composition& c) {
   Checkpoint& ck = const_cast<Checkpoint&>(ck_in);
-  for (const Stateful& p : stateful_parts(c)) {
+  for (const StatefulPart& p : stateful_parts(c)) {
     if (!p.object) continue;
     const std::string& text = *component_text(ck, p.role);
-    const StateSupport support = support_of(p.object);
-    if (support != StateSupport::Saved) {
+    if (!saves_state(p.object)) {
       if (!text.empty())
         throw InputError(file + ": checkpoint: " + p.name + " has saved state but keeps none now");
       continue;
     }
     StateReader r(text, file + ": " + p.name);
     try {
-      load_into(p.object, r);
+      p.object->load_state(r);
       r.expect_end();
     } catch (const InputError&) {
       throw;
@@ -375,8 +361,8 @@ void Checkpointer::save(const RunState& state) {
   ck.identity = identity_;
   ck.state = state;
   ck.trace = trace_.str();
-  for (const Stateful& p : stateful_parts(c_))
-    if (p.object && support_of(p.object) == StateSupport::Saved) *component_text(ck, p.role) = save_of(p.object);
+  for (const StatefulPart& p : stateful_parts(c_))
+    if (p.object && saves_state(p.object)) *component_text(ck, p.role) = save_of(p.object);
   write_checkpoint(file_, ck);
   last_seconds_ = state.seconds;
   ++written_;

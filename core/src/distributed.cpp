@@ -196,7 +196,7 @@ class ShardedOracle final : public Oracle {
       : inner_(std::move(inner)), ranks_(ranks), n_(inner_->outputs()), d_(inner_->dim()) {
     // The sum over ranks is a flat sum of J's stored values, which needs one pattern on every
     // rank; a shard's pattern is that of its own rows. Refused rather than densified.
-    if (inner_->jacobian_pattern())
+    if (inner_->capabilities().has(Capability::SparseJacobian))
       throw InputError("a sparse Jacobian cannot be summed over MPI ranks (each rank's rows have their own "
                        "pattern): use the oracle's dense Jacobian (\"jacobian\": \"dense\") or run on one rank");
     // One buffer for the largest reduction (f, J and the failure flag), so that the iteration
@@ -217,7 +217,6 @@ class ShardedOracle final : public Oracle {
     }
     reduce(f, J, error);
   }
-  bool has_exact() const override { return inner_->has_exact(); }
   void exact(const Vec& x, Vec* f, Mat* J) const override {
     std::exception_ptr error;
     try {
@@ -227,7 +226,6 @@ class ShardedOracle final : public Oracle {
     }
     reduce(f, J, error);
   }
-  bool has_hessian_action() const override { return inner_->has_hessian_action(); }
   void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const override {
     std::exception_ptr error;
     try {
@@ -237,7 +235,7 @@ class ShardedOracle final : public Oracle {
     }
     reduce(nullptr, &out, error);
   }
-  bool sharded() const override { return true; }
+  Capabilities capabilities() const override { return inner_->capabilities() | Capability::Sharded; }
   std::vector<std::string> variable_names() const override { return inner_->variable_names(); }
   std::vector<std::string> output_names() const override { return inner_->output_names(); }
 

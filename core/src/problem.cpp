@@ -247,13 +247,14 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   ctx.memory = Memory(&problem.memory);  // only while building: `problem` is moved when returned
   ctx.shard = oracle_shard();  // null but under `mpirun scfw run` (distributed.hpp)
   std::unique_ptr<Oracle> oracle = make<Oracle>(b.oracle, ctx, src);
-  if (ctx.shard && oracle->sharded()) oracle = wrap_sharded_oracle(std::move(oracle), ranks());
+  if (ctx.shard && oracle->capabilities().has(Capability::Sharded)) oracle = wrap_sharded_oracle(std::move(oracle), ranks());
   ctx.shard = nullptr;
   problem.oracle = wrap_oracle(std::move(oracle), b.oracle.component->info.name, problem.counters);
   ctx.dim = problem.oracle->dim();
   ctx.outputs = problem.oracle->outputs();
   // What the solver holds for any run on this problem (solver.cpp sizes these before its loop).
-  if (const auto pattern = problem.oracle->jacobian_pattern()) {
+  if (problem.oracle->capabilities().has(Capability::SparseJacobian)) {
+    const auto pattern = problem.oracle->jacobian_pattern();
     // A sparse Jacobian: V and the gap reports' J hold the pattern's values only.
     const std::int64_t n = ctx.outputs, d = ctx.dim, nnz = pattern->nnz();
     const std::string shape = times(n, d) + ", " + std::to_string(nnz) + " non-zeros";
@@ -325,7 +326,7 @@ struct GlmoTarget {
 /// (6 integers and 3 gradient values per non-zero) and x's factors for the final product.
 std::uint64_t glmo_bytes(const Domain& domain, const Params& params, const std::string& name, std::int64_t n,
                          std::int64_t d, std::int64_t compact_nnz) {
-  if (!domain.has_model() || name == "column_generation") {
+  if (!domain.capabilities().has(Capability::LpModel) || name == "column_generation") {
     // get<int>, as the factory reads it: an out-of-range value is refused with its message here.
     const std::int64_t atoms = 2 * std::int64_t{params.has("max_atoms") ? params.get<int>("max_atoms") : 50};
     const std::uint64_t master = bytes_of({atoms + n + 1, atoms + n + 1, 8});
@@ -375,7 +376,7 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
     // Two instances from one block: the gap reports never disturb the algorithm's warm starts.
     const std::string& glmo_name = glmo_block.component->info.name;
     if (MemoryAccount* account = ctx.memory.account()) {
-      const bool compact = ctx.jacobian_nnz > 0 && problem.domain->compact_atoms() &&
+      const bool compact = ctx.jacobian_nnz > 0 && problem.domain->capabilities().has(Capability::CompactAtoms) &&
                            !problem.outer->traits().depends_on_x;
       const std::uint64_t one =
           glmo_bytes(*problem.domain, glmo_block.params, glmo_name, n, d, compact ? ctx.jacobian_nnz : 0);
@@ -401,7 +402,7 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
     return probe->supports(*problem.outer, *problem.domain, n, d, &why);
   };
   std::string why;
-  if (!problem.domain->has_model() && (glmo_auto || (glmo_block.component->info.name == "clp" && !supported(why)))) {
+  if (!problem.domain->capabilities().has(Capability::LpModel) && (glmo_auto || (glmo_block.component->info.name == "clp" && !supported(why)))) {
     if (use_glmo("column_generation"))
       problem.notes.push_back(std::string("glmo: the domain has no LP model, so ") +
                               (glmo_auto ? "column_generation was selected" : "clp handed over to column_generation") +
@@ -443,7 +444,7 @@ Method build_method(const Registry& registry, Problem& problem, const MethodBloc
   ctx.dim = d;
   ctx.outputs = n;
   ctx.memory = Memory(&method.memory);  // only while building: `method` is moved when returned
-  const auto pattern = problem.oracle->jacobian_pattern();
+  const auto pattern = problem.oracle->capabilities().has(Capability::SparseJacobian) ? problem.oracle->jacobian_pattern() : nullptr;
   if (pattern) ctx.jacobian_nnz = pattern->nnz();
 
   method.tracker = wrap_tracker(make<Tracker>(b.tracker, ctx, src), b.tracker.component->info.name);
@@ -464,7 +465,8 @@ Method build_method(const Registry& registry, Problem& problem, const MethodBloc
   method.plugins[0].second = all[3].second;
   // A sparse V for a GLMO that takes only a dense one: the solver copies it into one dense
   // n x d buffer before each solve (solver.cpp), charged here and said in the summary.
-  if (pattern && !(method.glmo->accepts_sparse() && method.gap_glmo->accepts_sparse())) {
+  if (pattern && !(method.glmo->capabilities().has(Capability::SparseV) &&
+                   method.gap_glmo->capabilities().has(Capability::SparseV))) {
     const std::uint64_t bytes = bytes_of({n, d, 8});
     charge(method.memory, bytes,
            "a dense copy of V for the GLMO " + method.plugins[0].second + ", which takes no sparse V (" + times(n, d) + ")",
@@ -609,7 +611,7 @@ Composition compose(const Registry& registry, const json& doc, const std::string
 
   Composition c;
   c.problem = build_problem(problem_blocks, source, name, base_dir, overrides.memory ? &*overrides.memory : nullptr);
-  if (options.gap_tolerance > 0 && !c.problem.oracle->has_exact()) {
+  if (options.gap_tolerance > 0 && !c.problem.oracle->capabilities().has(Capability::Exact)) {
     const std::string what = "the oracle " + problem_blocks.oracle.component->info.name +
                              " has no exact evaluation, so no gap is ever computed and a gap tolerance cannot stop the run";
     if (overrides.gap_tolerance) throw InputError("--gap-tolerance: " + what);

@@ -16,10 +16,19 @@ ProductDomain::ProductDomain(std::vector<std::unique_ptr<Domain>> factors, std::
   }
 }
 
-bool ProductDomain::has_model() const {
-  for (const auto& f : factors_)
-    if (!f->has_model()) return false;
-  return true;
+Capabilities ProductDomain::capabilities() const {
+  bool model = true, saved = false, unsaved = false;
+  for (const auto& f : factors_) {
+    const Capabilities c = f->capabilities();
+    model = model && c.has(Capability::LpModel);
+    saved = saved || c.has(Capability::SavedState);
+    unsaved = unsaved || c.has(Capability::UnsavedState);
+  }
+  Capabilities r;
+  if (model) r |= Capability::LpModel;
+  if (unsaved) r |= Capability::UnsavedState;
+  else if (saved) r |= Capability::SavedState;
+  return r;
 }
 
 std::vector<Expr> ProductDomain::model(Model& m) const {
@@ -58,19 +67,9 @@ bool ProductDomain::contains(const Vec& x, double tol) const {
   return true;
 }
 
-StateSupport ProductDomain::state_support() const {
-  StateSupport r = StateSupport::None;
-  for (const auto& f : factors_) {
-    const StateSupport s = f->state_support();
-    if (s == StateSupport::Unsaved) return s;
-    if (s == StateSupport::Saved) r = s;
-  }
-  return r;
-}
-
 void ProductDomain::save_state(StateWriter& w) const {
   for (size_t i = 0; i < factors_.size(); ++i) {
-    if (factors_[i]->state_support() != StateSupport::Saved) continue;
+    if (!factors_[i]->capabilities().has(Capability::SavedState)) continue;
     StateWriter part;
     factors_[i]->save_state(part);
     w.put("factor" + std::to_string(i), part.text());
@@ -79,7 +78,7 @@ void ProductDomain::save_state(StateWriter& w) const {
 
 void ProductDomain::load_state(StateReader& r) {
   for (size_t i = 0; i < factors_.size(); ++i) {
-    if (factors_[i]->state_support() != StateSupport::Saved) continue;
+    if (!factors_[i]->capabilities().has(Capability::SavedState)) continue;
     std::string text;
     r.get("factor" + std::to_string(i), text);
     StateReader part(std::move(text), r.owner() + " factor " + std::to_string(i) + " (" + names_[i] + ")");

@@ -19,13 +19,13 @@ class ProductDomain final : public Domain {
   ProductDomain(std::vector<std::unique_ptr<Domain>> factors, std::vector<std::string> names);
 
   int dim() const override { return dim_; }
-  bool has_model() const override;
+  /// LpModel when every factor has it; UnsavedState if a factor has it, else SavedState if a
+  /// factor has it (each factor's state is one block).
+  Capabilities capabilities() const override;
   std::vector<Expr> model(Model& m) const override;
   void lmo(const Vec& g, Vec& x) const override;
   Vec initial_point() const override;
   bool contains(const Vec& x, double tol) const override;
-  /// Unsaved if a factor is, else Saved if a factor is; each factor's state is one block.
-  StateSupport state_support() const override;
   void save_state(StateWriter& w) const override;
   void load_state(StateReader& r) override;
 

@@ -210,7 +210,7 @@ Solution make_solution(const Problem& problem, const Summary& summary, const Bes
   s.x.values = summary.y;
   s.x.names = problem.oracle->variable_names();
   s.shape = problem.domain->shape();
-  if (problem.oracle->has_exact()) {
+  if (problem.oracle->capabilities().has(Capability::Exact)) {
     s.has_f = true;
     s.f.values = Vec::Zero(problem.outputs());
     problem.oracle->exact(summary.y, &s.f.values, nullptr);

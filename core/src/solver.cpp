@@ -135,7 +135,7 @@ GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo&
   // A sparse J for a GLMO that takes only a dense one: densified into the caller's buffer.
   const Jacobian* Jg = &J;
   Jacobian local;
-  if (J.is_sparse() && !glmo.accepts_sparse()) {
+  if (J.is_sparse() && !glmo.capabilities().has(Capability::SparseV)) {
     Jacobian& buf = dense_buffer ? *dense_buffer : local;
     J.to_dense(buf.dense());
     Jg = &buf;
@@ -155,7 +155,7 @@ Solver::Solver(Problem& problem, Method& method, SolverOptions options)
   if (!options_.IsValid(&why)) throw InputError(why);
   // A gap tolerance without gap reports before the last iteration could never stop the run (the
   // composer says the same with the file's pointer).
-  if (options_.gap_tolerance > 0 && problem_.oracle && !problem_.oracle->has_exact())
+  if (options_.gap_tolerance > 0 && problem_.oracle && !problem_.oracle->capabilities().has(Capability::Exact))
     throw InputError("gap tolerance: the oracle has no exact evaluation, so no gap is ever computed");
   if (options_.gap_tolerance > 0 && (options_.report_every == 0 || options_.report_every >= options_.iterations))
     throw InputError("gap tolerance: needs gap reports during the run (report every N < " +
@@ -176,7 +176,7 @@ Summary Solver::run() {
   const int d = oracle.dim();
   const int n = oracle.outputs();
   const long K = options_.iterations;
-  const bool can_report = oracle.has_exact();
+  const bool can_report = oracle.capabilities().has(Capability::Exact);
 
   // The stopping rules of the options are callbacks like the caller's, after them.
   GapToleranceRule gap_rule(options_.gap_tolerance);
@@ -198,7 +198,7 @@ Summary Solver::run() {
   Jacobian gap_J = V;
   // A GLMO that takes only a dense V gets one, copied into this one buffer before each solve
   // (the composer charged it to the memory account and noted it).
-  const bool densify = V.is_sparse() && (!glmo.accepts_sparse() || (can_report && !gap_glmo.accepts_sparse()));
+  const bool densify = V.is_sparse() && (!glmo.capabilities().has(Capability::SparseV) || (can_report && !gap_glmo.capabilities().has(Capability::SparseV)));
   Jacobian V_dense = densify ? Jacobian(n, d) : Jacobian();
   Vec gap_x = Vec::Zero(d);
 
@@ -294,7 +294,7 @@ Summary Solver::run() {
     t0 = Clock::now();
     GlmoResult r;
     try {
-      if (V.is_sparse() && !glmo.accepts_sparse()) {
+      if (V.is_sparse() && !glmo.capabilities().has(Capability::SparseV)) {
         V.to_dense(V_dense.dense());
         r = glmo.solve(z, V_dense, y, x);
       } else {

@@ -83,7 +83,7 @@ GlmoModel build_model(const std::string& glmo, const scfw::OuterFunction& outer,
   if (n < 1 || d < 1)
     throw scfw::Error(glmo + ": the GLMO needs n >= 1 and d >= 1, got n = " + std::to_string(n) +
                       ", d = " + std::to_string(d));
-  if (!domain.has_model())
+  if (!domain.capabilities().has(scfw::Capability::LpModel))
     throw scfw::CapabilityError(glmo +
                                 ": the domain has no LP model (it is known only through its LMO); "
                                 "the " +

@@ -94,7 +94,7 @@ Report check_oracle(const Oracle& oracle, const Vec& x, const OracleCheckOptions
                   std::to_string(d);
     return rep;
   }
-  if (!oracle.has_exact()) {
+  if (!oracle.capabilities().has(Capability::Exact)) {
     rep.ok = false;
     rep.max_error = inf;
     rep.message = "check_oracle: the oracle has no exact evaluation (capability \"exact\"), "

@@ -214,8 +214,9 @@ void Tracker::update(long k, const Vec& y, const Vec& y_prev, const Steps& steps
 // The oracle's Jacobian, one dispatch for trackers and the host.
 
 Jacobian make_jacobian(const Oracle& oracle) {
+  if (!oracle.capabilities().has(Capability::SparseJacobian)) return Jacobian(oracle.outputs(), oracle.dim());
   std::shared_ptr<const JacobianPattern> p = oracle.jacobian_pattern();
-  if (!p) return Jacobian(oracle.outputs(), oracle.dim());
+  if (!p) throw Error("the oracle declares a sparse Jacobian and returned no pattern");
   if (p->rows() != oracle.outputs() || p->cols() != oracle.dim())
     throw Error("the oracle's Jacobian pattern is " + str(p->rows()) + " x " + str(p->cols()) + ", expected n x d = " +
                 str(oracle.outputs()) + " x " + str(oracle.dim()));

@@ -10,6 +10,30 @@ Sample::~Sample() = default;
 Shard::~Shard() = default;
 Registrar::~Registrar() = default;
 
+Capabilities Component::capabilities() const { return {}; }
+
+const char* to_string(Capability c) {
+  switch (c) {
+    case Capability::Exact: return "exact";
+    case Capability::HessianAction: return "hessian_action";
+    case Capability::Sharded: return "sharded";
+    case Capability::SparseJacobian: return "sparse_jacobian";
+    case Capability::LpModel: return "lp_model";
+    case Capability::CompactAtoms: return "compact_atoms";
+    case Capability::SparseV: return "sparse_v";
+    case Capability::SavedState: return "saved_state";
+    case Capability::UnsavedState: return "unsaved_state";
+  }
+  return "?";
+}
+
+std::string to_string(Capabilities c) {
+  std::string out;
+  for (std::uint32_t bit = 1; bit != 0 && bit <= c.bits(); bit <<= 1)
+    if (c.bits() & bit) out += (out.empty() ? "" : ", ") + std::string(to_string(static_cast<Capability>(bit)));
+  return out;
+}
+
 void Oracle::exact(const Vec&, Vec*, Mat*) const {
   throw CapabilityError("this oracle has no exact evaluation (capability \"exact\")");
 }
@@ -18,16 +42,20 @@ void Oracle::hessian_action(const Sample&, const Vec&, const Vec&, Mat&) const {
   throw CapabilityError("this oracle has no Hessian action (capability \"hessian_action\")");
 }
 
+std::shared_ptr<const JacobianPattern> Oracle::jacobian_pattern() const {
+  throw CapabilityError("this oracle declares no sparse Jacobian (capability \"sparse_jacobian\")");
+}
+
 void Oracle::evaluate_sparse(const Sample&, const Vec&, Vec*, double*) const {
-  throw CapabilityError("this oracle declares no sparse Jacobian (capability \"sparse Jacobian\")");
+  throw CapabilityError("this oracle declares no sparse Jacobian (capability \"sparse_jacobian\")");
 }
 
 void Oracle::exact_sparse(const Vec&, Vec*, double*) const {
-  throw CapabilityError("this oracle has no sparse exact Jacobian (capabilities \"exact\" and \"sparse Jacobian\")");
+  throw CapabilityError("this oracle has no sparse exact Jacobian (capabilities \"exact\" and \"sparse_jacobian\")");
 }
 
 std::vector<Expr> Domain::model(Model&) const {
-  throw CapabilityError("this domain has no LP model; it is known only through its LMO");
+  throw CapabilityError("this domain has no LP model; it is known only through its LMO (capability \"lp_model\")");
 }
 
 void Domain::lmo_sparse(const SparseGradient& g, Atom& s) const {
@@ -43,17 +71,13 @@ void Domain::lmo_sparse(const SparseGradient& g, Atom& s) const {
 }
 
 namespace {
-[[noreturn]] void no_state(const char* role) {
-  throw CapabilityError(std::string("this ") + role + " cannot save its state (capability \"state\")");
+[[noreturn]] void no_state() {
+  throw CapabilityError("this component cannot save its state (capability \"saved_state\")");
 }
 }  // namespace
 
-void Domain::save_state(StateWriter&) const { no_state("domain"); }
-void Domain::load_state(StateReader&) { no_state("domain"); }
-void Glmo::save_state(StateWriter&) const { no_state("GLMO"); }
-void Glmo::load_state(StateReader&) { no_state("GLMO"); }
-void Tracker::save_state(StateWriter&) const { no_state("tracker"); }
-void Tracker::load_state(StateReader&) { no_state("tracker"); }
+void Stateful::save_state(StateWriter&) const { no_state(); }
+void Stateful::load_state(StateReader&) { no_state(); }
 
 bool Glmo::supports(const OuterFunction&, const Domain&, int, int, std::string*) const { return true; }
 

@@ -58,4 +58,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("mean_max", "1.0.0", register_components)
+SCFW_PLUGIN("mean_max", SCFW_PLUGIN_VERSION, register_components)

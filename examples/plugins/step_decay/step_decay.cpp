@@ -57,4 +57,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("step_decay", "1.0.0", register_components)
+SCFW_PLUGIN("step_decay", SCFW_PLUGIN_VERSION, register_components)

@@ -74,4 +74,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("box", "0.1.0", register_components)
+SCFW_PLUGIN("box", SCFW_PLUGIN_VERSION, register_components)

@@ -50,7 +50,7 @@ class L1Ball final : public scfw::Domain {
   // Compact atoms: the vertex is one non-zero, and g's largest |g_j| is among its non-zeros
   // unless they are all 0 (then j = 0, as lmo() picks for g = 0): the same vertex as lmo() on the
   // dense g, in O(g's non-zeros).
-  bool compact_atoms() const override { return true; }
+  scfw::Capabilities capabilities() const override { return Domain::capabilities() | scfw::Capability::CompactAtoms; }
   void lmo_sparse(const scfw::SparseGradient& g, scfw::Atom& s) const override {
     s.set_sparse(d_);
     int j = 0;
@@ -84,4 +84,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("l1_ball", "0.1.0", register_components)
+SCFW_PLUGIN("l1_ball", SCFW_PLUGIN_VERSION, register_components)

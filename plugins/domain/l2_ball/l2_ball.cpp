@@ -67,4 +67,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("l2_ball", "0.1.0", register_components)
+SCFW_PLUGIN("l2_ball", SCFW_PLUGIN_VERSION, register_components)

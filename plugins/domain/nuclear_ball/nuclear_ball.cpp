@@ -149,7 +149,10 @@ class NuclearBall final : public scfw::Domain {
 
   int dim() const override { return rows_ * cols_; }
   std::vector<int> shape() const override { return {rows_, cols_}; }
-  bool has_model() const override { return false; }
+  // No LP model (known through its LMO only); compact atoms; the Lanczos start as saved state.
+  scfw::Capabilities capabilities() const override {
+    return scfw::Capability::CompactAtoms | scfw::Capability::SavedState;
+  }
 
   void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
     const Eigen::Map<const RowMat> G(g.data(), rows_, cols_);
@@ -164,7 +167,6 @@ class NuclearBall final : public scfw::Domain {
   // Lanczos path on sparse products (O(nnz) per product, no rows x cols matrix), and, when
   // min(rows, cols) <= kDenseMax, the Gram path on G scattered into the rows x cols work space
   // (the same arithmetic as lmo()).
-  bool compact_atoms() const override { return true; }
   void lmo_sparse(const scfw::SparseGradient& g, scfw::Atom& s) const override {
     sparse_top_pair(g, u_out_, v_out_);
     s.set_rank_one(-tau_, u_out_, v_out_);
@@ -172,7 +174,6 @@ class NuclearBall final : public scfw::Domain {
 
   // Checkpoints: the Lanczos path starts from the previous call's right vector v_; the rest of
   // the work space is rewritten by every call.
-  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
   void save_state(scfw::StateWriter& w) const override { w.put("lanczos_start", v_); }
   void load_state(scfw::StateReader& r) override { r.get("lanczos_start", v_); }
 
@@ -593,4 +594,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("nuclear_ball", "0.1.0", register_components)
+SCFW_PLUGIN("nuclear_ball", SCFW_PLUGIN_VERSION, register_components)

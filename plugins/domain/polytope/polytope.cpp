@@ -150,7 +150,7 @@ class Polytope final : public scfw::Domain {
   }
 
   // Checkpoints: the LMO's warm start is Clp's basis and solution arrays.
-  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  scfw::Capabilities capabilities() const override { return Domain::capabilities() | scfw::Capability::SavedState; }
   void save_state(scfw::StateWriter& w) const override {
     scfw::lp::save_clp_state(*lp_, w);
   }
@@ -259,4 +259,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("polytope", "0.1.0", register_components)
+SCFW_PLUGIN("polytope", SCFW_PLUGIN_VERSION, register_components)

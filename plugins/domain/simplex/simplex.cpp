@@ -43,7 +43,7 @@ class Simplex final : public scfw::Domain {
 
   // Compact atoms: the vertex scale e_j at the first j of the smallest g_j, where g is 0 off its
   // non-zeros' indices: the same vertex as lmo() on the dense g, in O(g's non-zeros).
-  bool compact_atoms() const override { return true; }
+  scfw::Capabilities capabilities() const override { return Domain::capabilities() | scfw::Capability::CompactAtoms; }
   void lmo_sparse(const scfw::SparseGradient& g, scfw::Atom& s) const override {
     // The first coordinate not listed (g_j = 0 there), d_ if every coordinate is listed.
     int first_free = 0;
@@ -84,4 +84,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("simplex", "0.1.0", register_components)
+SCFW_PLUGIN("simplex", SCFW_PLUGIN_VERSION, register_components)

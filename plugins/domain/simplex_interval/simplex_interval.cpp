@@ -95,4 +95,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("simplex_interval", "0.1.0", register_components)
+SCFW_PLUGIN("simplex_interval", SCFW_PLUGIN_VERSION, register_components)

@@ -85,7 +85,7 @@ class ClpGlmo final : public scfw::Glmo {
   }
 
   bool supports(const scfw::OuterFunction&, const scfw::Domain& domain, int, int, std::string* why) const override {
-    if (domain.has_model()) return true;
+    if (domain.capabilities().has(scfw::Capability::LpModel)) return true;
     if (why)
       *why = "clp: the domain has no LP model (it is known only through its LMO); the clp GLMO needs the domain's model";
     return false;
@@ -94,13 +94,15 @@ class ClpGlmo final : public scfw::Glmo {
   void setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) override;
   scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y,
                          scfw::Vec& x) override;
-  /// A sparse V writes the u-rows from the pattern's entries (set_u_rows_sparse).
-  bool accepts_sparse() const override { return true; }
+  /// SparseV: a sparse V writes the u-rows from the pattern's entries (set_u_rows_sparse).
+  /// SavedState: see save_state().
+  scfw::Capabilities capabilities() const override {
+    return scfw::Capability::SparseV | scfw::Capability::SavedState;
+  }
 
   // Checkpoints: the warm start is Clp's basis and solution arrays, and for cone models the cut
   // pool (its rows are rebuilt from (cone, normal) in the saved order). The u-rows are rewritten
   // by every solve.
-  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
   void save_state(scfw::StateWriter& w) const override {
     if (!lp_) throw scfw::Error("clp: save_state() called before setup()");
     w.put("cut_cones", cut_cone_);
@@ -756,4 +758,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("clp", "0.1.0", register_components)
+SCFW_PLUGIN("clp", SCFW_PLUGIN_VERSION, register_components)

@@ -133,12 +133,14 @@ class ColumnGeneration final : public scfw::Glmo {
   }
 
   scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) override;
-  /// V enters only through J s (an atom's column) and J^T pi (the pricing gradient).
-  bool accepts_sparse() const override { return true; }
+  /// SparseV: V enters only through J s (an atom's column) and J^T pi (the pricing gradient).
+  /// SavedState: see save_state().
+  scfw::Capabilities capabilities() const override {
+    return scfw::Capability::SparseV | scfw::Capability::SavedState;
+  }
 
   // Checkpoints: the atoms kept across solves, the Clp master's last basis (status_; the Clp
   // model itself is rebuilt by every solve) and the dense master, which stays alive across solves.
-  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
   // Dense atoms go to "atoms" (d numbers each) as before the compact form; compact ones to the
   // blocks after the dense master's, by kind.
   void save_state(scfw::StateWriter& w) const override {
@@ -816,7 +818,7 @@ bool ColumnGeneration::compact_round(const scfw::Jacobian& V, const double* pi, 
 }
 
 void ColumnGeneration::decide_mode(const scfw::Jacobian& V) {
-  const bool compact = V.is_sparse() && !with_x_ && domain_->compact_atoms();
+  const bool compact = V.is_sparse() && !with_x_ && domain_->capabilities().has(scfw::Capability::CompactAtoms);
   mode_ = compact ? Mode::Compact : Mode::Dense;
   if (!compact) ensure_probe();
   if (compact) {
@@ -1144,4 +1146,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("column_generation", "0.1.0", register_components)
+SCFW_PLUGIN("column_generation", SCFW_PLUGIN_VERSION, register_components)

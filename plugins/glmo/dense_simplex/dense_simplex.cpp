@@ -68,7 +68,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   // Checkpoints: the warm start is the basis (head_, stat_) and the values x_ the next solve's
   // repair of a singular basis reads; everything else is rebuilt by every solve. The counters
   // keep describe() equal.
-  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  scfw::Capabilities capabilities() const override { return scfw::Capability::SavedState; }
   void save_state(scfw::StateWriter& w) const override {
     w.put("head", head_);
     w.put("status", stat_);
@@ -214,7 +214,7 @@ bool DenseSimplexGlmo::supports(const scfw::OuterFunction& outer, const scfw::Do
     if (why) *why = std::move(reason);
     return false;
   };
-  if (!domain.has_model())
+  if (!domain.capabilities().has(scfw::Capability::LpModel))
     return decline("dense_simplex: the domain has no LP model (it is known only through its LMO); the "
                    "dense_simplex GLMO needs the domain's model");
   scfw::Model m;
@@ -1067,7 +1067,7 @@ bool DenseSimplexGlmo::primal_step(int q, int r, int sigma) {
 
 scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj,
                                          const scfw::Vec& y, scfw::Vec& x) {
-  // A small LP's dense solver: a sparse V is densified by the host (accepts_sparse() is false).
+  // A small LP's dense solver: a sparse V is densified by the host (it does not declare Capability::SparseV).
   const scfw::Mat& V = Vj.dense();
   if (m_ == 0 && ns_ == 0) throw scfw::Error("dense_simplex: solve() called before setup()");
   lp::check_solve_sizes("dense_simplex", z, V, y, n_, d_);
@@ -1201,4 +1201,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("dense_simplex", "0.1.0", register_components)
+SCFW_PLUGIN("dense_simplex", SCFW_PLUGIN_VERSION, register_components)

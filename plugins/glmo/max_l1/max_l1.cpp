@@ -172,7 +172,7 @@ class MaxL1Glmo final : public scfw::Glmo {
   }
 
   // Checkpoints: the basis is the whole warm start (every value is recomputed per solve).
-  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  scfw::Capabilities capabilities() const override { return scfw::Capability::SavedState; }
   void save_state(scfw::StateWriter& w) const override {
     w.put("head", head_);
     w.put("solves", static_cast<std::int64_t>(solves_));
@@ -239,7 +239,7 @@ class MaxL1Glmo final : public scfw::Glmo {
 
 std::string MaxL1Glmo::decline_reason(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
                                       Shape* out, lp::GlmoModel* model) const {
-  if (!domain.has_model()) return "max_l1: the domain has no LP model (X is not the l1 ball)";
+  if (!domain.capabilities().has(scfw::Capability::LpModel)) return "max_l1: the domain has no LP model (X is not the l1 ball)";
   if (n > max_outputs_)
     return "max_l1: " + std::to_string(n) + " outputs, more than max_outputs = " + std::to_string(max_outputs_) +
            " (the basis matrix is (n + 1) x (n + 1), factorized at least once per solve)";
@@ -793,4 +793,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("max_l1", "0.1.0", register_components)
+SCFW_PLUGIN("max_l1", SCFW_PLUGIN_VERSION, register_components)

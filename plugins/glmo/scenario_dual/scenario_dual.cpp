@@ -288,7 +288,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   // The warm state (checkpoints): the basis (the unit column of each dual row, the basic
   // multipliers in their order, which fixes the pivoting of D_R) and the values of the nonbasic
   // columns; everything else is rebuilt by the next solve, so a resumed run is bitwise the same.
-  scfw::StateSupport state_support() const override { return scfw::StateSupport::Saved; }
+  scfw::Capabilities capabilities() const override { return scfw::Capability::SavedState; }
   void save_state(scfw::StateWriter& w) const override {
     w.put("unit_at", unit_at_);
     w.put("dense", std::vector<int>(dense_.begin(), dense_.begin() + k_));
@@ -497,7 +497,7 @@ bool ScenarioDualGlmo::supports(const scfw::OuterFunction& outer, const scfw::Do
     if (why) *why = std::move(reason);
     return false;
   };
-  if (!domain.has_model())
+  if (!domain.capabilities().has(scfw::Capability::LpModel))
     return decline("scenario_dual: the domain has no LP model (it is known only through its LMO); the "
                    "scenario_dual GLMO needs the domain's model");
   lp::GlmoModel g = lp::build_model("scenario_dual", outer, domain, n, d);
@@ -1562,4 +1562,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("scenario_dual", "0.1.0", register_components)
+SCFW_PLUGIN("scenario_dual", SCFW_PLUGIN_VERSION, register_components)

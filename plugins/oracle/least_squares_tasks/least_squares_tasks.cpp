@@ -373,6 +373,15 @@ class LeastSquaresTasks final : public scfw::Oracle {
     dense_rows_ = every_row_dense(data_);
   }
 
+  /// Exact f and J and the Hessian action always; over MPI ranks (file data) the outputs are sums
+  /// over this rank's rows (shard.hpp); with "jacobian": "sparse", J in the features' pattern.
+  scfw::Capabilities capabilities() const override {
+    scfw::Capabilities c = scfw::Capability::Exact | scfw::Capability::HessianAction;
+    if (sharded_) c |= scfw::Capability::Sharded;
+    if (pattern_) c |= scfw::Capability::SparseJacobian;
+    return c;
+  }
+
   std::shared_ptr<const scfw::JacobianPattern> jacobian_pattern() const override { return pattern_; }
 
   void evaluate_sparse(const scfw::Sample& s, const Vec& x, Vec* f, double* J) const override {
@@ -409,9 +418,6 @@ class LeastSquaresTasks final : public scfw::Oracle {
       if (f) (*f)[i] = 0.5 * inv_n * sum;
     }
   }
-
-  /// Over MPI ranks (file data): the outputs are sums over this rank's rows (shard.hpp).
-  bool sharded() const override { return sharded_; }
 
   int dim() const override { return data_.d; }
   int outputs() const override { return data_.tasks(); }
@@ -464,7 +470,6 @@ class LeastSquaresTasks final : public scfw::Oracle {
     }
   }
 
-  bool has_exact() const override { return true; }
   void exact(const Vec& x, Vec* f, Mat* J) const override {
     check_sizes(x, f, J);
     for (int i = 0, m = data_.tasks(); i < m; ++i) {
@@ -481,7 +486,6 @@ class LeastSquaresTasks final : public scfw::Oracle {
     }
   }
 
-  bool has_hessian_action() const override { return true; }
   void hessian_action(const scfw::Sample& s, const Vec& x, const Vec& v, Mat& out) const override {
     check_sizes(x, nullptr, &out);
     if (v.size() != data_.d) throw scfw::Error("least_squares_tasks: v has size " + std::to_string(v.size()) + ", expected " + std::to_string(data_.d));
@@ -675,4 +679,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("least_squares_tasks", "1.0.0", register_components)
+SCFW_PLUGIN("least_squares_tasks", SCFW_PLUGIN_VERSION, register_components)

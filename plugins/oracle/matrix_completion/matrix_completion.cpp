@@ -360,6 +360,14 @@ class MatrixCompletion final : public scfw::Oracle {
     if (p.get<std::string>("jacobian") == "sparse") build_pattern(ctx);
   }
 
+  /// Exact f and J and the Hessian action always; with "jacobian": "sparse", J in the pattern of
+  /// the observed entries.
+  scfw::Capabilities capabilities() const override {
+    scfw::Capabilities c = scfw::Capability::Exact | scfw::Capability::HessianAction;
+    if (pattern_) c |= scfw::Capability::SparseJacobian;
+    return c;
+  }
+
   std::shared_ptr<const scfw::JacobianPattern> jacobian_pattern() const override { return pattern_; }
 
   void evaluate_sparse(const scfw::Sample& s, const Vec& x, Vec* f, double* J) const override {
@@ -446,7 +454,6 @@ class MatrixCompletion final : public scfw::Oracle {
     }
   }
 
-  bool has_exact() const override { return true; }
   void exact(const Vec& x, Vec* f, Mat* J) const override {
     check(x, f, J);
     for (int g = 0; g < n_; ++g) {
@@ -461,7 +468,6 @@ class MatrixCompletion final : public scfw::Oracle {
     }
   }
 
-  bool has_hessian_action() const override { return true; }
   void hessian_action(const scfw::Sample&, const Vec& x, const Vec&, Mat& out) const override {
     check(x, nullptr, &out);
     out.setZero();
@@ -623,4 +629,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("matrix_completion", "0.1.0", register_components)
+SCFW_PLUGIN("matrix_completion", SCFW_PLUGIN_VERSION, register_components)

@@ -372,8 +372,13 @@ class PortfolioReturns final : public scfw::Oracle {
     }
   }
 
-  /// Over MPI ranks (file data): the outputs are sums over this rank's days (shard.hpp).
-  bool sharded() const override { return sharded_; }
+  /// Exact f and J and the Hessian action; over MPI ranks (file data) the outputs are sums over
+  /// this rank's days (shard.hpp).
+  scfw::Capabilities capabilities() const override {
+    scfw::Capabilities c = scfw::Capability::Exact | scfw::Capability::HessianAction;
+    if (sharded_) c |= scfw::Capability::Sharded;
+    return c;
+  }
 
   int dim() const override { return A_ + 1; }
   int outputs() const override { return n_; }
@@ -435,7 +440,6 @@ class PortfolioReturns final : public scfw::Oracle {
     }
   }
 
-  bool has_exact() const override { return true; }
   void exact(const Vec& x, Vec* f, Mat* J) const override {
     check(x, f, J);
     if (f) *f = -(means_ * x.head(A_));
@@ -445,7 +449,6 @@ class PortfolioReturns final : public scfw::Oracle {
     }
   }
 
-  bool has_hessian_action() const override { return true; }
   void hessian_action(const scfw::Sample&, const Vec& x, const Vec&, Mat& out) const override {
     check(x, nullptr, &out);
     out.setZero();
@@ -500,4 +503,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("portfolio_returns", "0.1.0", register_components)
+SCFW_PLUGIN("portfolio_returns", SCFW_PLUGIN_VERSION, register_components)

@@ -91,4 +91,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("cvar", "0.1.0", register_components)
+SCFW_PLUGIN("cvar", SCFW_PLUGIN_VERSION, register_components)

@@ -133,4 +133,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("dro_chi2", "0.1.0", register_components)
+SCFW_PLUGIN("dro_chi2", SCFW_PLUGIN_VERSION, register_components)

@@ -86,4 +86,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("fairness", "0.1.0", register_components)
+SCFW_PLUGIN("fairness", SCFW_PLUGIN_VERSION, register_components)

@@ -59,4 +59,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("linear", "0.1.0", register_components)
+SCFW_PLUGIN("linear", SCFW_PLUGIN_VERSION, register_components)

@@ -43,4 +43,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("max", "0.1.0", register_components)
+SCFW_PLUGIN("max", SCFW_PLUGIN_VERSION, register_components)

@@ -80,4 +80,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("norm", "0.1.0", register_components)
+SCFW_PLUGIN("norm", SCFW_PLUGIN_VERSION, register_components)

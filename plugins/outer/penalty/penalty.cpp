@@ -107,4 +107,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("penalty", "0.1.0", register_components)
+SCFW_PLUGIN("penalty", SCFW_PLUGIN_VERSION, register_components)

@@ -106,4 +106,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("regularized", "0.1.0", register_components)
+SCFW_PLUGIN("regularized", SCFW_PLUGIN_VERSION, register_components)

@@ -41,4 +41,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("constant", "1.0.0", register_components)
+SCFW_PLUGIN("constant", SCFW_PLUGIN_VERSION, register_components)

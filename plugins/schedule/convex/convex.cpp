@@ -65,4 +65,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("convex", "1.0.0", register_components)
+SCFW_PLUGIN("convex", SCFW_PLUGIN_VERSION, register_components)

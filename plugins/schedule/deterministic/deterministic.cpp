@@ -42,4 +42,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("deterministic", "1.0.0", register_components)
+SCFW_PLUGIN("deterministic", SCFW_PLUGIN_VERSION, register_components)

@@ -54,4 +54,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("nonconvex", "1.0.0", register_components)
+SCFW_PLUGIN("nonconvex", SCFW_PLUGIN_VERSION, register_components)

@@ -54,4 +54,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("storm_schedule", "0.1.0", register_components)
+SCFW_PLUGIN("storm_schedule", SCFW_PLUGIN_VERSION, register_components)

@@ -60,4 +60,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("clipped", "0.1.0", register_components)
+SCFW_PLUGIN("clipped", SCFW_PLUGIN_VERSION, register_components)

@@ -35,10 +35,10 @@ class HessianTracker final : public scfw::Tracker {
   }
 
   void bind(const scfw::Oracle& oracle) override {
-    if (!oracle.has_hessian_action())
+    if (!oracle.capabilities().has(scfw::Capability::HessianAction))
       throw scfw::CapabilityError(
           "tracker \"hessian\" needs the oracle's Hessian action, which this oracle does not provide");
-    if (oracle.jacobian_pattern())
+    if (oracle.capabilities().has(scfw::Capability::SparseJacobian))
       throw scfw::CapabilityError(
           "tracker \"hessian\" needs a dense Jacobian: its Hessian action H~ dy is a dense n x d matrix that "
           "leaves the oracle's sparse Jacobian pattern; use the oracle's dense Jacobian or another tracker");
@@ -102,4 +102,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("hessian", "0.1.0", register_components)
+SCFW_PLUGIN("hessian", SCFW_PLUGIN_VERSION, register_components)

@@ -83,4 +83,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("momentum", "1.0.0", register_components)
+SCFW_PLUGIN("momentum", SCFW_PLUGIN_VERSION, register_components)

@@ -79,4 +79,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("storm", "0.1.0", register_components)
+SCFW_PLUGIN("storm", SCFW_PLUGIN_VERSION, register_components)

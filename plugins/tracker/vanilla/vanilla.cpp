@@ -26,4 +26,4 @@ void register_components(scfw::Registrar& r) {
 
 }  // namespace
 
-SCFW_PLUGIN("vanilla", "0.1.0", register_components)
+SCFW_PLUGIN("vanilla", SCFW_PLUGIN_VERSION, register_components)

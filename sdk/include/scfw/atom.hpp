@@ -5,7 +5,7 @@
 // a point that is cheap to describe: the l1 ball's -r sign(g_j) e_j and the simplex's vertices are
 // one non-zero, the nuclear ball's -tau u v^T is rows + cols numbers for rows x cols entries. On a
 // sparse problem (a Jacobian pattern, jacobian.hpp) the gradient the GLMO hands to the LMO is also
-// zero off the pattern's columns. A Domain that says compact_atoms() takes that gradient as its
+// zero off the pattern's columns. A Domain that declares Capability::CompactAtoms takes that gradient as its
 // non-zeros (SparseGradient) and answers with an Atom; column generation then keeps its atoms in
 // that form, so its memory and cost follow the data's non-zeros, not d.
 #pragma once

@@ -11,7 +11,10 @@
 //   static void register_components(scfw::Registrar& r) {
 //     r.add<MaxOuter>("max", "F(u) = max_i u_i (robust minimax)", {});
 //   }
-//   SCFW_PLUGIN("max", "1.0.0", register_components)
+//   SCFW_PLUGIN("max", SCFW_PLUGIN_VERSION, register_components)
+//
+// SCFW_PLUGIN_VERSION is the version of the CMake project the plugin is built in, defined by
+// scfw_add_plugin(); any string literal will do.
 //
 // This header is the only one that includes Boost.DLL, and only its alias header; Context,
 // ComponentInfo and Registrar live in registrar.hpp, which needs no Boost.

@@ -86,6 +86,36 @@ struct ComponentInfo {
   Factory make;
 };
 
+namespace detail {
+
+/// Compile-time errors for a component written against ABI 6, whose capability queries and state
+/// methods ABI 7 replaced (docs/plugins.md, "Migrating from ABI 6"): each names what replaces the
+/// old method, so that such a class does not compile into a plugin whose overrides are never
+/// called. (A class that still marks one of them `override` also gets the compiler's own error.)
+template <class T>
+constexpr bool check_abi6_methods() {
+  static_assert(!requires(const T& t) { t.has_exact(); },
+                "scfw ABI 7: has_exact() is gone; declare Capability::Exact in capabilities() "
+                "(docs/plugins.md, \"Migrating from ABI 6\")");
+  static_assert(!requires(const T& t) { t.has_hessian_action(); },
+                "scfw ABI 7: has_hessian_action() is gone; declare Capability::HessianAction in capabilities()");
+  static_assert(!requires(const T& t) { t.sharded(); },
+                "scfw ABI 7: sharded() is gone; declare Capability::Sharded in capabilities()");
+  static_assert(!requires(const T& t) { t.has_model(); },
+                "scfw ABI 7: has_model() is gone; a Domain declares Capability::LpModel in capabilities() "
+                "(the default: a domain known only through its LMO returns a set without it)");
+  static_assert(!requires(const T& t) { t.compact_atoms(); },
+                "scfw ABI 7: compact_atoms() is gone; declare Capability::CompactAtoms in capabilities()");
+  static_assert(!requires(const T& t) { t.accepts_sparse(); },
+                "scfw ABI 7: accepts_sparse() is gone; a Glmo declares Capability::SparseV in capabilities()");
+  static_assert(!requires(const T& t) { t.state_support(); },
+                "scfw ABI 7: state_support() is gone; declare Capability::SavedState (or UnsavedState) in "
+                "capabilities() and keep save_state() / load_state() (scfw::Stateful)");
+  return true;
+}
+
+}  // namespace detail
+
 class Registrar {
  public:
   virtual ~Registrar();
@@ -101,6 +131,7 @@ class Registrar {
     static_assert(std::is_constructible_v<T, const Params&, const Context&>,
                   "scfw::Registrar::add<T>: T needs a public constructor T(const scfw::Params&, const "
                   "scfw::Context&), and T must not be abstract (override every pure virtual method of its role)");
+    static_assert(detail::check_abi6_methods<T>());
     if constexpr (role_count_v<T> == 1 && std::is_constructible_v<T, const Params&, const Context&>) {
       add(ComponentInfo{kind_of<T>(), std::move(name), std::move(summary), std::move(params),
                         [](const Params& p, const Context& c) -> std::unique_ptr<Component> {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "scfw/atom.hpp"
+#include "scfw/capability.hpp"
 #include "scfw/error.hpp"
 #include "scfw/jacobian.hpp"
 #include "scfw/model.hpp"
@@ -27,17 +28,25 @@ namespace scfw {
 class Component {
  public:
   virtual ~Component();
+  /// What this object offers beyond its role's required methods (capability.hpp). The host and
+  /// other components ask before calling an optional method. The default: none (a Domain's
+  /// default is Capability::LpModel).
+  virtual Capabilities capabilities() const;
 };
 
 class StateWriter;
 class StateReader;
 
-/// What a Domain, Glmo or Tracker keeps between calls that can change a later result, for
-/// checkpoints (`scfw run --checkpoint`, docs/checkpoint.md; state.hpp).
-enum class StateSupport {
-  None,     ///< nothing: a freshly built object continues a run exactly (the default)
-  Saved,    ///< it keeps such state and save_state() / load_state() restore it bitwise
-  Unsaved,  ///< it keeps such state and cannot save it: the host refuses a checkpoint, naming it
+/// The base of the roles that may keep state between calls which can change a later result
+/// (Domain, Glmo, Tracker), for checkpoints (`scfw run --checkpoint`, docs/checkpoint.md;
+/// state.hpp). A component that keeps such state declares Capability::SavedState and overrides
+/// both functions (load_state() is called on a fresh object after the same setup), or declares
+/// Capability::UnsavedState when it cannot save it. Declaring neither: a freshly built object
+/// continues a run exactly, and neither function is called.
+class Stateful : public Component {
+ public:
+  virtual void save_state(StateWriter& w) const;
+  virtual void load_state(StateReader& r);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -63,27 +72,24 @@ class Oracle : public Component {
   /// skips that output. Outputs are sized by the caller.
   virtual void evaluate(const Sample& s, const Vec& x, Vec* f, Mat* J) const = 0;
 
-  /// Capability "exact": f(x) = E f~(x; xi) and its Jacobian, used for gap reports.
-  virtual bool has_exact() const { return false; }
+  /// Capability::Exact: f(x) = E f~(x; xi) and its Jacobian, used for gap reports.
   virtual void exact(const Vec& x, Vec* f, Mat* J) const;
 
-  /// Capability "hessian_action": out = sum_j v_j d/dx_j J~(x; xi) (n x d).
-  virtual bool has_hessian_action() const { return false; }
+  /// Capability::HessianAction: out = sum_j v_j d/dx_j J~(x; xi) (n x d).
   virtual void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const;
 
-  /// Capability "sharded" (shard.hpp): built with a Context::shard, this oracle holds only its
-  /// rank's rows, and evaluate(), exact() and hessian_action() return the sums over those rows;
-  /// the host adds them over the ranks. False (the default): the outputs are whole.
-  virtual bool sharded() const { return false; }
+  /// Capability::Sharded (shard.hpp) has no method: built with a Context::shard, the oracle holds
+  /// only its rank's rows, and evaluate(), exact() and hessian_action() return the sums over
+  /// those rows; the host adds them over the ranks. Without it the outputs are whole.
 
-  /// Capability "sparse Jacobian" (jacobian.hpp): the pattern of J~ and of the exact J, fixed
-  /// after construction and the same for every call. Null (the default): the Jacobian is dense
-  /// and evaluate() / exact() fill an n x d Mat. An oracle that returns a pattern implements
-  /// evaluate_sparse() (and exact_sparse() when it has "exact"): they fill the pattern's nnz
+  /// Capability::SparseJacobian (jacobian.hpp): the pattern of J~ and of the exact J, fixed
+  /// after construction and the same for every call. Without it the Jacobian is dense and
+  /// evaluate() / exact() fill an n x d Mat. An oracle that declares it implements
+  /// evaluate_sparse() (and exact_sparse() when it has Exact): they fill the pattern's nnz
   /// values in pattern order, and evaluate() with a null J still serves calls for f alone.
   /// Trackers and the host call the free functions scfw::evaluate / scfw::exact below, which
   /// dispatch on the Jacobian's kind.
-  virtual std::shared_ptr<const JacobianPattern> jacobian_pattern() const { return nullptr; }
+  virtual std::shared_ptr<const JacobianPattern> jacobian_pattern() const;
   virtual void evaluate_sparse(const Sample& s, const Vec& x, Vec* f, double* values) const;
   virtual void exact_sparse(const Vec& x, Vec* f, double* values) const;
 
@@ -127,12 +133,14 @@ class OuterFunction : public Component {
 // ---------------------------------------------------------------------------------------------
 // Domain
 
-class Domain : public Component {
+class Domain : public Stateful {
  public:
   virtual int dim() const = 0;
-  /// False for domains known only through an LMO (e.g. a nuclear-norm ball).
-  virtual bool has_model() const { return true; }
-  /// Adds X's description to m and returns d affine expressions for the coordinates of x.
+  /// Capability::LpModel, declared by default; a domain known only through its LMO (e.g. a
+  /// nuclear-norm ball) returns a set without it.
+  Capabilities capabilities() const override { return Capability::LpModel; }
+  /// Capability::LpModel: adds X's description to m and returns d affine expressions for the
+  /// coordinates of x.
   virtual std::vector<Expr> model(Model& m) const;
   /// x = argmin_{x in X} <g, x>.
   virtual void lmo(const Vec& g, Vec& x) const = 0;
@@ -144,21 +152,14 @@ class Domain : public Component {
   /// nuclear-norm ball; solution files then show it as a grid. Empty (the default): a vector.
   virtual std::vector<int> shape() const { return {}; }
 
-  /// Capability "compact atoms" (atom.hpp, docs/plugins.md): whether lmo_sparse() answers in
-  /// O(the gradient's non-zeros + the atom's size), without a dense d-vector. False (the
-  /// default): a GLMO keeps its d-vector path.
-  virtual bool compact_atoms() const { return false; }
+  /// Capability::CompactAtoms (atom.hpp, docs/plugins.md): lmo_sparse() answers in O(the
+  /// gradient's non-zeros + the atom's size), without a dense d-vector. Without it a GLMO keeps
+  /// its d-vector path.
   /// s = argmin_{x in X} <g, x> for a gradient that is zero off g.index, as an Atom (Sparse or
-  /// RankOne for a domain that says compact_atoms(); any kind is allowed). It must be the point
+  /// RankOne for a domain that declares CompactAtoms; any kind is allowed). It must be the point
   /// lmo() returns for the dense g, up to rounding. The default builds the dense g, calls lmo()
   /// and returns a Dense atom, so a domain that does not override it still answers.
   virtual void lmo_sparse(const SparseGradient& g, Atom& s) const;
-
-  /// Capability "state" (checkpoints): see StateSupport. A component that reports Saved
-  /// overrides both functions; load_state() is called on a fresh object after the same setup.
-  virtual StateSupport state_support() const { return StateSupport::None; }
-  virtual void save_state(StateWriter& w) const;
-  virtual void load_state(StateReader& r);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -173,10 +174,10 @@ struct GlmoResult {
   long iterations = 0;       ///< simplex (or column-generation) iterations of this solve
 };
 
-class Glmo : public Component {
+class Glmo : public Stateful {
  public:
   /// Whether this solver can handle (outer, domain) at these sizes, answered before setup() from
-  /// what the two objects declare (has_model(), the model's size and cones). When false, `why`
+  /// what the two objects declare (their capabilities, the model's size and cones). When false, `why`
   /// (if not null) receives one line saying why; the host then picks another solver for a
   /// problem file without a "glmo" block. The default is true.
   virtual bool supports(const OuterFunction& outer, const Domain& domain, int n, int d, std::string* why) const;
@@ -185,20 +186,13 @@ class Glmo : public Component {
   /// x = argmin_{x in X} F(z + V (x - y), x). Throws scfw::Error on infeasible, unbounded or
   /// failed solves (the host adds the iteration number).
   /// V has the oracle's kind (jacobian.hpp). A GLMO that works on the dense matrix reads
-  /// `const Mat& Vd = V.dense();`: unless it accepts_sparse(), the host hands it a dense V.
+  /// `const Mat& Vd = V.dense();`: unless it declares Capability::SparseV (solve() then takes a
+  /// sparse V through its products and rows), the host hands it a dense V: for an oracle with a
+  /// sparse Jacobian it copies V into one dense n x d buffer before each solve, charged to the
+  /// memory account and named in the run summary.
   virtual GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) = 0;
-  /// Whether solve() takes a sparse V (through V's products and rows). False (the default): for
-  /// an oracle with a sparse Jacobian the host copies V into one dense n x d buffer before each
-  /// solve, charged to the memory account and named in the run summary.
-  virtual bool accepts_sparse() const { return false; }
   /// A one-line description of the solver actually used, for the run summary.
   virtual std::string describe() const = 0;
-
-  /// Capability "state" (checkpoints): see StateSupport. A component that reports Saved
-  /// overrides both functions; load_state() is called on a fresh object after the same setup.
-  virtual StateSupport state_support() const { return StateSupport::None; }
-  virtual void save_state(StateWriter& w) const;
-  virtual void load_state(StateReader& r);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -221,7 +215,7 @@ class Schedule : public Component {
 // ---------------------------------------------------------------------------------------------
 // Tracker
 
-class Tracker : public Component {
+class Tracker : public Stateful {
  public:
   /// Binds the oracle for the run (it outlives the tracker's use) and allocates buffers.
   /// Throws CapabilityError when the oracle lacks a capability the tracker needs.
@@ -240,15 +234,9 @@ class Tracker : public Component {
   /// reference: a class that overrides start/update hides these names.)
   void start(const Vec& y0, Rng& rng, Vec& z, Mat& V);
   void update(long k, const Vec& y, const Vec& y_prev, const Steps& steps, Rng& rng, Vec& z, Mat& V);
-  /// z, V, y_k, y_{k-1} and the engine belong to the host and are saved by it; a tracker reports
-  /// state only for what it keeps itself across updates (buffers refilled by every update are
-  /// not state).
-
-  /// Capability "state" (checkpoints): see StateSupport. A component that reports Saved
-  /// overrides both functions; load_state() is called on a fresh object after the same setup.
-  virtual StateSupport state_support() const { return StateSupport::None; }
-  virtual void save_state(StateWriter& w) const;
-  virtual void load_state(StateReader& r);
+  // State (Stateful): z, V, y_k, y_{k-1} and the engine belong to the host and are saved by it;
+  // a tracker declares state only for what it keeps itself across updates (buffers refilled by
+  // every update are not state).
 };
 
 }  // namespace scfw

@@ -4,7 +4,7 @@
 //
 // The host passes a Shard in Context::shard (null in a one-process run). An oracle that reads
 // only its share of the rows (its rank's byte range of the file) and returns from evaluate(),
-// exact() and hessian_action() the sums over the rows it owns answers Oracle::sharded() true; the
+// exact() and hessian_action() the sums over the rows it owns declares Capability::Sharded; the
 // host then adds the partial outputs over the ranks in rank order, so that every rank sees the
 // same f~ and J~. draw() must give the same sample on every rank: it draws by global row index
 // from the run's engine, which every rank holds with the same seed.

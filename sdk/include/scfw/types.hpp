@@ -23,9 +23,11 @@ inline constexpr double inf = std::numeric_limits<double>::infinity();
 /// the layout of PluginDescriptor (4: the build fingerprint; 5: Tracker and Glmo take a
 /// scfw::Jacobian, dense or sparse, instead of a Mat, and Oracle gained the sparse Jacobian
 /// capability, so a plugin built against 4 would misread the virtual tables; 6: Domain gained the
-/// compact-atoms capability, compact_atoms() and lmo_sparse(), two more virtual functions). Changes of the SDK's classes and
-/// virtual tables are caught by the fingerprint's interface hash; bumping this number for them
-/// too gives the clearer message.
-inline constexpr std::uint32_t kAbiVersion = 6;
+/// compact-atoms capability, compact_atoms() and lmo_sparse(), two more virtual functions; 7:
+/// one capabilities() on Component replaces the boolean queries (has_exact(), has_model(),
+/// compact_atoms(), accepts_sparse(), sharded(), ...), and the state methods are declared once,
+/// in Stateful). Changes of the SDK's classes and virtual tables are caught by the fingerprint's
+/// interface hash; bumping this number for them too gives the clearer message.
+inline constexpr std::uint32_t kAbiVersion = 7;
 
 }  // namespace scfw

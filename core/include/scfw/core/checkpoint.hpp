@@ -4,7 +4,7 @@
 // k, y_k, y_{k-1}, z_k, V_k, the run's random engine, the running summary (best gap, last gap,
 // GLMO iteration counts, call counters, phase times), the trace rows written so far, and the
 // saved state of every plugin object that keeps state able to change a later result
-// (StateSupport, roles.hpp): the algorithm's GLMO, the gap report's GLMO, the domain, the
+// (Capability::SavedState, roles.hpp): the algorithm's GLMO, the gap report's GLMO, the domain, the
 // tracker. A run resumed from it gives bitwise the iterates and trace of the uninterrupted run.
 //
 // Its header records the scfw version, the problem (the blocks and settings that determine the
