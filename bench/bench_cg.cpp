@@ -64,9 +64,11 @@ int main(int argc, char** argv) {
     Rng rng(seed);
     auto sample = oracle->make_sample();
     Vec y = domain->initial_point(), x(d), f(n), z(n);
-    Mat J(n, d), V(n, d);
+    scfw::Jacobian Jj(n, d), Vj(n, d);
+    Mat& J = Jj.dense();
+    Mat& V = Vj.dense();
     oracle->draw(rng, *sample);
-    oracle->evaluate(*sample, y, &z, &V);
+    oracle->evaluate(*sample, y, &z, &Vj);
     std::vector<scfw::Jacobian> Vs;  // dense: solve() takes them without a copy
     std::vector<Vec> zs, ys;
     auto gen = cg("dense", 1e-7);
@@ -77,7 +79,7 @@ int main(int argc, char** argv) {
       gen->solve(z, V, y, x);
       y += gamma * (x - y);
       oracle->draw(rng, *sample);
-      oracle->evaluate(*sample, y, &f, &J);
+      oracle->evaluate(*sample, y, &f, &Jj);
       z = (1 - beta) * z + beta * f;
       V = (1 - beta) * V + beta * J;
     }

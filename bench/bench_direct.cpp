@@ -235,8 +235,9 @@ int main(int argc, char** argv) {
       const double pass = seconds_since(t0), pass_cpu = cpu_now() - c0;
       {  // the same problem: the oracle's exact Jacobian is -M, bitwise
         Vec f(n);
-        Mat J(n, A + 1);
-        problem.oracle->exact(Vec::Constant(A + 1, 1.0 / static_cast<double>(A)), &f, &J);
+        scfw::Jacobian Jj(n, A + 1);
+        problem.oracle->exact(Vec::Constant(A + 1, 1.0 / static_cast<double>(A)), &f, &Jj);
+        const Mat& J = Jj.dense();
         const double diff = (J.leftCols(A) + M).cwiseAbs().maxCoeff();
         if (diff != 0.0) throw std::runtime_error("the oracle's data differ from the generated returns by " + std::to_string(diff));
       }

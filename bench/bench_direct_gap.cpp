@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     double check = 0;
     for (const Vec& y : report_y) {
       auto t0 = std::chrono::steady_clock::now();
-      problem.oracle->exact(y, &f, &J);
+      problem.oracle->exact(y, &f, &Jj);
       t_exact.push_back(seconds_since(t0));
       t0 = std::chrono::steady_clock::now();
       check += problem.outer->value(f, y);
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
     for (int r = 0; r < 50; ++r) {
       full.oracle->draw(rng, *sample);
       const auto t0 = std::chrono::steady_clock::now();
-      full.oracle->evaluate(*sample, y, &f, &J);
+      full.oracle->evaluate(*sample, y, &f, &Jj);
       t_pass.push_back(seconds_since(t0));
     }
 

@@ -625,8 +625,9 @@ int main(int argc, char** argv) {
         Vec x0(d);
         for (long j = 0; j < d; ++j) x0[j] = (j % 2 ? -1.0 : 1.0) * kTau / (2.0 * static_cast<double>(d)) * (1.0 + 0.01 * static_cast<double>(j));
         Vec fo(m);
-        Mat Jo(m, d);
-        problem->oracle->exact(x0, &fo, &Jo);
+        scfw::Jacobian Jo_j(m, d);
+        problem->oracle->exact(x0, &fo, &Jo_j);
+        const Mat& Jo = Jo_j.dense();
         double dm = 0.0, dg = 0.0;
         for (long i = 0; i < m; ++i) {
           dm = std::max(dm, std::abs(mo.f(i, x0) - fo[i]) / std::abs(fo[i]));
@@ -661,9 +662,10 @@ int main(int argc, char** argv) {
           x_star = r.x;
         }
       Vec fs(m);
-      Mat Js(m, d);
+      scfw::Jacobian Js_j(m, d);
+      Mat& Js = Js_j.dense();
       if (problem) {
-        problem->oracle->exact(x_star, &fs, &Js);
+        problem->oracle->exact(x_star, &fs, &Js_j);
       } else {
         for (long i = 0; i < m; ++i) {
           fs[i] = mo.f(i, x_star);

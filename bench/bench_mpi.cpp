@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
     const int n = exact->outputs(), d = exact->dim();
     Vec x = Vec::Zero(d), f(n);
     for (int j = 0; j < d; ++j) x[j] = (j % 3 == 0 ? 1.0 : -0.5) / d;  // inside the l1 ball of radius 1
-    Mat J(n, d);
+    scfw::Jacobian J(n, d);
     Rng rng(1);
     auto sample = sampled->make_sample();
     std::vector<double> buffer(static_cast<size_t>(n) * (d + 1), 0.0);

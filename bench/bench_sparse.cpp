@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
           "least_squares_tasks", std::make_shared<CallCounters>());
       const int n = raw->outputs();
       Vec x(d), f(n);
-      Mat J(n, d);
+      Jacobian J(n, d);  // the oracle's dense Jacobian (no "jacobian": "sparse" in the block)
       std::mt19937_64 g(5);
       std::uniform_real_distribution<double> u(-1, 1);
       for (int j = 0; j < d; ++j) x[j] = u(g);
@@ -216,7 +216,7 @@ int main(int argc, char** argv) {
       g_sink = g_sink + gv.gap;
     };
     auto exact_only = [&] {
-      exact(*p.problem.oracle, points[ip], &gf, &gJ);
+      p.problem.oracle->exact(points[ip], &gf, &gJ);
       ip = (ip + 1) % points.size();
       g_sink = g_sink + gf[0];
     };

@@ -182,6 +182,22 @@ void check_resumes_bitwise(const Make& make, const std::string& plugin, const Ou
   CHECK(whole->describe() == resumed->describe());
 }
 
+/// A test's dense n x d Mat handed to Oracle::evaluate() or exact(), which take a Jacobian*:
+/// the matrix's storage moves into a dense Jacobian for the call and back at the end of the full
+/// expression, without a copy: `oracle.evaluate(s, x, &f, as_jacobian(J));`.
+class as_jacobian {
+ public:
+  explicit as_jacobian(Mat& m) : m_(m), J_(std::move(m)) {}
+  ~as_jacobian() { m_ = std::move(J_.dense()); }
+  as_jacobian(const as_jacobian&) = delete;
+  as_jacobian& operator=(const as_jacobian&) = delete;
+  operator Jacobian*() { return &J_; }  // NOLINT(google-explicit-constructor)
+
+ private:
+  Mat& m_;
+  Jacobian J_;
+};
+
 // A test-only domain known only through its LMO (the unit disc in R^2, like a nuclear-norm
 // ball has no LP model): GLMOs that need a model must refuse it at setup.
 class LmoOnlyDomain final : public Domain {

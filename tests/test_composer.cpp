@@ -568,7 +568,7 @@ TEST_CASE("the composed objects count calls and reject wrong sizes") {
   p.problem.oracle->draw(rng, *sample);
   scfw::Vec x = p.problem.domain->initial_point();
   scfw::Vec f(n);
-  scfw::Mat J(n, d);
+  scfw::Jacobian J(n, d);
   p.problem.oracle->evaluate(*sample, x, &f, nullptr);
   p.problem.oracle->evaluate(*sample, x, nullptr, &J);
   p.problem.oracle->evaluate(*sample, x, &f, &J);
@@ -604,7 +604,7 @@ TEST_CASE("the composed objects count calls and reject wrong sizes") {
   scfw::Vec long_f(n + 1);
   CHECK_THROWS_WITH_AS(p.problem.oracle->evaluate(*sample, x, &long_f, nullptr),
                        "least_squares_tasks: evaluate: f has size 4, expected n = 3", scfw::Error);
-  scfw::Mat JT(d, n);
+  scfw::Jacobian JT(d, n);
   CHECK_THROWS_WITH_AS(p.problem.oracle->exact(x, nullptr, &JT),
                        "least_squares_tasks: exact: J is 5 x 3, expected n x d = 3 x 5", scfw::Error);
   CHECK_THROWS_WITH_AS(p.problem.outer->value(long_f, x), "max: value: u has size 4, expected n = 3", scfw::Error);
@@ -630,7 +630,7 @@ class FaultyOracle : public scfw::Oracle {
   void draw(scfw::Rng&, scfw::Sample&) const override {
     if (mode == 1) throw std::runtime_error("boom");
   }
-  void evaluate(const scfw::Sample&, const scfw::Vec&, scfw::Vec* f, scfw::Mat*) const override {
+  void evaluate(const scfw::Sample&, const scfw::Vec&, scfw::Vec* f, scfw::Jacobian*) const override {
     if (mode == 1) throw std::out_of_range("index 7");
     if (mode == 2) throw InputError("data.csv: line 3: bad row");
     if (mode == 3 && f) f->resize(2);

@@ -32,7 +32,7 @@ TEST_CASE("Corollary 1: exact oracle with beta = rho = 1 reproduces the determin
     Mat J(n, d);
     double worst = 0;
     for (long k = 0; k < K; ++k) {
-      direct.problem.oracle->exact(y, &f, &J);
+      direct.problem.oracle->exact(y, &f, test::as_jacobian(J));
       direct.method.gap_glmo->solve(f, J, y, x);
       const double gamma = 2.0 / (k + 2.0);
       y = (1.0 - gamma) * y + gamma * x;
@@ -53,10 +53,10 @@ TEST_CASE("Corollary 1, convex case: phi(y_K) - phi* <= 2 S / (K + 1) on an inst
   const int n = probe.problem.oracle->outputs(), d = probe.problem.oracle->dim();
   Vec f(n);
   Mat J0(n, d), Jj(n, d);
-  probe.problem.oracle->exact(Vec::Zero(d), &f, &J0);
+  probe.problem.oracle->exact(Vec::Zero(d), &f, test::as_jacobian(J0));
   std::vector<Eigen::MatrixXd> H(static_cast<size_t>(n), Eigen::MatrixXd(d, d));
   for (int j = 0; j < d; ++j) {
-    probe.problem.oracle->exact(Vec::Unit(d, j), &f, &Jj);
+    probe.problem.oracle->exact(Vec::Unit(d, j), &f, test::as_jacobian(Jj));
     for (int i = 0; i < n; ++i) H[static_cast<size_t>(i)].col(j) = (Jj.row(i) - J0.row(i)).transpose();
   }
   double L2 = 0;

@@ -204,12 +204,12 @@ class NanOracle final : public Oracle {
     ++draws_;
     inner_->draw(rng, s);
   }
-  void evaluate(const Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+  void evaluate(const Sample& s, const Vec& x, Vec* f, Jacobian* J) const override {
     inner_->evaluate(s, x, f, J);
     if (f && draws_ >= 12) (*f)[3] = std::nan("");
   }
   Capabilities capabilities() const override { return inner_->capabilities(); }
-  void exact(const Vec& x, Vec* f, Mat* J) const override { inner_->exact(x, f, J); }
+  void exact(const Vec& x, Vec* f, Jacobian* J) const override { inner_->exact(x, f, J); }
 
  private:
   std::unique_ptr<Oracle> inner_;

@@ -88,15 +88,15 @@ class DistortedOracle : public scfw::Oracle {
   int outputs() const override { return inner_.outputs(); }
   std::unique_ptr<scfw::Sample> make_sample() const override { return inner_.make_sample(); }
   void draw(scfw::Rng& rng, scfw::Sample& s) const override { inner_.draw(rng, s); }
-  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, scfw::Jacobian* J) const override {
     inner_.evaluate(s, x, f, J);
-    if (J) *J *= factor_;
+    if (J) J->values() *= factor_;
     if (f) f->array() += bias_;  // a biased sample value: E f~ != f
   }
   scfw::Capabilities capabilities() const override { return scfw::Capability::Exact; }
-  void exact(const Vec& x, Vec* f, Mat* J) const override {
+  void exact(const Vec& x, Vec* f, scfw::Jacobian* J) const override {
     inner_.exact(x, f, J);
-    if (J) *J *= factor_;
+    if (J) J->values() *= factor_;
   }
 
  private:
@@ -238,7 +238,7 @@ TEST_CASE("least_squares_tasks: exact f and J of a LIBSVM file equal a dense com
   const Vec x = random_vec(5, 9);
   Vec f(2);
   Mat J(2, 5);
-  oracle->exact(x, &f, &J);
+  oracle->exact(x, &f, scfw::test::as_jacobian(J));
   for (int i = 0; i < 2; ++i) {
     double fi = 0;
     double gi[5] = {0, 0, 0, 0, 0};
@@ -260,7 +260,7 @@ TEST_CASE("least_squares_tasks: exact f and J of a LIBSVM file equal a dense com
   REQUIRE(per_file->outputs() == 2);
   Vec f2(2);
   Mat J2(2, 5);
-  per_file->exact(x, &f2, &J2);
+  per_file->exact(x, &f2, scfw::test::as_jacobian(J2));
   CHECK((f2 - f).norm() <= 1e-14 * f.norm());
   CHECK((J2 - J).norm() <= 1e-14 * J.norm());
 }
@@ -350,8 +350,8 @@ TEST_CASE("least_squares_tasks: the Hessian action equals finite differences of 
   Mat H(4, 12), Jp(4, 12), Jm(4, 12);
   oracle->hessian_action(*s, x, v, H);
   const double h = 1e-4;
-  oracle->evaluate(*s, x + h * v, nullptr, &Jp);
-  oracle->evaluate(*s, x - h * v, nullptr, &Jm);
+  oracle->evaluate(*s, x + h * v, nullptr, scfw::test::as_jacobian(Jp));
+  oracle->evaluate(*s, x - h * v, nullptr, scfw::test::as_jacobian(Jm));
   const Mat fd = (Jp - Jm) / (2 * h);
   INFO("max |H - fd| = " << (H - fd).cwiseAbs().maxCoeff());
   CHECK((H - fd).cwiseAbs().maxCoeff() <= 1e-7 * std::max(1.0, H.cwiseAbs().maxCoeff()));

@@ -49,7 +49,7 @@ struct Replay {
   Replay(const scfw::Oracle& o, unsigned long seed) : oracle(o), rng(seed), s(o.make_sample()) {}
   void next(const Vec& y, Vec& f, Mat& J) {
     oracle.draw(rng, *s);
-    oracle.evaluate(*s, y, &f, &J);
+    oracle.evaluate(*s, y, &f, scfw::test::as_jacobian(J));
   }
 };
 
@@ -202,7 +202,7 @@ TEST_CASE("momentum: update() and the oracle's draw() and evaluate() allocate no
   auto s = oracle->make_sample();
   before = g_mallocs.load();
   oracle->draw(rng, *s);
-  oracle->evaluate(*s, y0, &f, &J);
+  oracle->evaluate(*s, y0, &f, scfw::test::as_jacobian(J));
   oracle->evaluate(*s, y1, &f, nullptr);
   CHECK(g_mallocs.load() == before);
 

@@ -259,9 +259,9 @@ class NoExactOracle final : public Oracle {
   int outputs() const override { return 2; }
   std::unique_ptr<Sample> make_sample() const override { return std::make_unique<NoSample>(); }
   void draw(Rng&, Sample&) const override {}
-  void evaluate(const Sample&, const Vec& x, Vec* f, Mat* J) const override {
+  void evaluate(const Sample&, const Vec& x, Vec* f, Jacobian* J) const override {
     if (f) *f = x;
-    if (J) *J = Mat::Identity(2, 2);
+    if (J) J->dense() = Mat::Identity(2, 2);
   }
 
  private:

@@ -263,15 +263,15 @@ TEST_CASE("the sparse oracles' Jacobians are the dense ones at the pattern's pla
     for (int t = 0; t < 3; ++t) {
       os.draw(r1, *sample_s);
       od.draw(r2, *sample_d);
-      evaluate(os, *sample_s, x, &fs, &Js);
-      evaluate(od, *sample_d, x, &fd, &Jd);
+      os.evaluate(*sample_s, x, &fs, &Js);
+      od.evaluate(*sample_d, x, &fd, &Jd);
       Mat dense;
       Js.to_dense(dense);
       CHECK(dense == Jd.dense());  // bitwise: the same sums in the same order
       CHECK(fs == fd);
     }
-    exact(os, x, &fs, &Js);
-    exact(od, x, &fd, &Jd);
+    os.exact(x, &fs, &Js);
+    od.exact(x, &fd, &Jd);
     Mat dense;
     Js.to_dense(dense);
     CHECK(dense == Jd.dense());
@@ -390,8 +390,8 @@ TEST_CASE("column_generation on compact atoms gives the dense path's GLMO values
     Vec fs(s.problem.oracle->outputs()), fd(d.problem.oracle->outputs()), xs, xd;
     double worst = 0.0;
     for (const Vec& y : t.y) {
-      exact(*s.problem.oracle, y, &fs, &Vs);
-      exact(*d.problem.oracle, y, &fd, &Vd);
+      s.problem.oracle->exact(y, &fs, &Vs);
+      d.problem.oracle->exact(y, &fd, &Vd);
       const GlmoResult rs = s.method.glmo->solve(fs, Vs, y, xs);
       const GlmoResult rd = d.method.glmo->solve(fd, Vd, y, xd);
       worst = std::max(worst, std::abs(rs.value - rd.value) / std::max(1.0, std::abs(rd.value)));

@@ -68,10 +68,10 @@ class CosineOracle final : public Oracle {
     std::normal_distribution<double> g(0.0, 1.0);
     for (int i = 0; i < n_; ++i) w[i] = 1.0 + 0.5 * g(rng);
   }
-  void evaluate(const Sample& s, const Vec& x, Vec* f, Mat* J) const override {
-    eval(static_cast<const CosineSample&>(s).w, x, f, J);
+  void evaluate(const Sample& s, const Vec& x, Vec* f, Jacobian* J) const override {
+    eval(static_cast<const CosineSample&>(s).w, x, f, J ? &J->dense() : nullptr);
   }
-  void exact(const Vec& x, Vec* f, Mat* J) const override { eval(Vec::Ones(n_), x, f, J); }
+  void exact(const Vec& x, Vec* f, Jacobian* J) const override { eval(Vec::Ones(n_), x, f, J ? &J->dense() : nullptr); }
   Capabilities capabilities() const override {
     return with_hessian_ ? Capability::Exact | Capability::HessianAction : Capabilities(Capability::Exact);
   }
@@ -145,7 +145,7 @@ TEST_CASE("storm: one update equals eq. storm_grad and the Taylor value tracker,
   Vec zh(n), f(n);
   Mat Vh(n, d), Jk(n, d), Jprev(n, d);
   o.draw(r2, *xi);
-  o.evaluate(*xi, y0, &zh, &Vh);
+  o.evaluate(*xi, y0, &zh, test::as_jacobian(Vh));
   const Vec* ys[3] = {&y0, &y1, &y2};
   const Steps* steps[2] = {&s1, &s2};
   double storm_vs_polyak = 0.0;
@@ -153,8 +153,8 @@ TEST_CASE("storm: one update equals eq. storm_grad and the Taylor value tracker,
     const Vec &y = *ys[k], &yp = *ys[k - 1];
     const Steps& st = *steps[k - 1];
     o.draw(r2, *xi);
-    o.evaluate(*xi, y, &f, &Jk);
-    o.evaluate(*xi, yp, nullptr, &Jprev);
+    o.evaluate(*xi, y, &f, test::as_jacobian(Jk));
+    o.evaluate(*xi, yp, nullptr, test::as_jacobian(Jprev));
     const Mat polyak = (1 - st.beta) * Vh + st.beta * Jk;
     Vh = Jk + (1 - st.beta) * (Vh - Jprev);  // eq. storm_grad
     zh = (1 - st.rho) * (zh + Vh * (y - yp)) + st.rho * f;
@@ -189,9 +189,9 @@ TEST_CASE("hessian: one update equals eq. hessian_grad and the Taylor value trac
   Vec z0(n), f1(n);
   Mat V0(n, d), J1(n, d), HV(n, d);
   o.draw(r2, *xi);
-  o.evaluate(*xi, y0, &z0, &V0);
+  o.evaluate(*xi, y0, &z0, test::as_jacobian(V0));
   o.draw(r2, *xi);
-  o.evaluate(*xi, y1, &f1, &J1);
+  o.evaluate(*xi, y1, &f1, test::as_jacobian(J1));
   const double alpha = uniform01(r2);
   const Vec y_alpha = y0 + alpha * (y1 - y0);
   o.draw(r2, *zeta);
@@ -217,8 +217,8 @@ TEST_CASE("hessian: the correction is unbiased for J(y_k) - J(y_{k-1}) (Lemma he
     const int n = o.outputs(), d = o.dim();
     const Vec y0 = point(d, -0.2, 0.3), y1 = point(d, 0.4, -0.1);
     Mat J0(n, d), J1(n, d);
-    o.exact(y0, nullptr, &J0);
-    o.exact(y1, nullptr, &J1);
+    o.exact(y0, nullptr, test::as_jacobian(J0));
+    o.exact(y1, nullptr, test::as_jacobian(J1));
     const Mat exact = J1 - J0;
 
     Rng rng(3);
@@ -244,8 +244,8 @@ TEST_CASE("hessian: the correction is unbiased for J(y_k) - J(y_{k-1}) (Lemma he
     tracker->bind(o);
     const Vec y0 = point(d, -1.0, 0.5), y1 = point(d, 0.8, -0.6);  // a long step: curvature shows
     Mat J0(n, d), J1(n, d), H1(n, d);
-    o.exact(y0, nullptr, &J0);
-    o.exact(y1, nullptr, &J1);
+    o.exact(y0, nullptr, test::as_jacobian(J0));
+    o.exact(y1, nullptr, test::as_jacobian(J1));
     const Mat exact = J1 - J0;
 
     Rng rng(11);
@@ -301,9 +301,9 @@ TEST_CASE("vanilla: z and V are the plug-in single-sample estimates; beta and rh
   p.method.tracker->start(y0, rng, z, V);
   p.method.tracker->update(1, y1, y0, Steps{0.1, 0.01, 0.01}, rng, z, V);
   o.draw(r2, *xi);
-  o.evaluate(*xi, y0, &f, &J);
+  o.evaluate(*xi, y0, &f, test::as_jacobian(J));
   o.draw(r2, *xi);
-  o.evaluate(*xi, y1, &f, &J);
+  o.evaluate(*xi, y1, &f, test::as_jacobian(J));
   CHECK((V.array() == J.array()).all());
   CHECK((z.array() == f.array()).all());
   CHECK(rng() == r2());
@@ -327,7 +327,7 @@ TEST_CASE("clipped: ||V||_F <= C always, J~ * C/||J~||_F when above, bitwise J~ 
     Mat J(n, d);
     for (int t = 0; t <= draws; ++t) {
       o.draw(r, *xi);
-      o.evaluate(*xi, ys[t], &f, &J);
+      o.evaluate(*xi, ys[t], &f, test::as_jacobian(J));
       Js.push_back(J);
       fs.push_back(f);
     }

@@ -295,14 +295,16 @@ class CheckedOracle final : public Oracle {
     SCFW_GUARD(plugin_, inner_->draw(rng, s));
   }
 
-  void evaluate(const Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+  // J has the oracle's kind and shape on the way in (the caller made it with make_jacobian) and
+  // on the way out; f has n entries; every number that comes back is finite.
+  void evaluate(const Sample& s, const Vec& x, Vec* f, Jacobian* J) const override {
     check_vec(plugin_, "evaluate", "x", x, "d", d_);
     if (f) {
       check_vec(plugin_, "evaluate", "f", *f, "n", n_);
       ++counters_->values;
     }
     if (J) {
-      check_mat(plugin_, "evaluate", "J", *J, n_, d_);
+      check_jacobian(plugin_, "evaluate", "J", *J, pattern_.get(), n_, d_);
       ++counters_->jacobians;
     }
     {
@@ -310,21 +312,21 @@ class CheckedOracle final : public Oracle {
       SCFW_GUARD(plugin_, inner_->evaluate(s, x, f, J));
     }
     if (f) check_out_vec(plugin_, "evaluate", "f", *f, "n", n_);
-    if (J) check_out_mat(plugin_, "evaluate", "J", *J, n_, d_);
+    if (J) check_jacobian(plugin_, "evaluate", "J", *J, pattern_.get(), n_, d_, true);
     if (f) finite_vec(plugin_, "evaluate", "returned", "f", *f);
-    if (J) finite_mat(plugin_, "evaluate", "returned", "J", *J);
+    if (J) finite_jacobian(plugin_, "evaluate", "returned", "J", *J);
   }
 
-  void exact(const Vec& x, Vec* f, Mat* J) const override {
+  void exact(const Vec& x, Vec* f, Jacobian* J) const override {
     check_vec(plugin_, "exact", "x", x, "d", d_);
     if (f) check_vec(plugin_, "exact", "f", *f, "n", n_);
-    if (J) check_mat(plugin_, "exact", "J", *J, n_, d_);
+    if (J) check_jacobian(plugin_, "exact", "J", *J, pattern_.get(), n_, d_);
     ++counters_->exact;
     SCFW_GUARD(plugin_, inner_->exact(x, f, J));
     if (f) check_out_vec(plugin_, "exact", "f", *f, "n", n_);
-    if (J) check_out_mat(plugin_, "exact", "J", *J, n_, d_);
+    if (J) check_jacobian(plugin_, "exact", "J", *J, pattern_.get(), n_, d_, true);
     if (f) finite_vec(plugin_, "exact", "returned", "f", *f);
-    if (J) finite_mat(plugin_, "exact", "returned", "J", *J);
+    if (J) finite_jacobian(plugin_, "exact", "returned", "J", *J);
   }
 
   void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const override {
@@ -344,36 +346,6 @@ class CheckedOracle final : public Oracle {
     if (!pattern_) [[unlikely]]
       fail(plugin_, "jacobian_pattern called, but the oracle declares no sparse Jacobian");
     return pattern_;
-  }
-
-  void evaluate_sparse(const Sample& s, const Vec& x, Vec* f, double* values) const override {
-    check_vec(plugin_, "evaluate_sparse", "x", x, "d", d_);
-    if (f) {
-      check_vec(plugin_, "evaluate_sparse", "f", *f, "n", n_);
-      ++counters_->values;
-    }
-    if (values) ++counters_->jacobians;
-    if (values && !pattern_) [[unlikely]]
-      fail(plugin_, "evaluate_sparse called, but the oracle declares no Jacobian pattern");
-    {
-      ScopedTimer timer(counters_->oracle_seconds);
-      SCFW_GUARD(plugin_, inner_->evaluate_sparse(s, x, f, values));
-    }
-    if (f) check_out_vec(plugin_, "evaluate_sparse", "f", *f, "n", n_);
-    if (f) finite_vec(plugin_, "evaluate_sparse", "returned", "f", *f);
-    if (values) finite_sparse(plugin_, "evaluate_sparse", "returned", "J", *pattern_, values);
-  }
-
-  void exact_sparse(const Vec& x, Vec* f, double* values) const override {
-    check_vec(plugin_, "exact_sparse", "x", x, "d", d_);
-    if (f) check_vec(plugin_, "exact_sparse", "f", *f, "n", n_);
-    if (values && !pattern_) [[unlikely]]
-      fail(plugin_, "exact_sparse called, but the oracle declares no Jacobian pattern");
-    ++counters_->exact;
-    SCFW_GUARD(plugin_, inner_->exact_sparse(x, f, values));
-    if (f) check_out_vec(plugin_, "exact_sparse", "f", *f, "n", n_);
-    if (f) finite_vec(plugin_, "exact_sparse", "returned", "f", *f);
-    if (values) finite_sparse(plugin_, "exact_sparse", "returned", "J", *pattern_, values);
   }
 
   std::vector<std::string> variable_names() const override {

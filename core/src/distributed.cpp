@@ -208,23 +208,24 @@ class ShardedOracle final : public Oracle {
   int outputs() const override { return n_; }
   std::unique_ptr<Sample> make_sample() const override { return inner_->make_sample(); }
   void draw(Rng& rng, Sample& s) const override { inner_->draw(rng, s); }
-  void evaluate(const Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+  // J is dense: a sparse oracle was refused above.
+  void evaluate(const Sample& s, const Vec& x, Vec* f, Jacobian* J) const override {
     std::exception_ptr error;
     try {
       inner_->evaluate(s, x, f, J);
     } catch (...) {
       error = std::current_exception();
     }
-    reduce(f, J, error);
+    reduce(f, J ? &J->dense() : nullptr, error);
   }
-  void exact(const Vec& x, Vec* f, Mat* J) const override {
+  void exact(const Vec& x, Vec* f, Jacobian* J) const override {
     std::exception_ptr error;
     try {
       inner_->exact(x, f, J);
     } catch (...) {
       error = std::current_exception();
     }
-    reduce(f, J, error);
+    reduce(f, J ? &J->dense() : nullptr, error);
   }
   void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const override {
     std::exception_ptr error;

@@ -129,7 +129,7 @@ const char* to_string(Status s) {
 GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo& glmo, const Vec& y,
                          Vec& f, Jacobian& J, Vec& x, Jacobian* dense_buffer) {
   // eq. (2): Delta(y) = phi(y) - min_{x in X} F(f(y) + grad f(y) (x - y), x), exact f and J.
-  exact(oracle, y, &f, &J);
+  oracle.exact(y, &f, &J);
   GapValue g;
   g.objective = outer.value(f, y);
   // A sparse J for a GLMO that takes only a dense one: densified into the caller's buffer.

@@ -114,9 +114,12 @@ Report check_oracle(const Oracle& oracle, const Vec& x, const OracleCheckOptions
   Failures fd_sample("finite differences of f~(.; xi) vs J~(.; xi) for one sample");
 
   try {
+    // The Jacobians in the oracle's kind, compared as dense n x d matrices.
     Vec f_exact(n);
-    Mat J_exact(n, d);
-    oracle.exact(x, &f_exact, &J_exact);
+    Jacobian J_kind = make_jacobian(oracle);
+    Mat J_exact;
+    oracle.exact(x, &f_exact, &J_kind);
+    J_kind.to_dense(J_exact);
 
     // (1) Unbiasedness. Welford's running mean and sum of squared deviations per component;
     // the allowance is z_limit standard errors of the mean (sample standard deviation), and
@@ -127,7 +130,8 @@ Report check_oracle(const Oracle& oracle, const Vec& x, const OracleCheckOptions
     Mat J(n, d), J_mean = Mat::Zero(n, d), J_m2 = Mat::Zero(n, d);
     for (int s = 1; s <= opt.samples; ++s) {
       oracle.draw(rng, *sample);
-      oracle.evaluate(*sample, x, &f, &J);
+      oracle.evaluate(*sample, x, &f, &J_kind);
+      J_kind.to_dense(J);
       for (int i = 0; i < n; ++i) {
         const double delta = f[i] - f_mean[i];
         f_mean[i] += delta / s;
@@ -194,7 +198,8 @@ Report check_oracle(const Oracle& oracle, const Vec& x, const OracleCheckOptions
     oracle.draw(rng, *sample);
     Vec f_s(n), f_only(n);
     Mat J_s(n, d);
-    oracle.evaluate(*sample, x, &f_s, &J_s);
+    oracle.evaluate(*sample, x, &f_s, &J_kind);
+    J_kind.to_dense(J_s);
     fd_check(fd_sample, J_s, [&](const Vec& p, Vec& out) { oracle.evaluate(*sample, p, &out, nullptr); });
     // A null Jacobian pointer must only skip that output, not change f~.
     oracle.evaluate(*sample, x, &f_only, nullptr);

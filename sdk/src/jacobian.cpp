@@ -211,7 +211,7 @@ void Tracker::update(long k, const Vec& y, const Vec& y_prev, const Steps& steps
 }
 
 // ---------------------------------------------------------------------------------------------
-// The oracle's Jacobian, one dispatch for trackers and the host.
+// A Jacobian of the oracle's kind.
 
 Jacobian make_jacobian(const Oracle& oracle) {
   if (!oracle.capabilities().has(Capability::SparseJacobian)) return Jacobian(oracle.outputs(), oracle.dim());
@@ -221,20 +221,6 @@ Jacobian make_jacobian(const Oracle& oracle) {
     throw Error("the oracle's Jacobian pattern is " + str(p->rows()) + " x " + str(p->cols()) + ", expected n x d = " +
                 str(oracle.outputs()) + " x " + str(oracle.dim()));
   return Jacobian(std::move(p));
-}
-
-void evaluate(const Oracle& oracle, const Sample& s, const Vec& x, Vec* f, Jacobian* J) {
-  if (J && J->is_sparse())
-    oracle.evaluate_sparse(s, x, f, J->data());
-  else
-    oracle.evaluate(s, x, f, J ? &J->dense() : nullptr);
-}
-
-void exact(const Oracle& oracle, const Vec& x, Vec* f, Jacobian* J) {
-  if (J && J->is_sparse())
-    oracle.exact_sparse(x, f, J->data());
-  else
-    oracle.exact(x, f, J ? &J->dense() : nullptr);
 }
 
 }  // namespace scfw

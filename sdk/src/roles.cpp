@@ -34,7 +34,7 @@ std::string to_string(Capabilities c) {
   return out;
 }
 
-void Oracle::exact(const Vec&, Vec*, Mat*) const {
+void Oracle::exact(const Vec&, Vec*, Jacobian*) const {
   throw CapabilityError("this oracle has no exact evaluation (capability \"exact\")");
 }
 
@@ -44,14 +44,6 @@ void Oracle::hessian_action(const Sample&, const Vec&, const Vec&, Mat&) const {
 
 std::shared_ptr<const JacobianPattern> Oracle::jacobian_pattern() const {
   throw CapabilityError("this oracle declares no sparse Jacobian (capability \"sparse_jacobian\")");
-}
-
-void Oracle::evaluate_sparse(const Sample&, const Vec&, Vec*, double*) const {
-  throw CapabilityError("this oracle declares no sparse Jacobian (capability \"sparse_jacobian\")");
-}
-
-void Oracle::exact_sparse(const Vec&, Vec*, double*) const {
-  throw CapabilityError("this oracle has no sparse exact Jacobian (capabilities \"exact\" and \"sparse_jacobian\")");
 }
 
 std::vector<Expr> Domain::model(Model&) const {

@@ -384,8 +384,20 @@ class LeastSquaresTasks final : public scfw::Oracle {
 
   std::shared_ptr<const scfw::JacobianPattern> jacobian_pattern() const override { return pattern_; }
 
-  void evaluate_sparse(const scfw::Sample& s, const Vec& x, Vec* f, double* J) const override {
-    if (full_) return exact_sparse(x, f, J);
+  // J of the oracle's kind: the pattern's values, or the dense n x d matrix.
+  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, scfw::Jacobian* J) const override {
+    if (J && J->is_sparse()) return evaluate_values(s, x, f, J->data());
+    evaluate_dense(s, x, f, J ? &J->dense() : nullptr);
+  }
+
+  void exact(const Vec& x, Vec* f, scfw::Jacobian* J) const override {
+    if (J && J->is_sparse()) return exact_values(x, f, J->data());
+    exact_dense(x, f, J ? &J->dense() : nullptr);
+  }
+
+  // The two kinds' paths (the pattern's values; the dense matrix).
+  void evaluate_values(const scfw::Sample& s, const Vec& x, Vec* f, double* J) const {
+    if (full_) return exact_values(x, f, J);
     check_sizes(x, f, nullptr);
     const auto& rows = own(s).rows;
     const double inv_b = 1.0 / batch_;
@@ -403,7 +415,7 @@ class LeastSquaresTasks final : public scfw::Oracle {
     }
   }
 
-  void exact_sparse(const Vec& x, Vec* f, double* J) const override {
+  void exact_values(const Vec& x, Vec* f, double* J) const {
     check_sizes(x, f, nullptr);
     for (int i = 0, m = data_.tasks(); i < m; ++i) {
       const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
@@ -449,8 +461,8 @@ class LeastSquaresTasks final : public scfw::Oracle {
     }
   }
 
-  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const override {
-    if (full_) return exact(x, f, J);
+  void evaluate_dense(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const {
+    if (full_) return exact_dense(x, f, J);
     check_sizes(x, f, J);
     const auto& rows = own(s).rows;
     const double inv_b = 1.0 / batch_;
@@ -470,7 +482,7 @@ class LeastSquaresTasks final : public scfw::Oracle {
     }
   }
 
-  void exact(const Vec& x, Vec* f, Mat* J) const override {
+  void exact_dense(const Vec& x, Vec* f, Mat* J) const {
     check_sizes(x, f, J);
     for (int i = 0, m = data_.tasks(); i < m; ++i) {
       const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];

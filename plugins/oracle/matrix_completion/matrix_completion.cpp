@@ -370,7 +370,18 @@ class MatrixCompletion final : public scfw::Oracle {
 
   std::shared_ptr<const scfw::JacobianPattern> jacobian_pattern() const override { return pattern_; }
 
-  void evaluate_sparse(const scfw::Sample& s, const Vec& x, Vec* f, double* J) const override {
+  // J of the oracle's kind: the pattern's values, or the dense n x d matrix.
+  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, scfw::Jacobian* J) const override {
+    if (J && J->is_sparse()) return evaluate_values(s, x, f, J->data());
+    evaluate_dense(s, x, f, J ? &J->dense() : nullptr);
+  }
+
+  void exact(const Vec& x, Vec* f, scfw::Jacobian* J) const override {
+    if (J && J->is_sparse()) return exact_values(x, f, J->data());
+    exact_dense(x, f, J ? &J->dense() : nullptr);
+  }
+
+  void evaluate_values(const scfw::Sample& s, const Vec& x, Vec* f, double* J) const {
     check(x, f, nullptr);
     const auto& picks = own(s).picks;
     const double inv = 1.0 / batch_;
@@ -387,7 +398,7 @@ class MatrixCompletion final : public scfw::Oracle {
     }
   }
 
-  void exact_sparse(const Vec& x, Vec* f, double* J) const override {
+  void exact_values(const Vec& x, Vec* f, double* J) const {
     check(x, f, nullptr);
     if (J) std::fill(J, J + pattern_->nnz(), 0.0);
     for (int g = 0; g < n_; ++g) {
@@ -437,7 +448,7 @@ class MatrixCompletion final : public scfw::Oracle {
     }
   }
 
-  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+  void evaluate_dense(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const {
     check(x, f, J);
     const auto& picks = own(s).picks;
     const double inv = 1.0 / batch_;
@@ -454,7 +465,7 @@ class MatrixCompletion final : public scfw::Oracle {
     }
   }
 
-  void exact(const Vec& x, Vec* f, Mat* J) const override {
+  void exact_dense(const Vec& x, Vec* f, Mat* J) const {
     check(x, f, J);
     for (int g = 0; g < n_; ++g) {
       const double inv = scale_[static_cast<size_t>(g)] * (1.0 / static_cast<double>(begin_[g + 1] - begin_[g]));

@@ -413,7 +413,8 @@ class PortfolioReturns final : public scfw::Oracle {
     }
   }
 
-  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const override {
+  void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, scfw::Jacobian* Jj) const override {
+    Mat* J = Jj ? &Jj->dense() : nullptr;  // a dense Jacobian: no pattern is declared
     check(x, f, J);
     const auto& days = own(s).days;
     const double inv = 1.0 / batch_;
@@ -440,7 +441,8 @@ class PortfolioReturns final : public scfw::Oracle {
     }
   }
 
-  void exact(const Vec& x, Vec* f, Mat* J) const override {
+  void exact(const Vec& x, Vec* f, scfw::Jacobian* Jj) const override {
+    Mat* J = Jj ? &Jj->dense() : nullptr;
     check(x, f, J);
     if (f) *f = -(means_ * x.head(A_));
     if (J) {

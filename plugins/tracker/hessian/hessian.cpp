@@ -48,7 +48,7 @@ class HessianTracker final : public scfw::Tracker {
     xi_ = oracle.make_sample();
     zeta_ = oracle.make_sample();
     f_.setZero(n);
-    J_.setZero(n, d);
+    J_ = scfw::Jacobian(n, d);
     HV_.setZero(n, d);
     dy_.setZero(d);
     y_alpha_.setZero(d);
@@ -57,7 +57,7 @@ class HessianTracker final : public scfw::Tracker {
   // Alg. 1 line 2: z_0 = f~(y_0; xi_0), V_0 = J~(y_0; xi_0).
   void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) override {
     oracle_->draw(rng, *xi_);
-    oracle_->evaluate(*xi_, y0, &z, &V.dense());
+    oracle_->evaluate(*xi_, y0, &z, &V);
   }
 
   void update(long, const scfw::Vec& y, const scfw::Vec& y_prev, const scfw::Steps& steps,
@@ -75,7 +75,7 @@ class HessianTracker final : public scfw::Tracker {
     // eq. hessian_grad, in place: V <- (1 - beta)(V + H~ dy) + beta J.
     V += HV_;
     V *= 1.0 - steps.beta;
-    V.noalias() += steps.beta * J_;
+    V.noalias() += steps.beta * J_.dense();
 
     // Variant II (Taylor), Alg. 1 line 6, with the new V_k.
     z.noalias() += V * dy_;
@@ -88,7 +88,8 @@ class HessianTracker final : public scfw::Tracker {
   const scfw::Oracle* oracle_ = nullptr;
   std::unique_ptr<scfw::Sample> xi_, zeta_;
   scfw::Vec f_, dy_, y_alpha_;
-  scfw::Mat J_, HV_;
+  scfw::Jacobian J_;
+  scfw::Mat HV_;
 };
 
 void register_components(scfw::Registrar& r) {

@@ -40,14 +40,14 @@ class Momentum final : public scfw::Tracker {
   void start(const Vec& y0, scfw::Rng& rng, Vec& z, scfw::Jacobian& V) override {
     require_bound();
     oracle_->draw(rng, *sample_);
-    scfw::evaluate(*oracle_, *sample_, y0, &z, &V);
+    oracle_->evaluate(*sample_, y0, &z, &V);
   }
 
   void update(long, const Vec& y, const Vec& y_prev, const scfw::Steps& steps, scfw::Rng& rng, Vec& z,
               scfw::Jacobian& V) override {
     require_bound();
     oracle_->draw(rng, *sample_);
-    scfw::evaluate(*oracle_, *sample_, y, &f_, &J_);
+    oracle_->evaluate(*sample_, y, &f_, &J_);
     const double beta = steps.beta, rho = steps.rho;
     // Jacobian tracker, Alg. 1 line 5, on the stored values (dense n x d, or one pattern).
     auto v = V.values();

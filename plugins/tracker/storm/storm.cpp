@@ -38,14 +38,14 @@ class StormTracker final : public scfw::Tracker {
   // Alg. 1 line 2: z_0 = f~(y_0; xi_0), V_0 = J~(y_0; xi_0).
   void start(const scfw::Vec& y0, scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) override {
     oracle_->draw(rng, *sample_);
-    scfw::evaluate(*oracle_, *sample_, y0, &z, &V);
+    oracle_->evaluate(*sample_, y0, &z, &V);
   }
 
   void update(long, const scfw::Vec& y, const scfw::Vec& y_prev, const scfw::Steps& steps,
               scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) override {
     oracle_->draw(rng, *sample_);
-    scfw::evaluate(*oracle_, *sample_, y, &f_, &J_);             // f~(y_k; xi_k), J~(y_k; xi_k)
-    scfw::evaluate(*oracle_, *sample_, y_prev, nullptr, &J_prev_);  // J~(y_{k-1}; xi_k), same xi_k
+    oracle_->evaluate(*sample_, y, &f_, &J_);             // f~(y_k; xi_k), J~(y_k; xi_k)
+    oracle_->evaluate(*sample_, y_prev, nullptr, &J_prev_);  // J~(y_{k-1}; xi_k), same xi_k
 
     // eq. storm_grad, in place: V <- J + (1 - beta)(V - J_prev).
     const double keep = 1.0 - steps.beta;

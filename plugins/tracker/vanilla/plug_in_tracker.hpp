@@ -30,7 +30,7 @@ class PlugInTracker : public scfw::Tracker {
  private:
   void estimate(const scfw::Vec& y, scfw::Rng& rng, scfw::Vec& z, scfw::Jacobian& V) {
     oracle_->draw(rng, *sample_);
-    scfw::evaluate(*oracle_, *sample_, y, &z, &V);
+    oracle_->evaluate(*sample_, y, &z, &V);
     adjust(V);
   }
 

@@ -108,6 +108,18 @@ constexpr bool check_abi6_methods() {
                 "scfw ABI 7: compact_atoms() is gone; declare Capability::CompactAtoms in capabilities()");
   static_assert(!requires(const T& t) { t.accepts_sparse(); },
                 "scfw ABI 7: accepts_sparse() is gone; a Glmo declares Capability::SparseV in capabilities()");
+  static_assert(!requires(const T& t, const Sample& s, const Vec& x, Vec* f, Mat* J) { t.evaluate(s, x, f, J); },
+                "scfw ABI 7: evaluate() takes a scfw::Jacobian* (jacobian.hpp): "
+                "void evaluate(const Sample&, const Vec& x, Vec* f, Jacobian* J) const, a dense oracle "
+                "writing J->dense()");
+  static_assert(!requires(const T& t, const Vec& x, Vec* f, Mat* J) { t.exact(x, f, J); },
+                "scfw ABI 7: exact() takes a scfw::Jacobian*: void exact(const Vec& x, Vec* f, Jacobian* J) const");
+  static_assert(!requires(const T& t, const Sample& s, const Vec& x, Vec* f, double* v) { t.evaluate_sparse(s, x, f, v); },
+                "scfw ABI 7: evaluate_sparse() is gone; evaluate() receives a sparse scfw::Jacobian* "
+                "and writes J->data() when the oracle declares Capability::SparseJacobian");
+  static_assert(!requires(const T& t, const Vec& x, Vec* f, double* v) { t.exact_sparse(x, f, v); },
+                "scfw ABI 7: exact_sparse() is gone; exact() receives a sparse scfw::Jacobian* "
+                "and writes J->data() when the oracle declares Capability::SparseJacobian");
   static_assert(!requires(const T& t) { t.state_support(); },
                 "scfw ABI 7: state_support() is gone; declare Capability::SavedState (or UnsavedState) in "
                 "capabilities() and keep save_state() / load_state() (scfw::Stateful)");

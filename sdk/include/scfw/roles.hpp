@@ -68,12 +68,16 @@ class Oracle : public Component {
   virtual std::unique_ptr<Sample> make_sample() const = 0;
   /// Draws xi from rng into s. Must not allocate (the iteration loop allocates nothing).
   virtual void draw(Rng& rng, Sample& s) const = 0;
-  /// f~(x; xi) into *f (size n) and/or the Jacobian J~(x; xi) into *J (n x d); a null pointer
-  /// skips that output. Outputs are sized by the caller.
-  virtual void evaluate(const Sample& s, const Vec& x, Vec* f, Mat* J) const = 0;
+  /// f~(x; xi) into *f (size n) and/or the Jacobian J~(x; xi) into *J; a null pointer skips
+  /// that output. Outputs are sized by the caller, and J has the oracle's kind (jacobian.hpp):
+  /// dense n x d, filled through `Mat& Jd = J->dense();`, or, for an oracle that declares
+  /// Capability::SparseJacobian, sparse in its pattern, whose nnz values the oracle writes in
+  /// pattern order to J->data() (every one: the buffer holds the previous call's values).
+  virtual void evaluate(const Sample& s, const Vec& x, Vec* f, Jacobian* J) const = 0;
 
-  /// Capability::Exact: f(x) = E f~(x; xi) and its Jacobian, used for gap reports.
-  virtual void exact(const Vec& x, Vec* f, Mat* J) const;
+  /// Capability::Exact: f(x) = E f~(x; xi) and its Jacobian (of the same kind as evaluate()'s),
+  /// used for gap reports.
+  virtual void exact(const Vec& x, Vec* f, Jacobian* J) const;
 
   /// Capability::HessianAction: out = sum_j v_j d/dx_j J~(x; xi) (n x d).
   virtual void hessian_action(const Sample& s, const Vec& x, const Vec& v, Mat& out) const;
@@ -83,15 +87,8 @@ class Oracle : public Component {
   /// those rows; the host adds them over the ranks. Without it the outputs are whole.
 
   /// Capability::SparseJacobian (jacobian.hpp): the pattern of J~ and of the exact J, fixed
-  /// after construction and the same for every call. Without it the Jacobian is dense and
-  /// evaluate() / exact() fill an n x d Mat. An oracle that declares it implements
-  /// evaluate_sparse() (and exact_sparse() when it has Exact): they fill the pattern's nnz
-  /// values in pattern order, and evaluate() with a null J still serves calls for f alone.
-  /// Trackers and the host call the free functions scfw::evaluate / scfw::exact below, which
-  /// dispatch on the Jacobian's kind.
+  /// after construction and the same for every call. Without it the Jacobian is dense.
   virtual std::shared_ptr<const JacobianPattern> jacobian_pattern() const;
-  virtual void evaluate_sparse(const Sample& s, const Vec& x, Vec* f, double* values) const;
-  virtual void exact_sparse(const Vec& x, Vec* f, double* values) const;
 
   /// Optional: the names of x's d coordinates (asset names, feature indices), written into
   /// solution files. Empty (the default): the coordinates have no names.
@@ -100,13 +97,9 @@ class Oracle : public Component {
   virtual std::vector<std::string> output_names() const { return {}; }
 };
 
-/// A Jacobian shaped for the oracle: sparse in its pattern when it declares one, else n x d dense.
+/// A Jacobian of the oracle's kind, for evaluate() and exact(): sparse in its pattern when it
+/// declares Capability::SparseJacobian, else n x d dense.
 Jacobian make_jacobian(const Oracle& oracle);
-/// f~(x; xi) and/or J~(x; xi) into J of make_jacobian(oracle)'s kind: evaluate_sparse() for a
-/// sparse J, evaluate() otherwise. Null pointers skip an output, as in Oracle::evaluate.
-void evaluate(const Oracle& oracle, const Sample& s, const Vec& x, Vec* f, Jacobian* J);
-/// The exact f and Jacobian, dispatched the same way (exact_sparse() or exact()).
-void exact(const Oracle& oracle, const Vec& x, Vec* f, Jacobian* J);
 
 // ---------------------------------------------------------------------------------------------
 // Outer function

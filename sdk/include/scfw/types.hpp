@@ -25,8 +25,9 @@ inline constexpr double inf = std::numeric_limits<double>::infinity();
 /// capability, so a plugin built against 4 would misread the virtual tables; 6: Domain gained the
 /// compact-atoms capability, compact_atoms() and lmo_sparse(), two more virtual functions; 7:
 /// one capabilities() on Component replaces the boolean queries (has_exact(), has_model(),
-/// compact_atoms(), accepts_sparse(), sharded(), ...), and the state methods are declared once,
-/// in Stateful). Changes of the SDK's classes and virtual tables are caught by the fingerprint's
+/// compact_atoms(), accepts_sparse(), sharded(), ...), the state methods are declared once, in
+/// Stateful, and Oracle::evaluate() / exact() take a Jacobian* in place of their dense and sparse
+/// twins). Changes of the SDK's classes and virtual tables are caught by the fingerprint's
 /// interface hash; bumping this number for them too gives the clearer message.
 inline constexpr std::uint32_t kAbiVersion = 7;
 

@@ -4,7 +4,7 @@
 //
 //   scfw compare  spreads its (method, seed, K) runs over the ranks; each rank holds the whole
 //                 problem; rank 0 gathers the results and writes every file.
-//   scfw run      gives the oracle its Shard (Context::shard): an oracle that answers sharded()
+//   scfw run      gives the oracle its Shard (Context::shard): an oracle that declares Sharded
 //                 reads only its rank's rows and returns partial sums, which the host adds over
 //                 the ranks in rank order (wrap_sharded_oracle). Everything else (the tracker,
 //                 the GLMO, the schedule) runs on every rank with the same inputs.
@@ -76,7 +76,7 @@ void set_oracle_sharding(bool on);
 /// ranks() when oracle sharding is on and there is more than one rank, else null.
 const Shard* oracle_shard();
 
-/// The host's wrapper around an oracle that answered sharded(): each of evaluate(), exact() and
+/// The host's wrapper around an oracle that declares Capability::Sharded: each of evaluate(), exact() and
 /// hessian_action() runs on the rank's rows, then its outputs are summed over the ranks
 /// (Ranks::sum, one reduction of n + n d doubles). An exception on any rank becomes the same
 /// exception on every rank (Ranks::agree), so no rank waits for another that failed.
