@@ -18,6 +18,7 @@
 #include "engine_support.hpp"
 #include "scfw/core/report.hpp"
 #include "scfw/core/solution.hpp"
+#include "scfw/core/stopping.hpp"
 #include "scfw/core/summary_json.hpp"
 
 namespace fs = std::filesystem;

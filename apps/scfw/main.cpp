@@ -41,6 +41,7 @@
 #include "scfw/core/report.hpp"
 #include "scfw/core/solution.hpp"
 #include "scfw/core/solver.hpp"
+#include "scfw/core/stopping.hpp"
 #include "scfw/core/summary_json.hpp"
 #include "scfw/data_file.hpp"
 #include "scfw/error.hpp"

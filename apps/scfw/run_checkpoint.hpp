@@ -8,6 +8,7 @@
 #include <string>
 
 #include "scfw/core/checkpoint.hpp"
+#include "scfw/core/solver.hpp"
 
 namespace scfw_app {
 

@@ -106,7 +106,7 @@ std::string unsaveable_state(const Composition& c) {
 
 void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck) {
   StateWriter w;
-  const RunState& s = ck.state;
+  const LoopState& s = ck.state;
   w.put("iteration", static_cast<std::int64_t>(s.done));
   w.put("y", s.y);
   w.put("y_prev", s.y_prev);
@@ -206,7 +206,7 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
   }
   StateReader r(all.substr(pos, all.size() - 4 - pos), file.string());
   try {
-    RunState& s = ck.state;
+    LoopState& s = ck.state;
     std::int64_t i64 = 0, rows = 0, cols = 0;
     r.get("iteration", i64);
     s.done = static_cast<long>(i64);
@@ -356,7 +356,7 @@ bool Checkpointer::due(long done, double seconds, bool stopping) {
   return seconds_ > 0 && seconds - last_seconds_ >= seconds_;
 }
 
-void Checkpointer::save(const RunState& state) {
+void Checkpointer::save(const LoopState& state) {
   Checkpoint ck;
   ck.identity = identity_;
   ck.state = state;

@@ -1,14 +1,15 @@
 #include "scfw/core/solver.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <limits>
 #include <sstream>
+#include <vector>
 
-#include "scfw/core/checkpoint.hpp"
-#include "scfw/core/report.hpp"
+#include "scfw/core/stopping.hpp"
 #include "scfw/error.hpp"
 
 namespace scfw {
@@ -55,62 +56,256 @@ CallCounters calls_since(const CallCounters& now, const CallCounters& start) {
   return c;
 }
 
-// Checkpoints (checkpoint.hpp): the loop's state after `done` iterations, and back.
-RunState snapshot(long done, const Rng& rng, const Vec& y, const Vec& y_prev, const Vec& z, const Jacobian& V,
-                  const Summary& s, const IterationState& state, const CallCounters& calls) {
-  RunState r;
-  r.done = done;
-  r.y = y;
-  r.y_prev = y_prev;
-  r.z = z;
-  r.V = V;
-  r.rng = rng;
-  r.best_gap = state.best_gap;
-  r.has_gap = s.has_gap;
-  r.final_gap = s.final_gap;
-  r.final_objective = s.final_objective;
-  r.gap_slack = s.gap_slack;
-  r.glmo_iterations = s.glmo_iterations;
-  r.glmo_max_iterations = s.glmo_max_iterations;
-  r.times = s.times;
-  r.calls = calls;
-  r.seconds = state.seconds;
-  r.glmo_solver = s.glmo_solver;
-  return r;
-}
+/// One call of Solver::run: the plugins, the loop's state and every buffer (all sized here: the
+/// iterations allocate nothing), the callbacks, the checkpoint hook and the summary. Solver::run
+/// holds the steps of Algorithm 1; this holds what surrounds them.
+class Run {
+ public:
+  Run(Problem& P, Method& M, const SolverOptions& o, std::vector<Callback*> callbacks, StateHook* hook,
+      const Vec& start, const LoopState* resume)
+      : P_(P), oracle_(*P.oracle), outer_(*P.outer), glmo_(*M.glmo),
+        gap_glmo_(M.gap_glmo ? *M.gap_glmo : *M.glmo), options_(o), callbacks_(std::move(callbacks)),
+        hook_(hook), d_(oracle_.dim()), n_(oracle_.outputs()), K_(o.iterations), can_report_(oracle_.capabilities().has(Capability::Exact)) {
+    state.rng = Rng(o.seed);
+    state.y = start.size() > 0 ? start : P.domain->initial_point();
+    if (state.y.size() != d_)
+      throw Error("domain initial point has size " + std::to_string(state.y.size()) +
+                  " but the problem has dimension " + std::to_string(d_));
+    state.y_prev = state.y;
+    x = Vec::Zero(d_);
+    state.z = Vec::Zero(n_);
+    state.V = make_jacobian(oracle_);  // dense n x d, or sparse in the oracle's pattern
+    gap_f_ = Vec::Zero(n_);
+    gap_J_ = state.V;
+    // A GLMO that takes only a dense V gets one, copied into this one buffer before each solve
+    // (the composer charged it to the memory account and noted it).
+    const bool densify = state.V.is_sparse() && (!glmo_.capabilities().has(Capability::SparseV) ||
+                                                 (can_report_ && !gap_glmo_.capabilities().has(Capability::SparseV)));
+    V_dense_ = densify ? Jacobian(n_, d_) : Jacobian();
+    gap_x_ = Vec::Zero(d_);
 
-void resume_state(const RunState& r, int d, int n, Rng& rng, Vec& y, Vec& y_prev, Vec& z, Jacobian& V, Summary& s,
-                  IterationState& state, CallCounters& calls_at_start, long& first, double& seconds_before) {
-  if (r.y.size() != d || r.y_prev.size() != d || r.z.size() != n || r.V.rows() != n || r.V.cols() != d)
-    throw InputError("the saved state has other dimensions than the problem (d = " + std::to_string(d) +
-                     ", n = " + std::to_string(n) + ")");
-  if (!r.V.same_structure(V))
-    throw InputError(std::string("the saved V is ") + (r.V.is_sparse() ? "sparse" : "dense") +
-                     (r.V.is_sparse() && V.is_sparse() ? " in another pattern than" : " but") +
-                     " the oracle's Jacobian" + (r.V.is_sparse() && V.is_sparse() ? "" : V.is_sparse() ? " is sparse" : " is dense"));
-  if (r.done < 1 || r.done > state.iterations)
-    throw InputError("the saved state is at iteration " + std::to_string(r.done) + ", outside 1.." +
-                     std::to_string(state.iterations));
-  first = r.done;
-  rng = r.rng;
-  y = r.y;
-  y_prev = r.y_prev;
-  z = r.z;
-  V.values() = r.V.values();  // V keeps the oracle's pattern object
-  state.best_gap = r.best_gap;
-  s.best_gap = r.best_gap;
-  s.has_gap = r.has_gap;
-  s.final_gap = r.final_gap;
-  s.final_objective = r.final_objective;
-  s.gap_slack = r.gap_slack;
-  s.glmo_iterations = r.glmo_iterations;
-  s.glmo_max_iterations = r.glmo_max_iterations;
-  state.times = r.times;
-  // This run's calls are counted from the start of the interrupted one.
-  calls_at_start = calls_since(calls_at_start, r.calls);
-  seconds_before = r.seconds;
-  s.glmo_solver = r.glmo_solver;
-}
+    state.glmo_solver = glmo_.describe();
+    summary_.schedule = M.schedule->describe(K_);
+    summary_.notes = P.notes;
+    summary_.notes.insert(summary_.notes.end(), M.notes.begin(), M.notes.end());
+    view_.iterations = K_;
+    // The counters may be shared by earlier runs on the same problem: this run's calls are the
+    // difference.
+    calls_at_start_ = P.counters ? *P.counters : CallCounters{};
+    double seconds_before = 0;  // run time before a resume
+    if (resume) {
+      resume_from(*resume);
+      seconds_before = resume->seconds;
+    }
+    view_.best_gap = state.best_gap;
+
+    RunInfo info;
+    info.iterations = K_;
+    info.seed = o.seed;
+    info.report_every = o.report_every;
+    info.dim = d_;
+    info.outputs = n_;
+    info.can_report = can_report_;
+    for (Callback* cb : callbacks_) cb->on_begin(info);
+    t_start_ = Clock::now() - std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds_before));
+  }
+
+  LoopState state;  // y_k, y_{k-1}, z, V, the engine and the running summary
+  Vec x;            // x_{k+1}, the GLMO's answer
+
+  /// f() as the loop's `phase` of `iteration`; a failure ends the run (fail()).
+  template <class F>
+  decltype(auto) guarded(long iteration, const char* phase, F&& f) {
+    try {
+      return f();
+    } catch (...) {
+      fail(iteration, phase);
+    }
+  }
+
+  /// The tracker's step f(), its time split between the oracle calls and its own arithmetic.
+  template <class F>
+  void track(long iteration, F&& f) {
+    const auto t0 = Clock::now();
+    const double oracle_before = P_.counters ? P_.counters->oracle_seconds : 0.0;
+    guarded(iteration, "tracker", f);
+    const double total = seconds_since(t0);
+    const double in_oracle = P_.counters ? P_.counters->oracle_seconds - oracle_before : 0.0;
+    state.times.oracle += in_oracle;
+    state.times.tracker += total - in_oracle;
+  }
+
+  /// x = GLMO(z, V, y), V densified first for a GLMO that takes no sparse one.
+  GlmoResult glmo(long iteration) {
+    const auto t0 = Clock::now();
+    const GlmoResult r = guarded(iteration, "GLMO", [&] {
+      if (!state.V.is_sparse() || glmo_.capabilities().has(Capability::SparseV)) return glmo_.solve(state.z, state.V, state.y, x);
+      state.V.to_dense(V_dense_.dense());
+      return glmo_.solve(state.z, V_dense_, state.y, x);
+    });
+    state.times.glmo += seconds_since(t0);
+    state.glmo_iterations += r.iterations;
+    if (r.iterations > state.glmo_max_iterations) state.glmo_max_iterations = r.iterations;
+    return r;
+  }
+
+  /// y = (1 - gamma) y + gamma x, the old y kept as y_prev.
+  void step(double gamma) {
+    const auto t0 = Clock::now();
+    state.y.swap(state.y_prev);
+    state.y.noalias() = (1.0 - gamma) * state.y_prev + gamma * x;
+    state.times.update += seconds_since(t0);
+  }
+
+  /// A gap report is due after this iteration (every report_every, and after the last).
+  bool report_due() const {
+    return can_report_ && ((options_.report_every > 0 && state.done % options_.report_every == 0) ||
+                           (state.done == K_ && options_.final_report));
+  }
+  /// A run stopped early still reports the gap at its last iterate.
+  bool report_at_stop() const {
+    return state.done < K_ && can_report_ && options_.final_report && summary_.gap_iteration != state.done;
+  }
+
+  /// The exact gap of eq. (2) at y, with its own GLMO instance: the algorithm's random engine and
+  /// warm start are untouched, so reports on or off give the same iterates.
+  void report_gap() {
+    const auto t0 = Clock::now();
+    const GapValue g = guarded(state.done, "gap report", [&] {
+      return generalized_gap(oracle_, outer_, gap_glmo_, state.y, gap_f_, gap_J_, gap_x_, &V_dense_);
+    });
+    state.times.gap += seconds_since(t0);
+    if (g.gap < state.best_gap) state.best_gap = g.gap;
+    state.has_gap = true;
+    state.final_gap = g.gap;
+    state.final_objective = g.objective;
+    state.gap_slack = std::max(state.gap_slack, g.slack);
+    summary_.gap_iteration = state.done;
+  }
+
+  /// Hands the iteration to every callback, then the state to the hook when due. True when a
+  /// callback ends the run: the first Abort, else the first Stop.
+  bool end_of_iteration(const Steps& steps, const GlmoResult& r) {
+    view_.iteration = state.done;
+    view_.steps = steps;
+    view_.glmo_value = r.value;
+    view_.glmo_iterations = r.iterations;
+    view_.y = &state.y;
+    view_.has_gap = summary_.gap_iteration == state.done;
+    if (view_.has_gap) {
+      view_.gap = state.final_gap;
+      view_.objective = state.final_objective;
+    }
+    view_.best_gap = state.best_gap;
+    view_.times = state.times;
+    state.seconds = seconds_since(t_start_);
+    view_.seconds = state.seconds;
+    Callback* stopper = nullptr;
+    Callback* aborter = nullptr;
+    for (Callback* cb : callbacks_) {
+      const CallbackResult res = cb->on_iteration(view_);
+      if (res == CallbackResult::Abort && !aborter) aborter = cb;
+      if (res == CallbackResult::Stop && !stopper) stopper = cb;
+    }
+    // A checkpoint after the callbacks (the trace has its row), unless the run failed.
+    if (hook_ && !aborter && hook_->due(state.done, state.seconds, stopper != nullptr)) {
+      state.calls = calls();
+      guarded(state.done, "checkpoint", [&] { hook_->save(state); });
+    }
+    Callback* ender = aborter ? aborter : stopper;
+    if (!ender) return false;
+    summary_.status = aborter ? Status::Failed : stopper->stop_status();
+    summary_.reason = ender->reason();
+    return true;
+  }
+
+  /// The summary, as every callback's on_end sees it.
+  Summary finish() {
+    Summary& s = summary_;
+    s.iterations = state.done;
+    s.best_gap = state.best_gap;
+    s.has_gap = state.has_gap;
+    s.final_gap = state.final_gap;
+    s.final_objective = state.final_objective;
+    s.gap_slack = state.gap_slack;
+    s.glmo_iterations = state.glmo_iterations;
+    s.glmo_max_iterations = state.glmo_max_iterations;
+    s.glmo_solver = state.glmo_solver;
+    s.times = state.times;
+    s.seconds = seconds_since(t_start_);
+    if (P_.counters) s.calls = calls();
+    s.y = state.y;
+    std::ostringstream msg;
+    msg << to_string(s.status);
+    if (!s.reason.empty()) msg << " (" << s.reason << ")";
+    msg << " after " << state.done << " of " << K_ << " iterations";
+    if (!can_report_) msg << " (the oracle has no exact evaluation, so no gap was computed)";
+    s.message = msg.str();
+    for (Callback* cb : callbacks_) cb->on_end(s);
+    return s;
+  }
+
+ private:
+  /// Continues from a saved state: its dimensions and V's structure must be the problem's.
+  void resume_from(const LoopState& r) {
+    const Jacobian& V = state.V;
+    if (r.y.size() != d_ || r.y_prev.size() != d_ || r.z.size() != n_ || r.V.rows() != n_ || r.V.cols() != d_)
+      throw InputError("the saved state has other dimensions than the problem (d = " + std::to_string(d_) +
+                       ", n = " + std::to_string(n_) + ")");
+    if (!r.V.same_structure(V))
+      throw InputError(std::string("the saved V is ") + (r.V.is_sparse() ? "sparse" : "dense") +
+                       (r.V.is_sparse() && V.is_sparse() ? " in another pattern than" : " but") +
+                       " the oracle's Jacobian" + (r.V.is_sparse() && V.is_sparse() ? "" : V.is_sparse() ? " is sparse" : " is dense"));
+    if (r.done < 1 || r.done > K_)
+      throw InputError("the saved state is at iteration " + std::to_string(r.done) + ", outside 1.." +
+                       std::to_string(K_));
+    Jacobian own = std::move(state.V);  // V keeps the oracle's pattern object
+    state = r;
+    own.values() = r.V.values();
+    state.V = std::move(own);
+    // This run's calls are counted from the start of the interrupted one.
+    calls_at_start_ = calls_since(calls_at_start_, r.calls);
+  }
+
+  CallCounters calls() const { return P_.counters ? calls_since(*P_.counters, calls_at_start_) : CallCounters{}; }
+
+  /// A plugin failed: the summary says so to every callback, then the error goes on up with the
+  /// iteration and phase in front.
+  [[noreturn]] void fail(long iteration, const char* phase) {
+    std::exception_ptr error;
+    try {
+      rethrow_at(iteration, phase);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      summary_.reason = e.what();
+    }
+    summary_.status = Status::Failed;
+    finish();
+    std::rethrow_exception(error);
+  }
+
+  Problem& P_;
+  Oracle& oracle_;
+  OuterFunction& outer_;
+  Glmo& glmo_;
+  Glmo& gap_glmo_;
+  const SolverOptions& options_;
+  std::vector<Callback*> callbacks_;
+  StateHook* hook_;
+  const int d_, n_;
+  const long K_;
+  const bool can_report_;
+  Vec gap_f_, gap_x_;
+  Jacobian gap_J_, V_dense_;
+  Summary summary_;
+  IterationState view_;
+  CallCounters calls_at_start_;
+  Clock::time_point t_start_;
+};
 
 }  // namespace
 
@@ -152,252 +347,39 @@ GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo&
 Solver::Solver(Problem& problem, Method& method, SolverOptions options)
     : problem_(problem), method_(method), options_(std::move(options)) {
   std::string why;
-  if (!options_.IsValid(&why)) throw InputError(why);
-  // A gap tolerance without gap reports before the last iteration could never stop the run (the
-  // composer says the same with the file's pointer).
-  if (options_.gap_tolerance > 0 && problem_.oracle && !problem_.oracle->capabilities().has(Capability::Exact))
-    throw InputError("gap tolerance: the oracle has no exact evaluation, so no gap is ever computed");
-  if (options_.gap_tolerance > 0 && (options_.report_every == 0 || options_.report_every >= options_.iterations))
-    throw InputError("gap tolerance: needs gap reports during the run (report every N < " +
-                     std::to_string(options_.iterations) + " iterations), but report every is " +
-                     std::to_string(options_.report_every));
+  if (!options_.IsValidFor(problem_.oracle.get(), &why)) throw InputError(why);
+  if (options_.gap_tolerance > 0) rules_.push_back(std::make_unique<GapToleranceRule>(options_.gap_tolerance));
+  if (options_.time_limit > 0) rules_.push_back(std::make_unique<TimeLimitRule>(options_.time_limit));
 }
 
 Summary Solver::run() {
-  Problem& P = problem_;
-  Oracle& oracle = *P.oracle;
-  OuterFunction& outer = *P.outer;
-  Domain& domain = *P.domain;
-  Glmo& glmo = *method_.glmo;
-  Glmo& gap_glmo = method_.gap_glmo ? *method_.gap_glmo : *method_.glmo;
+  std::vector<Callback*> callbacks = callbacks_;
+  for (const auto& rule : rules_) callbacks.push_back(rule.get());
+  Run run(problem_, method_, options_, std::move(callbacks), hook_, start_, resume_);
+  LoopState& s = run.state;
   Tracker& tracker = *method_.tracker;
   Schedule& schedule = *method_.schedule;
-
-  const int d = oracle.dim();
-  const int n = oracle.outputs();
   const long K = options_.iterations;
-  const bool can_report = oracle.capabilities().has(Capability::Exact);
 
-  // The stopping rules of the options are callbacks like the caller's, after them.
-  GapToleranceRule gap_rule(options_.gap_tolerance);
-  TimeLimitRule time_rule(options_.time_limit);
-  std::vector<Callback*> callbacks = callbacks_;
-  if (options_.gap_tolerance > 0) callbacks.push_back(&gap_rule);
-  if (options_.time_limit > 0) callbacks.push_back(&time_rule);
-
-  // Every buffer of the loop is sized here; the loop itself allocates nothing.
-  Rng rng(options_.seed);
-  Vec y = start_.size() > 0 ? start_ : domain.initial_point();
-  if (y.size() != d) throw Error("domain initial point has size " + std::to_string(y.size()) +
-                                 " but the problem has dimension " + std::to_string(d));
-  Vec y_prev = y;
-  Vec x = Vec::Zero(d);
-  Vec z = Vec::Zero(n);
-  Jacobian V = make_jacobian(oracle);  // dense n x d, or sparse in the oracle's pattern
-  Vec gap_f = Vec::Zero(n);
-  Jacobian gap_J = V;
-  // A GLMO that takes only a dense V gets one, copied into this one buffer before each solve
-  // (the composer charged it to the memory account and noted it).
-  const bool densify = V.is_sparse() && (!glmo.capabilities().has(Capability::SparseV) || (can_report && !gap_glmo.capabilities().has(Capability::SparseV)));
-  Jacobian V_dense = densify ? Jacobian(n, d) : Jacobian();
-  Vec gap_x = Vec::Zero(d);
-
-  Summary s;
-  s.glmo_solver = glmo.describe();
-  s.schedule = schedule.describe(K);
-  s.notes = P.notes;
-  s.notes.insert(s.notes.end(), method_.notes.begin(), method_.notes.end());
-  s.best_gap = std::numeric_limits<double>::infinity();
-  IterationState state;
-  state.iterations = K;
-  state.best_gap = s.best_gap;
-  PhaseTimes& times = state.times;
-  // The counters may be shared by earlier runs on the same problem: this run's calls are the
-  // difference.
-  CallCounters calls_at_start = P.counters ? *P.counters : CallCounters{};
-  long first = 0;            // the first iteration of this call (> 0 when resumed)
-  double seconds_before = 0;  // run time before a resume
-  if (resume_) resume_state(*resume_, d, n, rng, y, y_prev, z, V, s, state, calls_at_start, first, seconds_before);
-
-  RunInfo info;
-  info.iterations = K;
-  info.seed = options_.seed;
-  info.report_every = options_.report_every;
-  info.dim = d;
-  info.outputs = n;
-  info.can_report = can_report;
-  for (Callback* cb : callbacks) cb->on_begin(info);
-
-  const auto t_start = Clock::now() - std::chrono::duration_cast<Clock::duration>(
-                                          std::chrono::duration<double>(seconds_before));
-  long done = first;
-  s.status = Status::IterationLimit;
-
-  auto finish = [&] {
-    s.iterations = done;
-    s.times = times;
-    s.seconds = seconds_since(t_start);
-    if (P.counters) s.calls = calls_since(*P.counters, calls_at_start);
-    s.y = y;
-    std::ostringstream msg;
-    msg << to_string(s.status);
-    if (!s.reason.empty()) msg << " (" << s.reason << ")";
-    msg << " after " << done << " of " << K << " iterations";
-    if (!can_report) msg << " (the oracle has no exact evaluation, so no gap was computed)";
-    s.message = msg.str();
-  };
-  // A plugin failed: the summary says so to every callback, then the error goes on up with the
-  // iteration and phase in front.
-  auto fail = [&](long iteration, const char* phase) {
-    std::exception_ptr error;
-    try {
-      rethrow_at(iteration, phase);
-    } catch (...) {
-      error = std::current_exception();
-    }
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      s.reason = e.what();
-    }
-    s.status = Status::Failed;
-    finish();
-    for (Callback* cb : callbacks) cb->on_end(s);
-    std::rethrow_exception(error);
-  };
-
-  for (long k = first; k < K; ++k) {
-    Steps steps;
-    try {
-      steps = schedule.at(k, K);
-    } catch (...) {
-      fail(k + 1, "schedule");
-    }
-
-    // Alg. 1 line 2 at k = 0, lines 4-6 afterwards.
-    auto t0 = Clock::now();
-    const double oracle_before = P.counters ? P.counters->oracle_seconds : 0.0;
-    try {
-      if (k == 0)
-        tracker.start(y, rng, z, V);
-      else
-        tracker.update(k, y, y_prev, steps, rng, z, V);
-    } catch (...) {
-      fail(k + 1, "tracker");
-    }
-    const double tracker_total = seconds_since(t0);
-    const double in_oracle = P.counters ? P.counters->oracle_seconds - oracle_before : 0.0;
-    times.oracle += in_oracle;
-    times.tracker += tracker_total - in_oracle;
-
-    // Alg. 1 line 7: the GLMO on the tracked affine model.
-    t0 = Clock::now();
-    GlmoResult r;
-    try {
-      if (V.is_sparse() && !glmo.capabilities().has(Capability::SparseV)) {
-        V.to_dense(V_dense.dense());
-        r = glmo.solve(z, V_dense, y, x);
-      } else {
-        r = glmo.solve(z, V, y, x);
-      }
-    } catch (...) {
-      fail(k + 1, "GLMO");
-    }
-    times.glmo += seconds_since(t0);
-    s.glmo_iterations += r.iterations;
-    if (r.iterations > s.glmo_max_iterations) s.glmo_max_iterations = r.iterations;
-
-    // Alg. 1 line 8: y_{k+1} = (1 - gamma_k) y_k + gamma_k x_{k+1}.
-    t0 = Clock::now();
-    y.swap(y_prev);
-    y.noalias() = (1.0 - steps.gamma) * y_prev + steps.gamma * x;
-    times.update += seconds_since(t0);
-    done = k + 1;
-
-    state.iteration = done;
-    state.steps = steps;
-    state.glmo_value = r.value;
-    state.glmo_iterations = r.iterations;
-    state.y = &y;
-    state.has_gap = false;
-    const bool report_now =
-        can_report && ((options_.report_every > 0 && done % options_.report_every == 0) ||
-                       (done == K && options_.final_report));
-    if (report_now) {
-      // The gap uses the exact oracle and its own GLMO instance: the algorithm's random engine
-      // and warm start are untouched, so reports on or off give the same iterates.
-      t0 = Clock::now();
-      GapValue g;
-      try {
-        g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x, &V_dense);
-      } catch (...) {
-        fail(done, "gap report");
-      }
-      times.gap += seconds_since(t0);
-      state.has_gap = true;
-      state.gap = g.gap;
-      state.objective = g.objective;
-      if (g.gap < state.best_gap) state.best_gap = g.gap;
-      s.has_gap = true;
-      s.final_gap = g.gap;
-      s.final_objective = g.objective;
-      s.gap_iteration = done;
-      s.best_gap = state.best_gap;
-      s.gap_slack = std::max(s.gap_slack, g.slack);
-    }
-    state.seconds = seconds_since(t_start);
-
-    // Every callback sees the iteration; the first Abort, else the first Stop, ends the run.
-    Callback* stopper = nullptr;
-    Callback* aborter = nullptr;
-    for (Callback* cb : callbacks) {
-      const CallbackResult res = cb->on_iteration(state);
-      if (res == CallbackResult::Abort && !aborter) aborter = cb;
-      if (res == CallbackResult::Stop && !stopper) stopper = cb;
-    }
-    // A checkpoint after the callbacks (the trace has its row), unless the run failed.
-    if (hook_ && !aborter && hook_->due(done, state.seconds, stopper != nullptr)) {
-      s.times = times;
-      try {
-        hook_->save(snapshot(done, rng, y, y_prev, z, V, s, state,
-                             P.counters ? calls_since(*P.counters, calls_at_start) : CallCounters{}));
-      } catch (...) {
-        fail(done, "checkpoint");
-      }
-    }
-    if (aborter) {
-      s.status = Status::Failed;
-      s.reason = aborter->reason();
-      break;
-    }
-    if (stopper) {
-      s.status = stopper->stop_status();
-      s.reason = stopper->reason();
-      break;
-    }
+  for (long k = s.done; k < K; ++k) {
+    const Steps steps = run.guarded(k + 1, "schedule", [&] { return schedule.at(k, K); });
+    run.track(k + 1, [&] {
+      if (k == 0)  // Alg. 1 line 2: draw xi_0; z_0 = f~(y_0; xi_0), V_0 = J~(y_0; xi_0).
+        tracker.start(s.y, s.rng, s.z, s.V);
+      else  // lines 4-6: draw xi_k at y_k; the Jacobian tracker V_k, the function tracker z_k.
+        tracker.update(k, s.y, s.y_prev, steps, s.rng, s.z, s.V);
+    });
+    // line 7: x_{k+1} in argmin_{x in X} F(z_k + V_k (x - y_k), x).
+    const GlmoResult r = run.glmo(k + 1);
+    // line 8: y_{k+1} = (1 - gamma_k) y_k + gamma_k x_{k+1}.
+    run.step(steps.gamma);
+    s.done = k + 1;
+    // Outside the algorithm: the exact gap when a report is due, the callbacks, the checkpoint.
+    if (run.report_due()) run.report_gap();
+    if (run.end_of_iteration(steps, r)) break;
   }
-
-  // A run stopped early still reports the gap at its last iterate.
-  if (done < K && can_report && options_.final_report && !state.has_gap) {
-    const auto t0 = Clock::now();
-    GapValue g;
-    try {
-      g = generalized_gap(oracle, outer, gap_glmo, y, gap_f, gap_J, gap_x, &V_dense);
-    } catch (...) {
-      fail(done, "gap report");
-    }
-    times.gap += seconds_since(t0);
-    s.has_gap = true;
-    s.final_gap = g.gap;
-    s.final_objective = g.objective;
-    s.gap_iteration = done;
-    if (g.gap < s.best_gap) s.best_gap = g.gap;
-    s.gap_slack = std::max(s.gap_slack, g.slack);
-  }
-
-  finish();
-  for (Callback* cb : callbacks) cb->on_end(s);
-  return s;
+  if (run.report_at_stop()) run.report_gap();
+  return run.finish();
 }
 
 std::string Summary::brief() const {

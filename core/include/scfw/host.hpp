@@ -1,8 +1,9 @@
 // scfw: the API for host applications — a program of your own that loads the plugins, composes a
 // problem from a file or from a JSON value, runs the solver with callbacks and reads the result.
-// It is a thin layer over the engine (registry.hpp, problem.hpp, solver.hpp, report.hpp), which
-// this header includes, so everything below stays available. docs/api.md has a whole program
-// and how to build it against an installed scfw (find_package(scfw), target scfw::core).
+// It is a thin layer over the engine (registry.hpp, problem.hpp, solver.hpp, report.hpp,
+// stopping.hpp), which this header includes, so everything below stays available. docs/api.md
+// has a whole program and how to build it against an installed scfw (find_package(scfw), target
+// scfw::core).
 //
 //   scfw::Host host;                                             // the installed plugins
 //   scfw::Composition c = host.load_problem("problem.json");     // or host.compose(json)
@@ -23,11 +24,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scfw/core/loop.hpp"
 #include "scfw/core/options.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/report.hpp"
 #include "scfw/core/solver.hpp"
+#include "scfw/core/stopping.hpp"
 #include "scfw/error.hpp"
 
 namespace scfw {

@@ -13,6 +13,7 @@
 #include "scfw/compare/compare.hpp"
 #include "scfw/core/distributed.hpp"
 #include "scfw/core/report.hpp"
+#include "scfw/core/stopping.hpp"
 #include "scfw/core/summary_json.hpp"
 #include "scfw/error.hpp"
 

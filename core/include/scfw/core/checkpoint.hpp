@@ -1,8 +1,7 @@
 // scfw core: checkpoints of a run and their resumption (docs/checkpoint.md).
 //
-// A checkpoint holds everything the loop of Algorithm 1 carries from one iteration to the next:
-// k, y_k, y_{k-1}, z_k, V_k, the run's random engine, the running summary (best gap, last gap,
-// GLMO iteration counts, call counters, phase times), the trace rows written so far, and the
+// A checkpoint holds the loop's state (LoopState, loop.hpp: k, y_k, y_{k-1}, z_k, V_k, the run's
+// random engine, the running summary), the trace rows written so far, and the
 // saved state of every plugin object that keeps state able to change a later result
 // (Capability::SavedState, roles.hpp): the algorithm's GLMO, the gap report's GLMO, the domain, the
 // tracker. A run resumed from it gives bitwise the iterates and trace of the uninterrupted run.
@@ -24,38 +23,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scfw/core/loop.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/report.hpp"
-#include "scfw/core/solver.hpp"
 
 namespace scfw {
-
-/// The loop's state after `done` iterations: what Solver::resume continues from.
-struct RunState {
-  long done = 0;     ///< iterations done: y is y_done
-  Vec y, y_prev, z;  ///< y_k, y_{k-1}, z_{k-1} (the tracker updates it at the next iteration)
-  Jacobian V;        ///< V_{k-1}, dense or sparse as the oracle's Jacobian
-  Rng rng;           ///< the run's engine, as it stands
-  // The running summary.
-  double best_gap = inf;
-  bool has_gap = false;
-  double final_gap = 0, final_objective = 0, gap_slack = 0;
-  long glmo_iterations = 0, glmo_max_iterations = 0;
-  PhaseTimes times;
-  CallCounters calls;  ///< calls made by the run so far
-  double seconds = 0;  ///< wall time of the run so far
-  std::string glmo_solver;  ///< the summary's GLMO description, taken when the run began
-};
-
-/// Decides when the loop hands over its state, and takes it (Solver::set_state_hook).
-class StateHook {
- public:
-  virtual ~StateHook() = default;
-  /// Called after every iteration once the callbacks have seen it (cheap). `stopping`: a callback
-  /// is ending the run successfully after this iteration (Ctrl-C, a time limit).
-  virtual bool due(long done, double seconds, bool stopping) = 0;
-  virtual void save(const RunState& state) = 0;
-};
 
 /// What must match between a checkpoint and the run resuming it: the blocks and settings that
 /// determine the iterates ("oracle", "outer", "domain", "tracker", "schedule", "glmo" as written
@@ -80,7 +52,7 @@ std::string unsaveable_state(const Composition& c);
 /// Everything a checkpoint file holds.
 struct Checkpoint {
   RunIdentity identity;
-  RunState state;
+  LoopState state;
   std::string trace;  ///< the trace so far: header and rows (empty when the run had no trace)
   std::string algorithm_glmo, gap_glmo, domain, tracker;  ///< saved component states ("" = none)
 };
@@ -111,7 +83,7 @@ class Checkpointer final : public StateHook {
   Callback& trace_capture() { return *capture_; }
 
   bool due(long done, double seconds, bool stopping) override;
-  void save(const RunState& state) override;
+  void save(const LoopState& state) override;
   long written() const { return written_; }
 
  private:

@@ -3,13 +3,15 @@
 // A problem file gives them at its top level ("seed", "iterations"), in its "report" block
 // ("every", "trace") and in its "stop" block ("gap_tolerance", "time_limit"); the command line
 // overrides them (Overrides, problem.hpp). They are read once, by read_options(), and handed to
-// Solver as they are.
+// Solver as they are; Solver checks them with IsValidFor().
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 namespace scfw {
+
+class Oracle;
 
 struct SolverOptions {
   long iterations = 1000;       ///< K
@@ -23,6 +25,10 @@ struct SolverOptions {
   /// True when every field is in range; otherwise false, with `*why` (when given) one line
   /// naming the field and what it expects, e.g. "iterations: expected an integer >= 1, got 0".
   bool IsValid(std::string* why) const;
+  /// IsValid, then what a run on `oracle` needs of a gap tolerance: an exact evaluation (else no
+  /// gap is ever computed; not checked when `oracle` is null) and gap reports before the last
+  /// iteration. The Solver's one check (the composer says the same at the file's pointers).
+  bool IsValidFor(const Oracle* oracle, std::string* why) const;
 };
 
 }  // namespace scfw

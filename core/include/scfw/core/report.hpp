@@ -1,6 +1,5 @@
-// scfw core: reports and stopping rules as solver callbacks (see solver.hpp). Printing, tracing
-// and stopping stay out of the iteration loop: each is a Callback that reads the IterationState
-// the loop hands over.
+// scfw core: reports as solver callbacks (loop.hpp). Printing and tracing stay out of the
+// iteration loop: each is a Callback that reads the IterationState the loop hands over.
 //
 //   std::unique_ptr<std::ofstream> file = scfw::open_trace_file("out/trace.csv");
 //   scfw::TraceCsv trace(*file);
@@ -12,12 +11,11 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iosfwd>
 #include <memory>
 #include <string>
 
-#include "scfw/core/solver.hpp"
+#include "scfw/core/loop.hpp"
 
 namespace scfw {
 
@@ -58,50 +56,6 @@ class TraceCsv final : public Callback {
   long K_ = 0;
   long last_row_ = -1;
   IterationState last_;  // the last iteration seen (its y pointer is not kept valid)
-};
-
-/// Stops the run (status GapTolerance) at the first reported gap <= tolerance (0: never).
-class GapToleranceRule final : public Callback {
- public:
-  explicit GapToleranceRule(double tolerance) : tolerance_(tolerance) {}
-  CallbackResult on_iteration(const IterationState& s) override;
-  Status stop_status() const override { return Status::GapTolerance; }
-  std::string reason() const override;
-
- private:
-  double tolerance_;
-  double gap_ = 0;
-};
-
-/// Stops the run (status TimeLimit) after the first iteration that ends past `seconds` (0: never).
-class TimeLimitRule final : public Callback {
- public:
-  explicit TimeLimitRule(double seconds) : limit_(seconds) {}
-  CallbackResult on_iteration(const IterationState& s) override;
-  Status stop_status() const override { return Status::TimeLimit; }
-  std::string reason() const override;
-
- private:
-  double limit_;
-  double seconds_ = 0;
-};
-
-/// Stops the run (status Interrupted by default) when `requested()` turns true, e.g. a Ctrl-C
-/// flag; polled after every iteration, so it must be cheap.
-class StopRequest final : public Callback {
- public:
-  explicit StopRequest(std::function<bool()> requested, Status status = Status::Interrupted, std::string reason = {})
-      : requested_(std::move(requested)), status_(status), reason_(std::move(reason)) {}
-  CallbackResult on_iteration(const IterationState&) override {
-    return requested_() ? CallbackResult::Stop : CallbackResult::Continue;
-  }
-  Status stop_status() const override { return status_; }
-  std::string reason() const override { return reason_; }
-
- private:
-  std::function<bool()> requested_;
-  Status status_;
-  std::string reason_;
 };
 
 /// Creates the parent folders of `path` and opens it for writing (truncating).

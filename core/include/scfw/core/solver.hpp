@@ -14,132 +14,18 @@
 // identical iterates.
 #pragma once
 
-#include <cstdint>
 #include <functional>
 #include <memory>
-#include <string>
 #include <vector>
 
+#include "scfw/core/loop.hpp"
 #include "scfw/core/options.hpp"
 #include "scfw/core/problem.hpp"
 
 namespace scfw {
 
-struct PhaseTimes {
-  double oracle = 0;   ///< seconds in Oracle calls made by the tracker (draw + evaluate)
-  double tracker = 0;  ///< seconds in the tracker's own arithmetic (update minus oracle time)
-  double glmo = 0;     ///< seconds in the algorithm's GLMO
-  double update = 0;   ///< seconds in the y update
-  double gap = 0;      ///< seconds in exact gap reports (exact f, J, GLMO, F)
-  double total() const { return oracle + tracker + glmo + update + gap; }
-};
-
-/// What the loop hands to callbacks after each iteration.
-struct IterationState {
-  long iteration = 0;        ///< number of iterations done (k + 1): y_{iteration} is current
-  long iterations = 0;       ///< K
-  bool has_gap = false;      ///< gap and objective were computed at this iteration
-  double gap = 0;            ///< generalized FW gap at y (eq. 2), when has_gap
-  double objective = 0;      ///< phi(y) = F(f(y), y), when has_gap
-  double best_gap = 0;       ///< smallest gap reported so far (inf before the first)
-  Steps steps;               ///< gamma_k, beta_k, rho_k used in this iteration
-  double glmo_value = 0;     ///< the algorithm's GLMO optimum F(z + V(x - y), x)
-  long glmo_iterations = 0;  ///< simplex iterations of this iteration's GLMO solve
-  double seconds = 0;        ///< wall time since the start of the run
-  PhaseTimes times;          ///< cumulative time per phase
-  const Vec* y = nullptr;    ///< the current iterate y_{iteration}
-};
-
-enum class Status {
-  IterationLimit,  ///< all K iterations done
-  GapTolerance,    ///< a reported gap reached the tolerance (success)
-  TimeLimit,       ///< the time limit was reached (success)
-  Stopped,         ///< a callback's own rule stopped the run (success)
-  Interrupted,     ///< stopped from outside (Ctrl-C)
-  Failed,          ///< a callback aborted the run, or a plugin failed (then Solver::run throws)
-};
-const char* to_string(Status s);
-/// True for every status but Failed.
-inline bool succeeded(Status s) { return s != Status::Failed; }
-
-/// What a callback tells the loop after an iteration.
-enum class CallbackResult {
-  Continue,  ///< go on
-  Stop,      ///< end the run now, successfully: status Callback::stop_status(), reason Callback::reason()
-  Abort,     ///< end the run now as a failure: status Failed, reason Callback::reason()
-};
-
-/// What the loop tells callbacks before the first iteration.
-struct RunInfo {
-  long iterations = 0;       ///< K
-  std::uint64_t seed = 0;
-  long report_every = 0;
-  int dim = 0, outputs = 0;  ///< d and n
-  bool can_report = false;   ///< the oracle has an exact evaluation, so gaps are reported
-};
-
-struct Summary;
-struct RunState;   // checkpoint.hpp
-class StateHook;   // checkpoint.hpp
-
-/// The protocol of everything that watches or steers a run: the progress line, the trace writer
-/// and the stopping rules (report.hpp) are callbacks like any other. on_begin is called once
-/// before the first iteration, on_iteration after each, on_end once with the summary — also
-/// when a plugin failed (status Failed, before Solver::run rethrows). Every callback sees every
-/// completed iteration, in the order they were added; if several ask to end the run at the same
-/// iteration, an Abort wins over a Stop and the first of each decides the status and reason.
-class Callback {
- public:
-  virtual ~Callback() = default;
-  virtual void on_begin(const RunInfo&) {}
-  virtual CallbackResult on_iteration(const IterationState& state) = 0;
-  virtual void on_end(const Summary&) {}
-  /// The success status of a Stop (e.g. GapTolerance for the gap rule).
-  virtual Status stop_status() const { return Status::Stopped; }
-  /// Why the callback returned Stop or Abort, for the summary ("gap 8.2e-07 <= tolerance 1e-06").
-  virtual std::string reason() const { return {}; }
-};
-
-/// A plain function as a callback: false stops the run with status Interrupted.
-class FunctionCallback final : public Callback {
- public:
-  explicit FunctionCallback(std::function<bool(const IterationState&)> f) : f_(std::move(f)) {}
-  CallbackResult on_iteration(const IterationState& s) override {
-    return f_(s) ? CallbackResult::Continue : CallbackResult::Stop;
-  }
-  Status stop_status() const override { return Status::Interrupted; }
-
- private:
-  std::function<bool(const IterationState&)> f_;
-};
-
-struct Summary {
-  Status status = Status::IterationLimit;
-  std::string reason;   ///< what ended the run early ("" after all K iterations)
-  std::string message;  ///< "<status> (<reason>) after k of K iterations"
-  long iterations = 0;
-  double final_objective = 0, final_gap = 0, best_gap = 0;
-  bool has_gap = false;
-  long gap_iteration = 0;  ///< the iteration final_gap was computed at (== iterations: at y_K)
-  /// Largest (value - lower_bound) of the gap reports' GLMO solves: 0 for an exact GLMO; else
-  /// each reported gap is an upper bound, at most this much above the exact one.
-  double gap_slack = 0;
-  PhaseTimes times;
-  double seconds = 0;
-  CallCounters calls;            ///< calls made during this run
-  long glmo_iterations = 0;      ///< simplex iterations of the algorithm's GLMO, summed
-  long glmo_max_iterations = 0;  ///< the largest of one solve
-  std::string glmo_solver;       ///< Glmo::describe()
-  std::string schedule;          ///< Schedule::describe(K): the step sizes of this run
-  std::vector<std::string> notes;  ///< Problem::notes and Method::notes: choices the host made
-  Vec y;                         ///< y_K
-
-  std::string brief() const;  ///< one line
-  std::string full() const;   ///< the multi-line report printed by `scfw run`
-};
-
 /// Runs a Method on a Problem with some options. The stopping rules of the options (gap
-/// tolerance, time limit) are added as callbacks after the caller's.
+/// tolerance, time limit; stopping.hpp) are callbacks after the caller's.
 class Solver {
  public:
   /// Throws InputError when !options.IsValid().
@@ -163,19 +49,22 @@ class Solver {
   /// callbacks have already seen every completed iteration and on_end a Failed summary.
   Summary run();
 
-  /// Checkpoints (checkpoint.hpp): continue from a saved state instead of y_0 (must outlive run()),
-  /// and hand the state to `hook` whenever it says one is due.
-  void resume_from(const RunState& state) { resume_ = &state; }
+  /// Continues from a saved loop state (a checkpoint's, checkpoint.hpp) instead of y_0; it must
+  /// outlive run(). Throws InputError from run() when it does not fit the problem.
+  void resume_from(const LoopState& state) { resume_ = &state; }
+  /// Hands the loop state to `hook` after each iteration where it says one is due (after the
+  /// callbacks, unless one aborted the run). Not owned: must outlive run().
   void set_state_hook(StateHook& hook) { hook_ = &hook; }
 
  private:
-  const RunState* resume_ = nullptr;
+  const LoopState* resume_ = nullptr;
   StateHook* hook_ = nullptr;
   Problem& problem_;
   Method& method_;
   SolverOptions options_;
   std::vector<Callback*> callbacks_;
   std::vector<std::unique_ptr<Callback>> owned_;
+  std::vector<std::unique_ptr<Callback>> rules_;  // the options' stopping rules, after callbacks_
   Vec start_;
 };
 

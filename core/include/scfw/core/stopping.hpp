@@ -1,0 +1,57 @@
+// scfw core: the stopping rules, callbacks that end a run successfully (loop.hpp). The solver
+// adds the rules of its options (gap tolerance, time limit) after the caller's callbacks; a host
+// adds a StopRequest for its own signal (Ctrl-C).
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "scfw/core/loop.hpp"
+
+namespace scfw {
+
+/// Stops the run (status GapTolerance) at the first reported gap <= tolerance (0: never).
+class GapToleranceRule final : public Callback {
+ public:
+  explicit GapToleranceRule(double tolerance) : tolerance_(tolerance) {}
+  CallbackResult on_iteration(const IterationState& s) override;
+  Status stop_status() const override { return Status::GapTolerance; }
+  std::string reason() const override;
+
+ private:
+  double tolerance_;
+  double gap_ = 0;
+};
+
+/// Stops the run (status TimeLimit) after the first iteration that ends past `seconds` (0: never).
+class TimeLimitRule final : public Callback {
+ public:
+  explicit TimeLimitRule(double seconds) : limit_(seconds) {}
+  CallbackResult on_iteration(const IterationState& s) override;
+  Status stop_status() const override { return Status::TimeLimit; }
+  std::string reason() const override;
+
+ private:
+  double limit_;
+  double seconds_ = 0;
+};
+
+/// Stops the run (status Interrupted by default) when `requested()` turns true, e.g. a Ctrl-C
+/// flag; polled after every iteration, so it must be cheap.
+class StopRequest final : public Callback {
+ public:
+  explicit StopRequest(std::function<bool()> requested, Status status = Status::Interrupted, std::string reason = {})
+      : requested_(std::move(requested)), status_(status), reason_(std::move(reason)) {}
+  CallbackResult on_iteration(const IterationState&) override {
+    return requested_() ? CallbackResult::Stop : CallbackResult::Continue;
+  }
+  Status stop_status() const override { return status_; }
+  std::string reason() const override { return reason_; }
+
+ private:
+  std::function<bool()> requested_;
+  Status status_;
+  std::string reason_;
+};
+
+}  // namespace scfw
