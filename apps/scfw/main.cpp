@@ -35,6 +35,7 @@
 #include "run_checkpoint.hpp"
 #include "scfw/compare/compare.hpp"
 #include "scfw/core/distributed.hpp"
+#include "scfw/core/format.hpp"
 #include "scfw/core/memory_limit.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
@@ -53,6 +54,7 @@
 namespace po = boost::program_options;
 namespace fs = std::filesystem;
 using json = nlohmann::json;
+using scfw::format_number;
 
 namespace {
 
@@ -291,13 +293,6 @@ json spec_to_json(const scfw::ParamSpec& s) {
     o["fields"] = std::move(fields);
   }
   return o;
-}
-
-std::string format_number(double v) {
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
 }
 
 std::string format_default(const scfw::ParamSpec& s) {

@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -20,6 +19,7 @@
 #include <utility>
 
 #include "scfw/core/distributed.hpp"
+#include "scfw/core/format.hpp"
 #include "scfw/core/input.hpp"
 #include "scfw/core/memory_limit.hpp"
 #include "scfw/error.hpp"
@@ -483,12 +483,6 @@ Method build_method(const Registry& registry, Problem& problem, const MethodBloc
   throw InputError(option + ": expected " + what + ", got " + got);
 }
 
-std::string number_text(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  return buf;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -562,12 +556,12 @@ SolverOptions read_options(const json& doc, const std::string& source, const Ove
   if (overrides.trace) options.trace = *overrides.trace;
   if (overrides.gap_tolerance) {
     if (!(*overrides.gap_tolerance >= 0) || !std::isfinite(*overrides.gap_tolerance))
-      bad_override("--gap-tolerance", "a number >= 0", number_text(*overrides.gap_tolerance));
+      bad_override("--gap-tolerance", "a number >= 0", format_number(*overrides.gap_tolerance));
     options.gap_tolerance = *overrides.gap_tolerance;
   }
   if (overrides.time_limit) {
     if (!(*overrides.time_limit >= 0) || std::isnan(*overrides.time_limit))
-      bad_override("--time-limit", "a number of seconds >= 0", number_text(*overrides.time_limit));
+      bad_override("--time-limit", "a number of seconds >= 0", format_number(*overrides.time_limit));
     options.time_limit = *overrides.time_limit;
   }
   // A gap tolerance is checked at gap reports: with none before the last iteration it could

@@ -8,6 +8,7 @@
 #include <string>
 #include <system_error>
 
+#include "scfw/core/format.hpp"
 #include "scfw/error.hpp"
 
 namespace fs = std::filesystem;
@@ -17,11 +18,7 @@ namespace scfw {
 namespace {
 
 // 12 significant digits: enough to compare runs, short enough to read.
-void put(std::ostream& out, double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.12g", v);
-  out << buf;
-}
+void put(std::ostream& out, double v) { out << format_number(v); }
 
 // "42s", "3m07s", "2h05m"
 std::string format_duration(double seconds) {

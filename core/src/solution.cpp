@@ -2,13 +2,14 @@
 
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <system_error>
+
+#include "scfw/core/format.hpp"
 
 #include "scfw/core/input.hpp"
 #include "scfw/core/params_json.hpp"
@@ -23,11 +24,7 @@ namespace scfw {
 namespace {
 
 // 17 significant digits: a double printed this way reads back as the same double.
-std::string exact_number(double v) {
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+std::string exact_number(double v) { return format_number(v, 17); }
 
 // A CSV cell: quoted when it holds a comma, a quote or a line break.
 std::string csv_cell(const std::string& s) {
@@ -355,9 +352,8 @@ Vec check_start(const Problem& problem, const Labelled& start, const std::string
     for (const auto& [role, name] : problem.plugins)
       if (role == "domain") domain_name = name;
     const int steps = 500;
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.3g", distance_upper_bound(*problem.domain, start.values, steps));
-    throw InputError(source + ": the start is outside the domain (" + domain_name + "): at most " + buf +
+    throw InputError(source + ": the start is outside the domain (" + domain_name + "): at most " +
+                     format_number(distance_upper_bound(*problem.domain, start.values, steps), 3) +
                      " away from it (an upper bound from " + std::to_string(steps) +
                      " Frank-Wolfe projection steps)");
   }

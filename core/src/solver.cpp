@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdio>
 #include <exception>
 #include <limits>
 #include <sstream>
 #include <vector>
 
+#include "scfw/core/format.hpp"
 #include "scfw/core/stopping.hpp"
 #include "scfw/error.hpp"
 
@@ -20,12 +20,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
 }
 
 // Prefixes the iteration to a failure raised inside the loop, keeping its category: bad input
@@ -385,9 +379,9 @@ Summary Solver::run() {
 std::string Summary::brief() const {
   std::ostringstream os;
   os << to_string(status) << ": " << iterations << " iterations";
-  if (has_gap) os << ", objective " << fmt("%.6g", final_objective) << ", gap " << fmt("%.3e", final_gap)
-                  << ", best gap " << fmt("%.3e", best_gap);
-  os << ", " << fmt("%.3f", seconds) << " s";
+  if (has_gap) os << ", objective " << format_as("%.6g", final_objective) << ", gap " << format_as("%.3e", final_gap)
+                  << ", best gap " << format_as("%.3e", best_gap);
+  os << ", " << format_as("%.3f", seconds) << " s";
   return os.str();
 }
 
@@ -395,21 +389,21 @@ std::string Summary::full() const {
   std::ostringstream os;
   const double it = iterations > 0 ? static_cast<double>(iterations) : 1.0;
   auto phase = [&](const char* name, double sec, bool per_iteration = true) {
-    os << "    " << name << fmt("%10.4f s", sec);
-    if (per_iteration) os << fmt("  %9.2f us/iteration", 1e6 * sec / it);
+    os << "    " << name << format_as("%10.4f s", sec);
+    if (per_iteration) os << format_as("  %9.2f us/iteration", 1e6 * sec / it);
     os << "\n";
   };
   os << "status          " << message << "\n";
   if (has_gap) {
-    os << "objective       phi(y_K) = " << fmt("%.10g", final_objective) << "\n";
-    os << "gap             final " << fmt("%.6e", final_gap) << ", best " << fmt("%.6e", best_gap)
+    os << "objective       phi(y_K) = " << format_as("%.10g", final_objective) << "\n";
+    os << "gap             final " << format_as("%.6e", final_gap) << ", best " << format_as("%.6e", best_gap)
        << "  (generalized Frank-Wolfe gap, eq. 2, exact f and Jacobian)\n";
     if (gap_slack > 0)
       os << "                upper bounds: the GLMO stops at a certified tolerance, each gap at most "
-         << fmt("%.3e", gap_slack) << " above the exact one\n";
+         << format_as("%.3e", gap_slack) << " above the exact one\n";
   }
-  os << "iterations      " << iterations << " in " << fmt("%.3f", seconds) << " s ("
-     << fmt("%.0f", seconds > 0 ? iterations / seconds : 0.0) << " it/s)\n";
+  os << "iterations      " << iterations << " in " << format_as("%.3f", seconds) << " s ("
+     << format_as("%.0f", seconds > 0 ? iterations / seconds : 0.0) << " it/s)\n";
   os << "time per phase\n";
   phase("oracle ", times.oracle);
   phase("tracker", times.tracker);
@@ -418,7 +412,7 @@ std::string Summary::full() const {
   phase("gap    ", times.gap, false);
   if (!schedule.empty()) os << "schedule        " << schedule << "\n";
   os << "GLMO            " << glmo_solver << "\n";
-  os << "                " << fmt("%.2f", glmo_iterations / it) << " simplex iterations per solve (max "
+  os << "                " << format_as("%.2f", glmo_iterations / it) << " simplex iterations per solve (max "
      << glmo_max_iterations << ")\n";
   for (const auto& note : notes) os << "note            " << note << "\n";
   os << "oracle calls    " << calls.draws << " draws, " << calls.values << " values, " << calls.jacobians

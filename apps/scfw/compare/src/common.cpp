@@ -1,29 +1,18 @@
 // scfw compare: helpers shared by the stages (internal.hpp).
 #include <cctype>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 #include "internal.hpp"
+#include "scfw/core/format.hpp"
 
 namespace scfw::compare_detail {
 
-std::string num(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+std::string num(double v) { return std::isnan(v) ? "nan" : format_number(v, 17); }
 
-std::string short_num(double v, const char* fmt) {
-  if (std::isnan(v)) return "n/a";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
+std::string short_num(double v, const char* fmt) { return std::isnan(v) ? "n/a" : format_as(fmt, v); }
 
 std::string safe_name(const std::string& label) {
   std::string s;
