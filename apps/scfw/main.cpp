@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/program_options.hpp>
 #include <charconv>
 #include <chrono>
@@ -345,10 +346,13 @@ void add_param_rows(std::vector<std::vector<std::string>>& rows, const std::vect
 
 // ---------------------------------------------------------------------------------------------
 // SIGINT, SIGTERM, SIGHUP: a flag (the signal's number) that a solver callback reads to stop the run.
+// An atomic that needs no lock, so that the handler may write it and `scfw compare`'s worker
+// threads read it without a data race.
 
-volatile std::sig_atomic_t g_interrupted = 0;
+std::atomic<int> g_interrupted{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the signal handler writes g_interrupted");
 
-extern "C" void on_stop_signal(int signo) { g_interrupted = signo; }
+extern "C" void on_stop_signal(int signo) { g_interrupted.store(signo, std::memory_order_relaxed); }
 
 /// Installs the handler for the lifetime of the object. SA_RESETHAND: a second signal kills the
 /// process the usual way, for a run stuck inside one long plugin call.
@@ -544,8 +548,8 @@ int cmd_run(const std::vector<std::string>& args) {
     solver.add_callback(*progress);
   }
   // After the trace and the progress line, so that they have seen the iteration it stops after.
-  g_interrupted = 0;
-  scfw::StopRequest interrupt([] { return g_interrupted != 0; });
+  g_interrupted.store(0);
+  scfw::StopRequest interrupt([] { return g_interrupted.load(std::memory_order_relaxed) != 0; });
   solver.add_callback(interrupt);
   checkpoint->attach(solver);
 
@@ -594,9 +598,9 @@ int cmd_run(const std::vector<std::string>& args) {
                                                                       options, SCFW_VERSION)));
   }
   if (summary.status == scfw::Status::Failed) return kExitFailure;
-  if (summary.status == scfw::Status::Interrupted && g_interrupted) {
-    std::cerr << "scfw: interrupted by " << signal_name(g_interrupted) << '\n';
-    return interrupted_exit(g_interrupted);
+  if (const int signo = g_interrupted.load(); summary.status == scfw::Status::Interrupted && signo) {
+    std::cerr << "scfw: interrupted by " << signal_name(signo) << '\n';
+    return interrupted_exit(signo);
   }
   return kExitOk;
 }
@@ -816,8 +820,8 @@ int cmd_compare(const std::vector<std::string>& args) {
       std::fflush(stderr);
     };
   }
-  g_interrupted = 0;
-  options.stop_requested = [] { return g_interrupted != 0; };
+  g_interrupted.store(0);
+  options.stop_requested = [] { return g_interrupted.load(std::memory_order_relaxed) != 0; };
   if (!quiet)
     std::cerr << "compare: " << experiment.name << ": " << experiment.methods.size() << " methods x "
               << experiment.seeds.size() << " seeds x " << experiment.budgets.size() << " budgets on " << jobs
@@ -849,7 +853,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   if (!result.plot_warning.empty() && options.plots) std::cerr << "scfw: warning: " << result.plot_warning << '\n';
   if (!quiet) std::cout << "wrote " << (options.out / "summary.csv").string() << " and the plots in " << options.out.string() << '\n';
   std::cout.flush();
-  if (result.interrupted && g_interrupted) return interrupted_exit(g_interrupted);
+  if (const int signo = g_interrupted.load(); result.interrupted && signo) return interrupted_exit(signo);
   if (result.failed > 0) return kExitFailure;
   return kExitOk;
 }
