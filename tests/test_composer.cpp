@@ -442,9 +442,18 @@ TEST_CASE("compose: failures inside factories, bind and setup") {
                        "(capability \"hessian_action\")",
                        scfw::CapabilityError);
 
+  // A GLMO's setup that fails without saying the input is bad (a numerical failure, a plugin's
+  // own exception) is a failure of the run (exit 1), located at the block all the same.
   doc = base();
   doc["glmo"] = json{{"plugin", "fixture_setup_fails"}};
-  CHECK(compose_error(doc, with_fixtures()) == "problem.json: /glmo: fixture_setup_fails: no LP model");
+  try {
+    scfw::compose(with_fixtures(), doc, "problem.json", ".");
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    FAIL("not an input error: ", e.what());
+  } catch (const scfw::Error& e) {
+    CHECK(std::string(e.what()) == "problem.json: /glmo: fixture_setup_fails: no LP model");
+  }
 
   // A factory that makes an object of another role is a plugin bug, not bad input.
   doc = base();

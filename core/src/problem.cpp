@@ -390,8 +390,10 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
         g->setup(*problem.outer, *problem.domain, n, d);
       } catch (const CapabilityError& e) {
         throw CapabilityError(src + ": /glmo: " + e.what());
-      } catch (const Error& e) {
+      } catch (const InputError& e) {
         throw InputError(src + ": /glmo: " + e.what());
+      } catch (const Error& e) {  // a numerical failure is no bad input: exit 1, not 2
+        throw Error(src + ": /glmo: " + e.what());
       }
     }
   };
