@@ -492,7 +492,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (mpi.size() > 1) {
     if (vm.count("checkpoint") || vm.count("resume"))
       throw UsageError("--checkpoint, --resume: not available over several MPI ranks");
-    scfw::set_oracle_sharding(true);
+    overrides.shard = &mpi;  // compare never shards: its ranks each hold whole problems
   }
   const bool quiet_rank = !mpi.root();
   if (quiet_rank) output_overrides.progress.reset();

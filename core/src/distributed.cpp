@@ -24,8 +24,6 @@ namespace scfw {
 
 namespace {
 
-bool g_shard_oracles = false;
-
 #ifdef SCFW_WITH_MPI
 std::unique_ptr<boost::mpi::environment> g_env;
 boost::mpi::communicator* g_world = nullptr;
@@ -180,10 +178,6 @@ void MpiSession::exit_now(int code) {
   std::fflush(stderr);
   std::_Exit(code);
 }
-
-void set_oracle_sharding(bool on) { g_shard_oracles = on; }
-
-const Shard* oracle_shard() { return g_shard_oracles && ranks().size() > 1 ? &ranks() : nullptr; }
 
 // ---------------------------------------------------------------------------------------------
 // The sharded oracle: partial outputs, one reduction per call.

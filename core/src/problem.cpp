@@ -70,7 +70,6 @@ const std::vector<std::string> kTopLevelKeys = {"name",   "seed",    "iterations
 struct Resolved {
   const Registry* registry = nullptr;
   const RegisteredComponent* component = nullptr;
-  json block;           // the block as written, built by Registry::make
   Params params;
   std::string pointer;  // "/outer"
 };
@@ -88,7 +87,6 @@ Resolved resolve_block(const Registry& registry, const json& block, Kind role_ki
   Resolved r;
   r.registry = &registry;
   r.component = &component;
-  r.block = block;
   r.pointer = pointer;
   r.params = validate_params(component.info.params, block, source, pointer, component.info.name);
   return r;
@@ -124,11 +122,11 @@ const json* find_block(const json& doc, const char* key) {
   return it == doc.end() ? nullptr : &*it;
 }
 
-/// Builds a resolved block through the registry's one validating make (the block's parameters
-/// were validated when it was resolved, so a typo anywhere is reported before any factory runs).
+/// Builds a resolved block from the parameters validated when it was resolved (so a typo
+/// anywhere is reported before any factory runs, and each block is validated once).
 template <class T>
 std::unique_ptr<T> make(const Resolved& r, const Context& ctx, const std::string& source) {
-  return r.registry->make<T>(r.component->info.name, r.block, ctx, source, r.pointer);
+  return r.registry->make<T>(*r.component, r.params, ctx, source, r.pointer);
 }
 
 /// Charges what the host itself will hold; over the limit: one line at `pointer`.
@@ -229,7 +227,7 @@ std::unique_ptr<Domain> build_domain(const ProblemBlocks& b, const Context& ctx,
 }
 
 Problem build_problem(const ProblemBlocks& b, const std::string& source, const std::string& name,
-                      const fs::path& base_dir, const MemoryAccount* memory) {
+                      const fs::path& base_dir, const MemoryAccount* memory, const Ranks* shard) {
   const std::string src = source.empty() ? std::string("<input>") : source;
   Problem problem;
   problem.source = source;
@@ -245,9 +243,9 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   Context ctx;
   ctx.base_dir = base_dir.string();
   ctx.memory = Memory(&problem.memory);  // only while building: `problem` is moved when returned
-  ctx.shard = oracle_shard();  // null but under `mpirun scfw run` (distributed.hpp)
+  ctx.shard = shard && shard->size() > 1 ? shard : nullptr;  // null but under `mpirun scfw run`
   std::unique_ptr<Oracle> oracle = make<Oracle>(b.oracle, ctx, src);
-  if (ctx.shard && oracle->capabilities().has(Capability::Sharded)) oracle = wrap_sharded_oracle(std::move(oracle), ranks());
+  if (ctx.shard && oracle->capabilities().has(Capability::Sharded)) oracle = wrap_sharded_oracle(std::move(oracle), *shard);
   ctx.shard = nullptr;
   problem.oracle = wrap_oracle(std::move(oracle), b.oracle.component->info.name, problem.counters);
   ctx.dim = problem.oracle->dim();
@@ -367,8 +365,7 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
     const RegisteredComponent* c = registry.find(Kind::Glmo, name);
     if (!c) return false;
     glmo_block.component = c;
-    glmo_block.block = json::object();  // the chosen solver with its defaults
-    glmo_block.params = validate_object(c->info.params, glmo_block.block, src, "/glmo", c->info.name);
+    glmo_block.params = validate_object(c->info.params, json::object(), src, "/glmo", c->info.name);  // its defaults
     problem.plugins[3].second = name;
     return true;
   };
@@ -507,13 +504,13 @@ std::vector<std::string> Composition::notes() const {
 }
 
 Problem compose_problem(const Registry& registry, const json& doc, const std::string& source,
-                        const fs::path& base_dir, const MemoryAccount* memory) {
+                        const fs::path& base_dir, const MemoryAccount* memory, const Ranks* shard) {
   const std::string src = source.empty() ? std::string("<input>") : source;
   if (!doc.is_object())
     throw InputError(src + ": expected an object at the top level, got " + article(doc.type_name()) + " " +
                      doc.type_name());
   const std::string name = read_name(doc, source, src);
-  return build_problem(resolve_problem(registry, doc, src), source, name, base_dir, memory);
+  return build_problem(resolve_problem(registry, doc, src), source, name, base_dir, memory, shard);
 }
 
 Method compose_method(const Registry& registry, Problem& problem, const MethodBlock& tracker,
@@ -606,7 +603,8 @@ Composition compose(const Registry& registry, const json& doc, const std::string
                      src);
 
   Composition c;
-  c.problem = build_problem(problem_blocks, source, name, base_dir, overrides.memory ? &*overrides.memory : nullptr);
+  c.problem = build_problem(problem_blocks, source, name, base_dir, overrides.memory ? &*overrides.memory : nullptr,
+                            overrides.shard);
   if (options.gap_tolerance > 0 && !c.problem.oracle->capabilities().has(Capability::Exact)) {
     const std::string what = "the oracle " + problem_blocks.oracle.component->info.name +
                              " has no exact evaluation, so no gap is ever computed and a gap tolerance cannot stop the run";

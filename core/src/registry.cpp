@@ -298,10 +298,16 @@ std::unique_ptr<Component> Registry::make_component(Kind kind, const std::string
                                                    const std::string& pointer) const {
   const RegisteredComponent* rc = find(kind, name);
   if (!rc) throw Error("no " + std::string(to_string(kind)) + " plugin named \"" + name + "\" is loaded");
-  const Params params = validate_params(rc->info.params, block, source, pointer, name);
+  return build(*rc, validate_params(rc->info.params, block, source, pointer, name), context, source, pointer);
+}
+
+std::unique_ptr<Component> Registry::build(const RegisteredComponent& rc, const Params& params,
+                                           const Context& context, const std::string& source,
+                                           const std::string& pointer) {
+  const std::string& name = rc.info.name;
   std::unique_ptr<Component> made;
   try {
-    made = rc->factory_(params, context);
+    made = rc.factory_(params, context);
   } catch (const MemoryLimitError& e) {
     input::input_error(source, pointer, e.what());  // charged by the factory before allocating
   } catch (const InputError&) {

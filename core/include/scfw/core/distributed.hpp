@@ -70,12 +70,6 @@ class MpiSession {
   bool active_ = false;
 };
 
-/// Whether problems composed from now on hand their oracle ranks() as its Context::shard (set by
-/// `scfw run` with more than one rank; never by compare, whose ranks each hold whole problems).
-void set_oracle_sharding(bool on);
-/// ranks() when oracle sharding is on and there is more than one rank, else null.
-const Shard* oracle_shard();
-
 /// The host's wrapper around an oracle that declares Capability::Sharded: each of evaluate(), exact() and
 /// hessian_action() runs on the rank's rows, then its outputs are summed over the ranks
 /// (Ranks::sum, one reduction of n + n d doubles). An exception on any rank becomes the same

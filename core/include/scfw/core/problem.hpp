@@ -33,6 +33,8 @@
 
 namespace scfw {
 
+class Ranks;  // distributed.hpp
+
 /// Overrides from the command line; they win over the file.
 struct Overrides {
   std::optional<long> iterations;
@@ -43,6 +45,9 @@ struct Overrides {
   /// The account the run is charged to, with its limit (memory_limit.hpp: memory_account());
   /// none: SCFW_MEMORY_LIMIT or the default limit.
   std::optional<MemoryAccount> memory;
+  /// The ranks over which an oracle that answers sharded() holds its rows (`mpirun scfw run`:
+  /// ranks(), distributed.hpp); null: the oracle holds them all.
+  const Ranks* shard = nullptr;
 };
 
 /// (role, plugin name) pairs, in the order of a problem file: "oracle" -> "least_squares_tasks".
@@ -129,8 +134,10 @@ nlohmann::json read_json_file(const std::filesystem::path& file);
 /// looked at) and "name" (default: the stem of `source`). Relative data paths resolve against
 /// `base_dir`. Its memory is charged to a copy of `memory` (nullptr: memory_account(), the limit
 /// of SCFW_MEMORY_LIMIT or the default); a charge over the limit is an InputError at the block.
+/// `shard` as Overrides::shard.
 Problem compose_problem(const Registry& registry, const nlohmann::json& doc, const std::string& source,
-                        const std::filesystem::path& base_dir, const MemoryAccount* memory = nullptr);
+                        const std::filesystem::path& base_dir, const MemoryAccount* memory = nullptr,
+                        const Ranks* shard = nullptr);
 
 /// A method on `problem` from its tracker, schedule and glmo blocks (each validated before any
 /// factory runs). Messages name `problem.source` and each block's pointer.

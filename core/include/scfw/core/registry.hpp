@@ -92,11 +92,15 @@ class Registry {
   template <class T>
   std::unique_ptr<T> make(const std::string& name, const nlohmann::json& block, const Context& context,
                           const std::string& source = "", const std::string& pointer = "") const {
-    std::unique_ptr<Component> made = make_component(kind_of<T>(), name, block, context, source, pointer);
-    T* typed = dynamic_cast<T*>(made.get());
-    if (!typed) wrong_role(name, kind_of<T>());
-    made.release();
-    return std::unique_ptr<T>(typed);
+    return typed<T>(make_component(kind_of<T>(), name, block, context, source, pointer), name);
+  }
+  /// The same from parameters that validate_params (params_json.hpp) already made of the block
+  /// for `component`, a component of T's role in this registry: the composer validates every
+  /// block once, before any factory runs.
+  template <class T>
+  std::unique_ptr<T> make(const RegisteredComponent& component, const Params& params, const Context& context,
+                          const std::string& source = "", const std::string& pointer = "") const {
+    return typed<T>(build(component, params, context, source, pointer), component.info.name);
   }
 
   const std::vector<RegisteredComponent>& components() const { return components_; }
@@ -108,6 +112,17 @@ class Registry {
   std::unique_ptr<Component> make_component(Kind kind, const std::string& name, const nlohmann::json& block,
                                             const Context& context, const std::string& source,
                                             const std::string& pointer) const;
+  /// Runs the factory of `component` on validated parameters.
+  static std::unique_ptr<Component> build(const RegisteredComponent& component, const Params& params,
+                                          const Context& context, const std::string& source,
+                                          const std::string& pointer);
+  template <class T>
+  static std::unique_ptr<T> typed(std::unique_ptr<Component> made, const std::string& name) {
+    T* object = dynamic_cast<T*>(made.get());
+    if (!object) wrong_role(name, kind_of<T>());
+    made.release();
+    return std::unique_ptr<T>(object);
+  }
   [[noreturn]] static void wrong_role(const std::string& name, Kind kind);
 
   std::vector<RegisteredComponent> components_;
