@@ -14,7 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "plugin_support.hpp"
-#include "scfw/core/input.hpp"
+#include "scfw/core/diagnostics.hpp"
+#include "scfw/core/plugin_lookup.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
@@ -62,7 +63,7 @@ TEST_CASE("excerpt: short text whole, long text cut at 40 bytes with its size, c
   CHECK(scfw::excerpt(std::string("a\0b\tc", 5)) == "a?b?c");
   // A two-byte UTF-8 character across the cut is left out whole.
   CHECK(scfw::excerpt(std::string(39, 'x') + "\xC3\xA9" + "yz") == std::string(39, 'x') + "... (43 bytes)");
-  CHECK(scfw::input::excerpt(std::string(41, 'y')) == std::string(40, 'y') + "... (41 bytes)");
+  CHECK(scfw::diagnostics::excerpt(std::string(41, 'y')) == std::string(40, 'y') + "... (41 bytes)");
 }
 
 TEST_CASE("problem files: a folder, a character device, a FIFO and a file over 64 MiB are refused") {
@@ -109,7 +110,7 @@ TEST_CASE("problem files: a duplicate key of 10 MB is cut in the message") {
 
 TEST_CASE("an unknown plugin name of 10 MB is cut in the message") {
   const json block = {{"plugin", std::string(10'000'000, 'z')}};
-  CHECK(input_error([&] { scfw::input::find_plugin(scfw::test::registry(), scfw::Kind::Outer, block, "p.json", "/outer"); }) ==
+  CHECK(input_error([&] { scfw::find_plugin(scfw::test::registry(), scfw::Kind::Outer, block, "p.json", "/outer"); }) ==
         "p.json: /outer/plugin: unknown outer plugin \"" + std::string(40, 'z') + "... (10000000 bytes)\"");
 }
 
@@ -205,16 +206,16 @@ TEST_CASE("polytope: coefficients and right-hand sides beyond 1e20 are refused b
 TEST_CASE("excerpt and show: C1 controls and the line separators are control characters too") {
   // U+0085 (NEL, which ends a line), U+009B, U+2028, U+2029; a two-byte letter stays.
   CHECK(scfw::excerpt("a\xC2\x85" "b\xC2\x9B" "c\xE2\x80\xA8" "d\xE2\x80\xA9" "e\xC3\xA9") == "a?b?c?d?e\xC3\xA9");
-  CHECK(scfw::input::show(json("a\xC2\x85" "b\xE2\x80\xA8" "c\xC3\xA9")) == "\"a\\u0085b\\u2028c\xC3\xA9\"");
+  CHECK(scfw::diagnostics::show(json("a\xC2\x85" "b\xE2\x80\xA8" "c\xC3\xA9")) == "\"a\\u0085b\\u2028c\xC3\xA9\"");
   // DEL, which dump() leaves as it is.
-  CHECK(scfw::input::show(json("porta\x7f\x7f" "ble")) == "\"porta\\u007f\\u007fble\"");
+  CHECK(scfw::diagnostics::show(json("porta\x7f\x7f" "ble")) == "\"porta\\u007f\\u007fble\"");
   // The cut comes after the escapes (100 DELs: 10 escapes, not 57), and never splits a letter.
   std::string shown;
   for (int i = 0; i < 9; ++i) shown += "\\u007f";
-  CHECK(scfw::input::show(json(std::string(100, '\x7f'))) == "\"" + shown + "\\u...");
+  CHECK(scfw::diagnostics::show(json(std::string(100, '\x7f'))) == "\"" + shown + "\\u...");
   const std::string e = "\xC3\xA9";  // a two-byte letter
-  CHECK(scfw::input::show(json(std::string(53, 'a') + e + e + "zzzz")) == "\"" + std::string(53, 'a') + e + "...");
-  CHECK(scfw::input::show(json(std::string(56, 'a') + e + e)) == "\"" + std::string(56, 'a') + "...");
+  CHECK(scfw::diagnostics::show(json(std::string(53, 'a') + e + e + "zzzz")) == "\"" + std::string(53, 'a') + e + "...");
+  CHECK(scfw::diagnostics::show(json(std::string(56, 'a') + e + e)) == "\"" + std::string(56, 'a') + "...");
 }
 
 TEST_CASE("problem files: the token a syntax error quotes is cut and shows no control character") {

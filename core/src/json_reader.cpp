@@ -19,7 +19,7 @@
 #include <system_error>
 #include <vector>
 
-#include "scfw/core/input.hpp"
+#include "scfw/core/diagnostics.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
@@ -63,7 +63,7 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
     json& object = *open_.back();
     if (object.contains(k))
       return fail(name_ + ": " + (pointer().empty() ? "" : shortened(pointer())) + "/" +
-                  input::excerpt(input::pointer_token(k)) +
+                  diagnostics::excerpt(diagnostics::pointer_token(k)) +
                   ": duplicate key (a JSON object names each key once)");
     key_ = std::move(k);
     return true;
@@ -82,7 +82,7 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
     }
     // The token the parser quotes ("last read: '<token>'", then "; expected <what>" or nothing;
     // "number overflow parsing '<token>'") is the file's: cut to 40 bytes, control characters (a
-    // DEL) shown as '?' (input::excerpt). The token may hold any text, quotes and the parser's own
+    // DEL) shown as '?' (diagnostics::excerpt). The token may hold any text, quotes and the parser's own
     // words included: it ends before the quote that the parser's fixed ending follows.
     static const char* const endings[] = {"'; expected string literal", "'; expected ':'", "'; expected ','",
                                           "'; expected end of input", "'; expected '[', '{', or a literal",
@@ -95,7 +95,7 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
         if (what.size() < start + ending.size() || what.compare(what.size() - ending.size(), ending.size(), ending) != 0)
           continue;
         const size_t end = what.size() - ending.size();
-        what = what.substr(0, start) + input::excerpt(std::string_view(what).substr(start, end - start)) + ending;
+        what = what.substr(0, start) + diagnostics::excerpt(std::string_view(what).substr(start, end - start)) + ending;
         break;
       }
       break;
@@ -127,7 +127,7 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
     if (open_.empty()) return root_;
     json& parent = *open_.back();
     if (parent.is_object()) {
-      token = input::excerpt(input::pointer_token(key_));
+      token = diagnostics::excerpt(diagnostics::pointer_token(key_));
       return parent[key_];
     }
     token = std::to_string(parent.size());
@@ -188,7 +188,7 @@ json read_json_file(const fs::path& file) {
   if (ec) throw InputError(name + ": cannot open file" + open_failure(ec.value()));
   if (!fs::exists(st)) throw InputError(name + ": cannot open file" + open_failure(ENOENT));
   if (fs::is_directory(st)) throw InputError(name + ": is a directory");
-  if (!fs::is_regular_file(st)) throw InputError(name + ": is not a regular file (" + input::file_type_name(st) + ")");
+  if (!fs::is_regular_file(st)) throw InputError(name + ": is not a regular file (" + diagnostics::file_type_name(st) + ")");
   const std::uintmax_t size = fs::file_size(file, ec);
   if (ec) throw InputError(name + ": cannot open file" + open_failure(ec.value()));
   if (size > kMaxJsonFileBytes)

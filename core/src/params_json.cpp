@@ -8,8 +8,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "scfw/core/input.hpp"
-#include "scfw/core/registry.hpp"
+#include "scfw/core/diagnostics.hpp"
 #include "scfw/error.hpp"
 
 using nlohmann::json;
@@ -19,7 +18,7 @@ namespace scfw {
 
 namespace {
 
-using namespace input;
+using namespace diagnostics;
 
 // The longest list of parameter names an "unknown parameter" message spells out whole.
 constexpr size_t kListedBytes = 120;

@@ -1,5 +1,5 @@
 #include "scfw/core/registry.hpp"
-#include "scfw/core/input.hpp"
+#include "scfw/core/diagnostics.hpp"
 
 #include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
@@ -113,34 +113,6 @@ std::string fingerprint_mismatch(const BuildFingerprint& lib) {
   while (!compiler.empty() && compiler.back() == ' ') compiler.pop_back();
   out += " (library built by " + compiler + " against scfw SDK " + fixed_text(lib.sdk_version) +
          "); rebuild it against this scfw";
-  return out;
-}
-
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
-                                       size_t count) {
-  std::vector<std::pair<size_t, std::string>> scored;
-  for (const auto& c : candidates) scored.emplace_back(edit_distance(name, c), c);
-  std::sort(scored.begin(), scored.end());
-  scored.erase(std::unique(scored.begin(), scored.end()), scored.end());
-  std::vector<std::string> out;
-  for (const auto& [d, c] : scored) {
-    if (out.size() >= count) break;
-    out.push_back(c);
-  }
   return out;
 }
 
@@ -309,20 +281,20 @@ std::unique_ptr<Component> Registry::build(const RegisteredComponent& rc, const 
   try {
     made = rc.factory_(params, context);
   } catch (const MemoryLimitError& e) {
-    input::input_error(source, pointer, e.what());  // charged by the factory before allocating
+    diagnostics::input_error(source, pointer, e.what());  // charged by the factory before allocating
   } catch (const InputError&) {
     throw;
   } catch (const std::exception& e) {
-    input::input_error(source, pointer, name + ": " + e.what());
+    diagnostics::input_error(source, pointer, name + ": " + e.what());
   } catch (...) {
-    input::input_error(source, pointer, name + ": its factory threw an exception that is not a std::exception");
+    diagnostics::input_error(source, pointer, name + ": its factory threw an exception that is not a std::exception");
   }
   if (!made) throw Error(name + ": its factory returned no object");
   return made;
 }
 
 void Registry::wrong_role(const std::string& name, Kind kind) {
-  throw Error(name + ": registered as " + input::article(to_string(kind)) + " " + to_string(kind) +
+  throw Error(name + ": registered as " + diagnostics::article(to_string(kind)) + " " + to_string(kind) +
               " plugin, but its factory made an object of another role");
 }
 

@@ -11,7 +11,7 @@
 
 #include "scfw/core/format.hpp"
 
-#include "scfw/core/input.hpp"
+#include "scfw/core/diagnostics.hpp"
 #include "scfw/core/params_json.hpp"
 #include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
@@ -158,15 +158,15 @@ OutputOptions read_output_options(const json& doc, const std::string& source, co
     const Params p = validate_object(specs, *it, src, "/output", "output");
     o.solution = p.string("solution");
     o.summary_json = p.string("summary_json");
-    input::check_file_name(src, "/output/solution", o.solution);
-    input::check_file_name(src, "/output/summary_json", o.summary_json);
+    diagnostics::check_file_name(src, "/output/solution", o.solution);
+    diagnostics::check_file_name(src, "/output/summary_json", o.summary_json);
     o.best_iterate = p.boolean("best_iterate");
     o.progress = p.number("progress");
   }
   if (auto it = doc.find("start"); it != doc.end()) {
     if (!it->is_string() || it->get<std::string>().empty())
-      input::expected(src, "/start", "a solution file name", *it);
-    input::check_file_name(src, "/start", it->get<std::string>());
+      diagnostics::expected(src, "/start", "a solution file name", *it);
+    diagnostics::check_file_name(src, "/start", it->get<std::string>());
     fs::path p(it->get<std::string>());
     if (p.is_relative() && !base_dir.empty()) p = base_dir / p;
     o.start = p.string();
@@ -257,22 +257,22 @@ Labelled read_solution_x(const fs::path& path) {
   Labelled x;
   if (ends_with_json(path)) {
     const json doc = read_json_file(path);
-    if (!doc.is_object() || !doc.contains("x")) input::input_error(src, "/x", "missing; a solution file has \"x\": {\"values\": [...]}");
+    if (!doc.is_object() || !doc.contains("x")) diagnostics::input_error(src, "/x", "missing; a solution file has \"x\": {\"values\": [...]}");
     const json& xs = doc["x"];
     if (!xs.is_object() || !xs.contains("values") || !xs["values"].is_array())
-      input::input_error(src, "/x/values", "expected an array of numbers");
+      diagnostics::input_error(src, "/x/values", "expected an array of numbers");
     const json& values = xs["values"];
     x.values = Vec::Zero(static_cast<Eigen::Index>(values.size()));
     for (size_t i = 0; i < values.size(); ++i) {
       if (!values[i].is_number())
-        input::expected(src, "/x/values/" + std::to_string(i), "a finite number", values[i]);
+        diagnostics::expected(src, "/x/values/" + std::to_string(i), "a finite number", values[i]);
       x.values[static_cast<Eigen::Index>(i)] = values[i].get<double>();
     }
     if (auto it = xs.find("names"); it != xs.end()) {
       if (!it->is_array() || it->size() != values.size())
-        input::input_error(src, "/x/names", "expected an array of " + std::to_string(values.size()) + " names, one per value");
+        diagnostics::input_error(src, "/x/names", "expected an array of " + std::to_string(values.size()) + " names, one per value");
       for (size_t i = 0; i < it->size(); ++i) {
-        if (!(*it)[i].is_string()) input::expected(src, "/x/names/" + std::to_string(i), "a string", (*it)[i]);
+        if (!(*it)[i].is_string()) diagnostics::expected(src, "/x/names/" + std::to_string(i), "a string", (*it)[i]);
         x.names.push_back((*it)[i].get<std::string>());
       }
     }

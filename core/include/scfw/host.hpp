@@ -29,6 +29,7 @@
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/report.hpp"
+#include "scfw/core/solution.hpp"
 #include "scfw/core/solver.hpp"
 #include "scfw/core/stopping.hpp"
 #include "scfw/error.hpp"

@@ -9,7 +9,8 @@
 #include <stdexcept>
 
 #include "scfw/compare/compare.hpp"
-#include "scfw/core/input.hpp"
+#include "scfw/core/diagnostics.hpp"
+#include "scfw/core/plugin_lookup.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/error.hpp"
 #include "internal.hpp"
@@ -27,7 +28,7 @@ const std::vector<std::string> kExperimentKeys = {"name",    "note",  "oracle", 
 
 /// An integer >= min (a JSON integer, or a float with an integral value).
 bool integer_at_least(const json& v, std::int64_t& out, std::int64_t min) {
-  return input::as_integer(v, out) && out >= min;
+  return diagnostics::as_integer(v, out) && out >= min;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -68,7 +69,7 @@ struct KParser {
     const std::string tok = s.substr(start, i - start);
     char* end = nullptr;
     const double v = std::strtod(tok.c_str(), &end);
-    if (!end || *end != '\0') bad("'" + input::excerpt(tok) + "' is not a number");
+    if (!end || *end != '\0') bad("'" + diagnostics::excerpt(tok) + "' is not a number");
     return v;
   }
   double exponent() {
@@ -132,11 +133,11 @@ json with_k_evaluated(const json& block, const RegisteredComponent* component, l
     try {
       v = evaluate_k_expression(text, K);
     } catch (const std::invalid_argument& e) {
-      input::input_error(source, pointer + "/" + spec.name,
-           "expected a number or an expression in K such as \"K^-0.75\", got " + input::show(*it) + " (" + e.what() + ")");
+      diagnostics::input_error(source, pointer + "/" + spec.name,
+           "expected a number or an expression in K such as \"K^-0.75\", got " + diagnostics::show(*it) + " (" + e.what() + ")");
     }
     if (!std::isfinite(v))
-      input::input_error(source, pointer + "/" + spec.name, input::show(*it) + " is not finite at K = " + std::to_string(K));
+      diagnostics::input_error(source, pointer + "/" + spec.name, diagnostics::show(*it) + " is not finite at K = " + std::to_string(K));
     *it = v;
   }
   return out;
@@ -161,11 +162,11 @@ Experiment parse_experiment(const Registry& registry, const json& doc, const std
   for (const auto& [key, v] : doc.items()) {
     if (std::find(kExperimentKeys.begin(), kExperimentKeys.end(), key) != kExperimentKeys.end()) continue;
     if (key == "tracker" || key == "schedule")
-      input::input_error(src, input::child("", key), "unknown key; an experiment gives the tracker and schedule of each method in \"methods\"");
-    const std::string guess = input::did_you_mean(key, kExperimentKeys);
+      diagnostics::input_error(src, diagnostics::child("", key), "unknown key; an experiment gives the tracker and schedule of each method in \"methods\"");
+    const std::string guess = diagnostics::did_you_mean(key, kExperimentKeys);
     // The key cut to 40 bytes, control characters as '?' (it may be anything the file holds).
-    input::input_error(src, input::child("", input::excerpt(key)),
-         guess.empty() ? "unknown key; expected one of " + input::quoted_list(kExperimentKeys, false)
+    diagnostics::input_error(src, diagnostics::child("", diagnostics::excerpt(key)),
+         guess.empty() ? "unknown key; expected one of " + diagnostics::quoted_list(kExperimentKeys, false)
                        : "unknown key; did you mean \"" + guess + "\"?");
   }
   Experiment e;
@@ -173,18 +174,18 @@ Experiment parse_experiment(const Registry& registry, const json& doc, const std
   e.base_dir = base_dir;
   e.name = fs::path(source).stem().string();
   if (auto it = doc.find("name"); it != doc.end()) {
-    if (!it->is_string()) input::input_error(src, "/name", "expected a string, got " + input::show(*it));
+    if (!it->is_string()) diagnostics::input_error(src, "/name", "expected a string, got " + diagnostics::show(*it));
     e.name = it->get<std::string>();
   }
   if (auto it = doc.find("note"); it != doc.end()) {
-    if (!it->is_string()) input::input_error(src, "/note", "expected a string, got " + input::show(*it));
+    if (!it->is_string()) diagnostics::input_error(src, "/note", "expected a string, got " + diagnostics::show(*it));
     e.note = it->get<std::string>();
   }
   if (auto it = doc.find("out"); it != doc.end()) {
     if (!it->is_string() || it->get<std::string>().empty())
-      input::input_error(src, "/out", "expected a folder name, got " + input::show(*it));
+      diagnostics::input_error(src, "/out", "expected a folder name, got " + diagnostics::show(*it));
     e.out = it->get<std::string>();
-    input::check_file_name(src, "/out", e.out);
+    diagnostics::check_file_name(src, "/out", e.out);
   }
   e.problem = json::object();
   for (const auto& k : kProblemKeys)
@@ -196,108 +197,108 @@ Experiment parse_experiment(const Registry& registry, const json& doc, const std
     if (it == doc.end()) {
       e.seeds = {1};
     } else if (it->is_array()) {
-      if (it->empty()) input::input_error(src, "/seeds", "expected a non-empty list of seeds");
+      if (it->empty()) diagnostics::input_error(src, "/seeds", "expected a non-empty list of seeds");
       std::set<std::uint64_t> seen;
       for (size_t i = 0; i < it->size(); ++i) {
         std::int64_t s = 0;
         if (!integer_at_least((*it)[i], s, 0))
-          input::input_error(src, "/seeds/" + std::to_string(i), "expected an integer >= 0, got " + input::show((*it)[i]));
+          diagnostics::input_error(src, "/seeds/" + std::to_string(i), "expected an integer >= 0, got " + diagnostics::show((*it)[i]));
         if (!seen.insert(static_cast<std::uint64_t>(s)).second)
-          input::input_error(src, "/seeds/" + std::to_string(i), "seed " + std::to_string(s) + " is listed twice");
+          diagnostics::input_error(src, "/seeds/" + std::to_string(i), "seed " + std::to_string(s) + " is listed twice");
         e.seeds.push_back(static_cast<std::uint64_t>(s));
       }
     } else {
       std::int64_t n = 0;
       if (!integer_at_least(*it, n, 1) || n > 100000)
-        input::input_error(src, "/seeds", "expected a number of seeds >= 1 or a list of seeds, got " + input::show(*it));
+        diagnostics::input_error(src, "/seeds", "expected a number of seeds >= 1 or a list of seeds, got " + diagnostics::show(*it));
       for (std::int64_t s = 1; s <= n; ++s) e.seeds.push_back(static_cast<std::uint64_t>(s));
     }
   }
   // iterations: K or [K1, K2, ...]
   {
     auto it = doc.find("iterations");
-    if (it == doc.end()) input::input_error(src, "/iterations", "missing; expected the budgets K, e.g. [1000, 3000, 10000]");
+    if (it == doc.end()) diagnostics::input_error(src, "/iterations", "missing; expected the budgets K, e.g. [1000, 3000, 10000]");
     std::vector<std::pair<json, std::string>> items;
     if (it->is_array()) {
-      if (it->empty()) input::input_error(src, "/iterations", "expected a non-empty list of budgets K");
+      if (it->empty()) diagnostics::input_error(src, "/iterations", "expected a non-empty list of budgets K");
       for (size_t i = 0; i < it->size(); ++i) items.emplace_back((*it)[i], "/iterations/" + std::to_string(i));
     } else {
       items.emplace_back(*it, "/iterations");
     }
     for (const auto& [v, ptr] : items) {
       std::int64_t k = 0;
-      if (!integer_at_least(v, k, 1)) input::input_error(src, ptr, "expected an integer >= 1, got " + input::show(v));
+      if (!integer_at_least(v, k, 1)) diagnostics::input_error(src, ptr, "expected an integer >= 1, got " + diagnostics::show(v));
       if (std::find(e.budgets.begin(), e.budgets.end(), k) != e.budgets.end())
-        input::input_error(src, ptr, "K = " + std::to_string(k) + " is listed twice");
+        diagnostics::input_error(src, ptr, "K = " + std::to_string(k) + " is listed twice");
       e.budgets.push_back(static_cast<long>(k));
     }
     std::sort(e.budgets.begin(), e.budgets.end());
   }
   if (auto it = doc.find("report"); it != doc.end()) {
-    if (!it->is_object()) input::input_error(src, "/report", "expected an object {\"points\": N}, got " + input::show(*it));
+    if (!it->is_object()) diagnostics::input_error(src, "/report", "expected an object {\"points\": N}, got " + diagnostics::show(*it));
     for (const auto& [key, v] : it->items()) {
       if (key != "points")
-        input::input_error(src, input::child("/report", input::excerpt(key)), "unknown parameter of report; its parameters are \"points\"");
+        diagnostics::input_error(src, diagnostics::child("/report", diagnostics::excerpt(key)), "unknown parameter of report; its parameters are \"points\"");
       std::int64_t p = 0;
-      if (!integer_at_least(v, p, 1)) input::input_error(src, "/report/points", "expected an integer >= 1, got " + input::show(v));
+      if (!integer_at_least(v, p, 1)) diagnostics::input_error(src, "/report/points", "expected an integer >= 1, got " + diagnostics::show(v));
       e.report_points = static_cast<long>(p);
     }
   }
   // methods
   auto mit = doc.find("methods");
   if (mit == doc.end())
-    input::input_error(src, "/methods", "missing; expected a list of {\"label\": ..., \"tracker\": {...}, \"schedule\": {...}}");
+    diagnostics::input_error(src, "/methods", "missing; expected a list of {\"label\": ..., \"tracker\": {...}, \"schedule\": {...}}");
   if (!mit->is_array() || mit->empty())
-    input::input_error(src, "/methods", "expected a non-empty list of {\"label\", \"tracker\", \"schedule\"}, got " + input::show(*mit));
+    diagnostics::input_error(src, "/methods", "expected a non-empty list of {\"label\", \"tracker\", \"schedule\"}, got " + diagnostics::show(*mit));
   std::set<std::string> labels;
   std::map<std::string, size_t> file_names;  // safe_name(label) -> index of the method
   for (size_t i = 0; i < mit->size(); ++i) {
     const json& m = (*mit)[i];
     const std::string ptr = "/methods/" + std::to_string(i);
-    if (!m.is_object()) input::input_error(src, ptr, "expected an object {\"label\", \"tracker\", \"schedule\"}, got " + input::show(m));
+    if (!m.is_object()) diagnostics::input_error(src, ptr, "expected an object {\"label\", \"tracker\", \"schedule\"}, got " + diagnostics::show(m));
     for (const auto& [key, v] : m.items()) {
       if (key == "label" || key == "tracker" || key == "schedule") continue;
-      const std::string guess = input::did_you_mean(key, {"label", "tracker", "schedule"});
-      input::input_error(src, input::child(ptr, input::excerpt(key)),
+      const std::string guess = diagnostics::did_you_mean(key, {"label", "tracker", "schedule"});
+      diagnostics::input_error(src, diagnostics::child(ptr, diagnostics::excerpt(key)),
            guess.empty() ? "unknown key; a method has \"label\", \"tracker\" and \"schedule\""
                          : "unknown key; did you mean \"" + guess + "\"?");
     }
     CompareMethod cm;
     auto l = m.find("label");
-    if (l == m.end()) input::input_error(src, ptr + "/label", "missing; expected the method's name in plots and tables");
+    if (l == m.end()) diagnostics::input_error(src, ptr + "/label", "missing; expected the method's name in plots and tables");
     if (!l->is_string() || l->get<std::string>().empty())
-      input::input_error(src, ptr + "/label", "expected a non-empty string, got " + input::show(*l));
+      diagnostics::input_error(src, ptr + "/label", "expected a non-empty string, got " + diagnostics::show(*l));
     cm.label = l->get<std::string>();
     if (!labels.insert(cm.label).second)
-      input::input_error(src, ptr + "/label", "label \"" + input::excerpt(cm.label) + "\" is used twice");
+      diagnostics::input_error(src, ptr + "/label", "label \"" + diagnostics::excerpt(cm.label) + "\" is used twice");
     // A label names files (traces/<label>-K..-seed..csv) and is written into CSV cells and
     // gnuplot scripts: no path separators, quotes or control characters, and two labels must not
     // name the same file ("a b" and "a_b" would write, concurrently, the same traces).
     for (const char c : cm.label) {
       const auto u = static_cast<unsigned char>(c);
       if (u < 0x20 || u == 0x7F || c == '/' || c == '\\' || c == '"' || c == '\'' || c == '`')
-        input::input_error(src, ptr + "/label",
-                           "label \"" + input::excerpt(cm.label) +
+        diagnostics::input_error(src, ptr + "/label",
+                           "label \"" + diagnostics::excerpt(cm.label) +
                                "\": a label cannot contain '/', '\\', quotes or control characters (it names trace "
                                "files and is written into CSV files and plot scripts)");
     }
     const std::string file = compare_detail::safe_name(cm.label);
     if (auto [it, fresh] = file_names.emplace(file, i); !fresh)
-      input::input_error(src, ptr + "/label",
-                         "label \"" + input::excerpt(cm.label) + "\" names the same trace files (traces/" +
-                             input::excerpt(file) + "-K...csv) as /methods/" + std::to_string(it->second) +
-                             "/label \"" + input::excerpt((*mit)[it->second]["label"].get<std::string>()) +
+      diagnostics::input_error(src, ptr + "/label",
+                         "label \"" + diagnostics::excerpt(cm.label) + "\" names the same trace files (traces/" +
+                             diagnostics::excerpt(file) + "-K...csv) as /methods/" + std::to_string(it->second) +
+                             "/label \"" + diagnostics::excerpt((*mit)[it->second]["label"].get<std::string>()) +
                              "\"; file names keep a label's letters, digits, '-' and '.', anything else becomes '_'");
     auto t = m.find("tracker");
-    if (t == m.end()) input::input_error(src, ptr + "/tracker", "missing block; add {\"plugin\": NAME}");
+    if (t == m.end()) diagnostics::input_error(src, ptr + "/tracker", "missing block; add {\"plugin\": NAME}");
     auto s = m.find("schedule");
-    if (s == m.end()) input::input_error(src, ptr + "/schedule", "missing block; add {\"plugin\": NAME}");
+    if (s == m.end()) diagnostics::input_error(src, ptr + "/schedule", "missing block; add {\"plugin\": NAME}");
     cm.tracker = *t;
     cm.schedule = *s;
     const std::pair<Kind, const json*> blocks[] = {{Kind::Tracker, t.operator->()}, {Kind::Schedule, s.operator->()}};
     for (const auto& [kind, block] : blocks) {
       const std::string bptr = ptr + "/" + to_string(kind);
-      const RegisteredComponent* c = &input::find_plugin(registry, kind, *block, src, bptr);
+      const RegisteredComponent* c = &find_plugin(registry, kind, *block, src, bptr);
       for (long K : e.budgets) {
         const json resolved = with_k_evaluated(*block, c, K, src, bptr);
         validate_params(c->info.params, resolved, src, bptr, c->info.name);
@@ -307,7 +308,7 @@ Experiment parse_experiment(const Registry& registry, const json& doc, const std
   }
   // The GLMO block, checked now: the runs compose it only after the problem has read its data.
   if (auto g = e.problem.find("glmo"); g != e.problem.end()) {
-    const RegisteredComponent& c = input::find_plugin(registry, Kind::Glmo, *g, src, "/glmo");
+    const RegisteredComponent& c = find_plugin(registry, Kind::Glmo, *g, src, "/glmo");
     validate_params(c.info.params, *g, src, "/glmo", c.info.name);
   }
   return e;
@@ -341,7 +342,7 @@ json run_document(const Registry& registry, const Experiment& e, size_t method, 
   const std::string ptr = "/methods/" + std::to_string(method);
   for (Kind kind : {Kind::Tracker, Kind::Schedule}) {
     const std::string key = to_string(kind);
-    const RegisteredComponent* c = &input::find_plugin(registry, kind, doc[key], src, ptr + "/" + key);
+    const RegisteredComponent* c = &find_plugin(registry, kind, doc[key], src, ptr + "/" + key);
     doc[key] = with_k_evaluated(doc[key], c, K, src, ptr + "/" + key);
   }
   return doc;
@@ -400,7 +401,7 @@ Method compose_experiment_method(const Registry& registry, const Experiment& e, 
   for (size_t i = 0; i < 2; ++i) {
     const auto& [kind, block] = roles[i];
     const std::string at = ptr + "/" + to_string(kind);
-    blocks[i] = with_k_evaluated(*block, &input::find_plugin(registry, kind, *block, src, at), K, src, at);
+    blocks[i] = with_k_evaluated(*block, &find_plugin(registry, kind, *block, src, at), K, src, at);
   }
   auto g = e.problem.find("glmo");
   return compose_method(registry, problem, MethodBlock{&blocks[0], ptr + "/tracker"},

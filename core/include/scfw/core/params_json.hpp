@@ -1,5 +1,5 @@
 // scfw core: a JSON block validated against a component's declared parameters (the message
-// helpers it uses are input.hpp's, shared with the composer and `scfw compare`).
+// helpers it uses are diagnostics.hpp's, shared with the composer and `scfw compare`).
 // Validation lives here and only here: the composer calls it once per block and hands the
 // parameters to Registry::make, which calls it itself when given a JSON block, so every factory
 // receives parameters with defaults filled in, ranges checked and unknown keys refused.

@@ -1,5 +1,7 @@
-// scfw core: helpers for reading JSON input and reporting bad input, shared by the composer
-// (problem.cpp) and `scfw compare`'s experiment files, so both print the same messages.
+// scfw core: the diagnostics of bad input — JSON pointers, excerpts, "did you mean", located
+// one-line errors — and the small value readers that report through them, shared by the
+// composer (composer.cpp), parameter validation, the JSON reader, solution files and `scfw
+// compare`'s experiment files, so that all print the same messages.
 //
 // Every bad-input error is one line "<file>: <JSON pointer>: <what>" (InputError).
 #pragma once
@@ -12,9 +14,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
-#include "scfw/core/registry.hpp"
-
-namespace scfw::input {
+namespace scfw::diagnostics {
 
 /// A JSON Pointer reference token (RFC 6901): "~" -> "~0", "/" -> "~1".
 std::string pointer_token(const std::string& key);
@@ -63,10 +63,15 @@ bool as_integer(const nlohmann::json& v, std::int64_t& out);
 std::int64_t integer_at_least(const nlohmann::json& v, const std::string& source, const std::string& pointer,
                               std::int64_t min);
 
-/// The registered plugin a block {"plugin": NAME, ...} of role `kind` names. InputError at
-/// `pointer` (or `pointer`/plugin) when the block is not an object, has no name, or names a plugin
-/// of another role or none (with the closest names).
-const RegisteredComponent& find_plugin(const Registry& registry, Kind kind, const nlohmann::json& block,
-                                       const std::string& source, const std::string& pointer);
+}  // namespace scfw::diagnostics
 
-}  // namespace scfw::input
+namespace scfw {
+
+/// Levenshtein distance, for "did you mean" suggestions (also declared in registry.hpp).
+size_t edit_distance(const std::string& a, const std::string& b);
+/// Up to `count` candidates closest to `name`, nearest first (also declared in registry.hpp,
+/// with count = 3 by default).
+std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
+                                       size_t count);
+
+}  // namespace scfw

@@ -1,5 +1,5 @@
-// scfw core: shared input helpers (see input.hpp).
-#include "scfw/core/input.hpp"
+// scfw core: the diagnostics of bad input (diagnostics.hpp).
+#include "scfw/core/diagnostics.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -13,7 +13,7 @@
 
 using nlohmann::json;
 
-namespace scfw::input {
+namespace scfw::diagnostics {
 
 namespace {
 
@@ -168,36 +168,36 @@ std::int64_t integer_at_least(const json& v, const std::string& source, const st
   return i;
 }
 
-const RegisteredComponent& find_plugin(const Registry& registry, Kind kind, const json& block,
-                                       const std::string& source, const std::string& pointer) {
-  const std::string k = to_string(kind);
-  if (!block.is_object()) input_error(source, pointer, "expected an object {\"plugin\": NAME, ...}");
-  const std::string plugin_ptr = pointer + "/plugin";
-  auto p = block.find("plugin");
-  if (p == block.end())
-    input_error(source, plugin_ptr, "missing; expected the name of " + std::string(article(k)) + " " + k + " plugin");
-  if (!p->is_string())
-    expected(source, plugin_ptr, "the name of " + std::string(article(k)) + " " + k + " plugin", *p);
-  const std::string full_name = p->get<std::string>();
-  if (const RegisteredComponent* c = registry.find(kind, full_name)) return *c;
-  const std::string name = excerpt(full_name);
-  const auto others = registry.find_any_kind(full_name);
-  if (!others.empty()) {
-    const std::string other = to_string(others.front()->info.kind);
-    input_error(source, plugin_ptr,
-                "\"" + name + "\" is " + article(other) + " " + other + " plugin, not " + article(k) + " " + k +
-                    " plugin");
+}  // namespace scfw::diagnostics
+
+namespace scfw {
+
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
   }
-  // No suggestions for a name far longer than any plugin's: the edit distance costs its length
-  // times each candidate's, and nothing is close to it anyway.
-  const bool suggest = full_name.size() <= 256;
-  const auto closest = suggest ? registry.closest(kind, full_name) : std::vector<std::string>{};
-  std::string what = "unknown " + k + " plugin \"" + name + "\"";
-  if (suggest && closest.empty())
-    what += "; no " + k + " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)";
-  else if (!closest.empty())
-    what += "; closest: " + quoted_list(closest, false);
-  input_error(source, plugin_ptr, what);
+  return prev[b.size()];
 }
 
-}  // namespace scfw::input
+std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
+                                       size_t count) {
+  std::vector<std::pair<size_t, std::string>> scored;
+  for (const auto& c : candidates) scored.emplace_back(edit_distance(name, c), c);
+  std::sort(scored.begin(), scored.end());
+  scored.erase(std::unique(scored.begin(), scored.end()), scored.end());
+  std::vector<std::string> out;
+  for (const auto& [d, c] : scored) {
+    if (out.size() >= count) break;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace scfw

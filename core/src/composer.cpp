@@ -18,10 +18,11 @@
 #include <system_error>
 #include <utility>
 
+#include "scfw/core/diagnostics.hpp"
 #include "scfw/core/distributed.hpp"
 #include "scfw/core/format.hpp"
-#include "scfw/core/input.hpp"
 #include "scfw/core/memory_limit.hpp"
+#include "scfw/core/plugin_lookup.hpp"
 #include "scfw/error.hpp"
 #include "scfw/memory.hpp"
 
@@ -33,16 +34,16 @@ namespace scfw {
 namespace {
 
 // ---------------------------------------------------------------------------------------------
-// Small helpers for messages and values: shared with `scfw compare` (input.hpp).
+// Small helpers for messages and values: shared with `scfw compare` (diagnostics.hpp).
 
-using input::article;
-using input::as_integer;
-using input::child;
-using input::did_you_mean;
-using input::expected;
-using input::input_error;
-using input::quoted_list;
-using input::show;
+using diagnostics::article;
+using diagnostics::as_integer;
+using diagnostics::child;
+using diagnostics::did_you_mean;
+using diagnostics::expected;
+using diagnostics::input_error;
+using diagnostics::quoted_list;
+using diagnostics::show;
 
 
 
@@ -83,7 +84,7 @@ std::vector<std::string> names_of_kind(const Registry& registry, Kind kind) {
 
 Resolved resolve_block(const Registry& registry, const json& block, Kind role_kind, const std::string& pointer,
                        const std::string& source) {
-  const RegisteredComponent& component = input::find_plugin(registry, role_kind, block, source, pointer);
+  const RegisteredComponent& component = find_plugin(registry, role_kind, block, source, pointer);
   Resolved r;
   r.registry = &registry;
   r.component = &component;
@@ -152,7 +153,7 @@ bool is_product_block(const Registry& registry, const json& doc) {
 std::vector<Resolved> resolve_factors(const Registry& registry, const json& block, const std::string& source) {
   for (const auto& [key, v] : block.items()) {
     if (key == "plugin" || key == "factors") continue;
-    input_error(source, child("/domain", input::excerpt(key)), "unknown parameter of product; its parameters are \"factors\"");
+    input_error(source, child("/domain", diagnostics::excerpt(key)), "unknown parameter of product; its parameters are \"factors\"");
   }
   auto f = block.find("factors");
   if (f == block.end())
@@ -523,9 +524,9 @@ SolverOptions read_options(const json& doc, const std::string& source, const Ove
   const std::string src = source.empty() ? std::string("<input>") : source;
   SolverOptions options;
   if (auto it = doc.find("seed"); it != doc.end())
-    options.seed = static_cast<std::uint64_t>(input::integer_at_least(*it, src, "/seed", 0));
+    options.seed = static_cast<std::uint64_t>(diagnostics::integer_at_least(*it, src, "/seed", 0));
   if (auto it = doc.find("iterations"); it != doc.end())
-    options.iterations = static_cast<long>(input::integer_at_least(*it, src, "/iterations", 1));
+    options.iterations = static_cast<long>(diagnostics::integer_at_least(*it, src, "/iterations", 1));
   if (auto it = doc.find("report"); it != doc.end()) {
     static const std::vector<ParamSpec> report_specs = {
         ParamSpec::integer("every", "exact gap every this many iterations (0: only at the end)").nonnegative().def(0),
@@ -534,7 +535,7 @@ SolverOptions read_options(const json& doc, const std::string& source, const Ove
     const Params rp = validate_object(report_specs, *it, src, "/report", "report");
     options.report_every = static_cast<long>(rp.integer("every"));
     options.trace = rp.string("trace");
-    input::check_file_name(src, "/report/trace", options.trace);
+    diagnostics::check_file_name(src, "/report/trace", options.trace);
   }
   if (auto it = doc.find("stop"); it != doc.end()) {
     static const std::vector<ParamSpec> stop_specs = {
@@ -587,7 +588,7 @@ Composition compose(const Registry& registry, const json& doc, const std::string
   for (const auto& [key, v] : doc.items()) {
     if (std::find(kTopLevelKeys.begin(), kTopLevelKeys.end(), key) != kTopLevelKeys.end()) continue;
     const std::string guess = did_you_mean(key, kTopLevelKeys);
-    input_error(src, child("", input::excerpt(key)),
+    input_error(src, child("", diagnostics::excerpt(key)),
                 guess.empty() ? "unknown key; expected one of " + quoted_list(kTopLevelKeys)
                               : "unknown key; did you mean \"" + guess + "\"?");
   }
