@@ -370,6 +370,9 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
     problem.plugins[3].second = name;
     return true;
   };
+  // The instance supported() asked, kept as the algorithm's GLMO when it is the one chosen.
+  std::unique_ptr<Glmo> asked;
+  const RegisteredComponent* asked_component = nullptr;
   auto build_glmos = [&]() {
     // Two instances from one block: the gap reports never disturb the algorithm's warm starts.
     const std::string& glmo_name = glmo_block.component->info.name;
@@ -381,7 +384,10 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
       charge(*account, add_bytes(one, one), "the GLMO and its twin for the gap reports (2 x " + format_bytes(one) + ")",
              src, "/glmo");
     }
-    problem.glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
+    if (asked && asked_component == glmo_block.component)
+      problem.glmo = std::move(asked);
+    else
+      problem.glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
     problem.gap_glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
     for (Glmo* g : {problem.glmo.get(), problem.gap_glmo.get()}) {
       try {
@@ -398,8 +404,9 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
 
   // Asks the GLMO of glmo_block, before any setup, whether it handles this problem.
   auto supported = [&](std::string& why) {
-    const auto probe = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_block.component->info.name, counters);
-    return probe->supports(*problem.outer, *problem.domain, n, d, &why);
+    asked = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_block.component->info.name, counters);
+    asked_component = glmo_block.component;
+    return asked->supports(*problem.outer, *problem.domain, n, d, &why);
   };
   std::string why;
   if (!problem.domain->capabilities().has(Capability::LpModel) && (glmo_auto || (glmo_block.component->info.name == "clp" && !supported(why)))) {
