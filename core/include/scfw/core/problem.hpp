@@ -45,7 +45,7 @@ struct Overrides {
   /// The account the run is charged to, with its limit (memory_limit.hpp: memory_account());
   /// none: SCFW_MEMORY_LIMIT or the default limit.
   std::optional<MemoryAccount> memory;
-  /// The ranks over which an oracle that answers sharded() holds its rows (`mpirun scfw run`:
+  /// The ranks over which an oracle with Capability::Sharded holds its rows (`mpirun scfw run`:
   /// ranks(), distributed.hpp); null: the oracle holds them all.
   const Ranks* shard = nullptr;
 };
