@@ -104,9 +104,8 @@ inline void check_out_mat(const std::string& plugin, const char* call, const cha
 // Finiteness of every number a plugin hands back (issue #12: a NaN from the oracle used to
 // surface as "the GLMO LP is unbounded", a NaN outer value as a run with exit 0 and a NaN gap).
 // The hot path is one vectorized pass: sum(v * 0) is 0 exactly when every entry is finite (inf * 0
-// and NaN * 0 are NaN). Eigen's allFinite() compares entry by entry and cost 8.8 instructions per
-// double under callgrind; this costs about 1.6 (docs/performance.md, "Finiteness checks"). The
-// index is found only on failure.
+// and NaN * 0 are NaN), cheaper than Eigen's entry-by-entry allFinite() (measured in
+// docs/journal/performance-history.md, "Finiteness checks"). The index is found only on failure.
 // The solver puts "iteration K (phase): " in front of the message.
 
 std::string number_words(double v) {
