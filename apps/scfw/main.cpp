@@ -47,6 +47,7 @@
 #include "scfw/core/summary_json.hpp"
 #include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
+#include "scfw/host.hpp"
 
 #ifndef SCFW_VERSION
 #define SCFW_VERSION "0"
@@ -215,16 +216,7 @@ void load_plugins(scfw::Registry& registry, const std::vector<std::string>& extr
 
 int kind_order(scfw::Kind k) { return static_cast<int>(k); }
 
-/// Components sorted by kind (in the order of a problem file), then name.
-std::vector<const scfw::RegisteredComponent*> sorted_components(const scfw::Registry& registry) {
-  std::vector<const scfw::RegisteredComponent*> out;
-  for (const auto& c : registry.components()) out.push_back(&c);
-  std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) {
-    if (a->info.kind != b->info.kind) return kind_order(a->info.kind) < kind_order(b->info.kind);
-    return a->info.name < b->info.name;
-  });
-  return out;
-}
+using scfw::sorted_components;
 
 const char* kind_title(scfw::Kind k) {
   switch (k) {
@@ -238,63 +230,9 @@ const char* kind_title(scfw::Kind k) {
   return "?";
 }
 
-const char* type_token(scfw::ParamType t) {
-  switch (t) {
-    case scfw::ParamType::Number: return "number";
-    case scfw::ParamType::Integer: return "integer";
-    case scfw::ParamType::Boolean: return "boolean";
-    case scfw::ParamType::String: return "string";
-    case scfw::ParamType::Choice: return "choice";
-    case scfw::ParamType::NumberList: return "number_list";
-    case scfw::ParamType::Object: return "object";
-  }
-  return "?";
-}
+const char* type_token(scfw::ParamType t) { return scfw::param_type_token(t); }
 
-json params_to_json(const scfw::Params& p);
-
-json value_to_json(const scfw::ParamValue& v) {
-  return std::visit(
-      [](const auto& x) -> json {
-        using T = std::decay_t<decltype(x)>;
-        if constexpr (std::is_same_v<T, std::monostate>) {
-          return nullptr;
-        } else if constexpr (std::is_same_v<T, double>) {
-          return std::isfinite(x) ? json(x) : json(nullptr);
-        } else if constexpr (std::is_same_v<T, std::shared_ptr<const scfw::Params>>) {
-          return x ? params_to_json(*x) : json(nullptr);
-        } else {
-          return json(x);
-        }
-      },
-      v);
-}
-
-json params_to_json(const scfw::Params& p) {
-  json o = json::object();
-  for (const auto& [name, v] : p.values()) o[name] = value_to_json(v);
-  return o;
-}
-
-json spec_to_json(const scfw::ParamSpec& s) {
-  json o;
-  o["name"] = s.name;
-  o["type"] = type_token(s.type);
-  o["default"] = value_to_json(s.default_value);
-  o["required"] = s.required;
-  o["min"] = std::isfinite(s.min) ? json(s.min) : json(nullptr);
-  o["max"] = std::isfinite(s.max) ? json(s.max) : json(nullptr);
-  o["min_open"] = s.min_open;
-  o["max_open"] = s.max_open;
-  o["choices"] = s.choices;
-  o["doc"] = s.doc;
-  if (s.type == scfw::ParamType::Object) {
-    json fields = json::array();
-    for (const auto& f : s.fields) fields.push_back(spec_to_json(f));
-    o["fields"] = std::move(fields);
-  }
-  return o;
-}
+json value_to_json(const scfw::ParamValue& v) { return scfw::param_value_json(v); }
 
 std::string format_default(const scfw::ParamSpec& s) {
   if (s.required) return "(required)";
@@ -654,17 +592,7 @@ int cmd_plugins(const std::vector<std::string>& args) {
 
   if (vm.count("json")) {
     json out = json::array();
-    for (const auto* c : components) {
-      json params = json::array();
-      for (const auto& s : c->info.params) params.push_back(spec_to_json(s));
-      out.push_back({{"name", c->info.name},
-                     {"kind", scfw::to_string(c->info.kind)},
-                     {"version", c->library_version},
-                     {"library", c->library_path},
-                     {"library_name", c->library_name},
-                     {"summary", c->info.summary},
-                     {"parameters", std::move(params)}});
-    }
+    for (const auto* c : components) out.push_back(scfw::plugin_json(*c));
     std::cout << out.dump(2) << '\n';
     return kExitOk;
   }

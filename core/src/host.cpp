@@ -1,7 +1,11 @@
 #include "scfw/host.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <optional>
+#include <type_traits>
+#include <variant>
 
 namespace fs = std::filesystem;
 
@@ -44,6 +48,88 @@ Summary solve(Composition& c, const std::vector<Callback*>& callbacks) {
     solver.add_callback(*trace);
   }
   return solver.run();
+}
+
+const char* param_type_token(ParamType type) {
+  switch (type) {
+    case ParamType::Number: return "number";
+    case ParamType::Integer: return "integer";
+    case ParamType::Boolean: return "boolean";
+    case ParamType::String: return "string";
+    case ParamType::Choice: return "choice";
+    case ParamType::NumberList: return "number_list";
+    case ParamType::Object: return "object";
+  }
+  return "?";
+}
+
+namespace {
+
+nlohmann::json params_json(const Params& p) {
+  nlohmann::json o = nlohmann::json::object();
+  for (const auto& [name, v] : p.values()) o[name] = param_value_json(v);
+  return o;
+}
+
+nlohmann::json spec_json(const ParamSpec& s) {
+  nlohmann::json o;
+  o["name"] = s.name;
+  o["type"] = param_type_token(s.type);
+  o["default"] = param_value_json(s.default_value);
+  o["required"] = s.required;
+  o["min"] = std::isfinite(s.min) ? nlohmann::json(s.min) : nlohmann::json(nullptr);
+  o["max"] = std::isfinite(s.max) ? nlohmann::json(s.max) : nlohmann::json(nullptr);
+  o["min_open"] = s.min_open;
+  o["max_open"] = s.max_open;
+  o["choices"] = s.choices;
+  o["doc"] = s.doc;
+  if (s.type == ParamType::Object) {
+    nlohmann::json fields = nlohmann::json::array();
+    for (const auto& f : s.fields) fields.push_back(spec_json(f));
+    o["fields"] = std::move(fields);
+  }
+  return o;
+}
+
+}  // namespace
+
+nlohmann::json param_value_json(const ParamValue& value) {
+  return std::visit(
+      [](const auto& x) -> nlohmann::json {
+        using T = std::decay_t<decltype(x)>;
+        if constexpr (std::is_same_v<T, std::monostate>) {
+          return nullptr;
+        } else if constexpr (std::is_same_v<T, double>) {
+          return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr);
+        } else if constexpr (std::is_same_v<T, std::shared_ptr<const Params>>) {
+          return x ? params_json(*x) : nlohmann::json(nullptr);
+        } else {
+          return nlohmann::json(x);
+        }
+      },
+      value);
+}
+
+nlohmann::json plugin_json(const RegisteredComponent& c) {
+  nlohmann::json params = nlohmann::json::array();
+  for (const auto& s : c.info.params) params.push_back(spec_json(s));
+  return {{"name", c.info.name},
+          {"kind", to_string(c.info.kind)},
+          {"version", c.library_version},
+          {"library", c.library_path},
+          {"library_name", c.library_name},
+          {"summary", c.info.summary},
+          {"parameters", std::move(params)}};
+}
+
+std::vector<const RegisteredComponent*> sorted_components(const Registry& registry) {
+  std::vector<const RegisteredComponent*> out;
+  for (const auto& c : registry.components()) out.push_back(&c);
+  std::stable_sort(out.begin(), out.end(), [](auto* a, auto* b) {
+    if (a->info.kind != b->info.kind) return static_cast<int>(a->info.kind) < static_cast<int>(b->info.kind);
+    return a->info.name < b->info.name;
+  });
+  return out;
 }
 
 }  // namespace scfw

@@ -86,4 +86,16 @@ class Host {
 /// and InputError when the trace file cannot be opened.
 Summary solve(Composition& c, const std::vector<Callback*>& callbacks = {});
 
+/// The token of a parameter type in JSON: "number", "integer", "boolean", "string", "choice",
+/// "number_list", "object".
+const char* param_type_token(ParamType type);
+/// A parameter value as JSON: null when absent or not finite, an object for a nested block.
+nlohmann::json param_value_json(const ParamValue& value);
+/// A registered plugin as `scfw plugins --json` prints it: name, kind, version, library,
+/// library_name, summary and parameters (each with name, type, default, required, min, max,
+/// min_open, max_open, choices, doc, and fields for an object).
+nlohmann::json plugin_json(const RegisteredComponent& component);
+/// The registry's components sorted by role (in the order of a problem file), then by name.
+std::vector<const RegisteredComponent*> sorted_components(const Registry& registry);
+
 }  // namespace scfw
