@@ -9,8 +9,10 @@
 
 # python3: the command-line tests check `scfw plugins --json` with it.
 # gnuplot-nox: `scfw compare` renders its plots (SVG, PNG) with it.
+# python3-dev, pybind11-dev, python3-numpy: the Python module (apps/python, docs/python.md).
 packages=(g++ make cmake pkg-config libboost-dev libboost-program-options-dev libeigen3-dev
           coinor-libclp-dev nlohmann-json3-dev doctest-dev python3 gnuplot-nox
+          python3-dev pybind11-dev python3-numpy
           libopenmpi-dev openmpi-bin libboost-mpi-dev)  # MPI: docs/scaling.md
 source .ci/packages.sh
 ensure_packages scfw "${packages[@]}"

@@ -1,0 +1,389 @@
+"""scfw from Python: solve stochastic fully composite problems with the Hybrid Momentum
+Stochastic Frank-Wolfe method, read the solution and the trace as NumPy arrays.
+
+    import scfw
+    r = scfw.solve("examples/minimax_synthetic.json", iterations=2000, seed=3)
+    r.x, r.status, r.gap, r.trace["gap"], r.summary["calls"]
+
+The guide is docs/python.md. ``solve`` takes a problem file's path or a dict with the structure
+of a problem file; its keyword options override the file as the command line does.
+"""
+
+import csv
+import difflib
+import json
+import math
+import numbers
+import os
+import sys
+import threading
+import warnings
+
+try:
+    import numpy as np
+except ImportError as e:  # pragma: no cover - depends on the interpreter
+    raise ImportError("scfw needs NumPy, which %s cannot import: the module is built for Debian's "
+                      "/usr/bin/python3 and its python3-numpy (docs/python.md)" % sys.executable) from e
+
+from . import _scfw
+from ._scfw import InputError, IterationState, SolverError
+
+__version__ = _scfw.__version__
+
+__all__ = ["solve", "compare", "check_oracle", "plugins", "describe", "last_result", "Result", "IterationState", "InputError",
+           "SolverError", "OPTIONS", "__version__"]
+
+# The keyword options of solve(), with what each accepts.
+OPTIONS = {
+    "iterations": "int >= 1: K (the file's \"iterations\")",
+    "seed": "int in [0, 2^64): the run's seed (\"seed\")",
+    "gap_tolerance": "number >= 0: stop at a reported gap <= this (\"stop\": {\"gap_tolerance\"})",
+    "time_limit": "number >= 0: stop after this many seconds (\"stop\": {\"time_limit\"})",
+    "report_every": "int >= 0: the exact gap every this many iterations (\"report\": {\"every\"})",
+    "trace": "path: also write the trace CSV there (\"report\": {\"trace\"})",
+    "solution": "path: also write the solution file there, CSV or JSON (\"output\": {\"solution\"})",
+    "summary_json": "path: also write the JSON summary there (\"output\": {\"summary_json\"})",
+    "best_iterate": "bool: x is the iterate of the best reported gap (\"output\": {\"best_iterate\"})",
+    "start": "path of a solution file, or an array: the warm start y_0 (\"start\")",
+    "memory_limit": "int (bytes) or str (\"512MiB\"): refuse a larger run",
+    "base_dir": "path: where relative data paths of a dict problem resolve (default: the current folder)",
+    "plugins": "dict name -> object: oracles and schedules written in Python, named in the problem",
+    "callback": "callable(state) -> None or bool: False stops the run",
+    "callback_every": "int >= 1: call the callback every this many iterations (default 1)",
+    "progress": "bool or seconds: a progress line on stderr (True: as the command line)",
+    "verbose": "bool: print the command line's summary to stdout",
+}
+
+_TRACE_INTEGER_COLUMNS = ("iteration", "glmo_iterations")
+_last = None
+_last_lock = threading.Lock()
+
+
+class Result:
+    """What a run produced.
+
+    x            y_K as a float64 array (the best-gap iterate instead with best_iterate=True)
+    x_names      the variables' names (list of str) or None
+    y            y_K, always
+    status       "iteration_limit", "gap_tolerance", "time_limit", "stopped", "interrupted", "failed"
+    reason       why the run ended early ("" after all K iterations)
+    objective    phi(y_K) = F(f(y_K), y_K) with the exact f, or None without an exact evaluation
+    gap          the last reported generalized Frank-Wolfe gap, or None
+    best_gap     the smallest reported gap, or None
+    iterations   iterations done
+    seconds      wall time of the run
+    trace        dict of arrays keyed by the trace CSV's columns (NaN for an empty field)
+    summary      dict: the fields of `scfw run --summary-json`
+    f, f_names   f(y_K) and the outputs' names (None without an exact evaluation)
+    shape        (rows, cols) of a matrix domain, else None
+    best_iteration  the iteration of x with best_iterate=True, else None
+    report       the summary as `scfw run` prints it
+    """
+
+    __slots__ = ("x", "x_names", "y", "status", "reason", "message", "objective", "gap", "best_gap",
+                 "iterations", "seconds", "trace", "summary", "f", "f_names", "shape", "best_iteration",
+                 "report")
+
+    def __repr__(self):
+        gap = "None" if self.gap is None else "%.6g" % self.gap
+        return "<scfw.Result %s: %d iterations, objective %s, gap %s, x of size %d>" % (
+            self.status, self.iterations, self.objective, gap, self.x.size)
+
+
+def last_result():
+    """The Result of the latest solve() that ran (in any thread), also one that raised an
+    exception from a callback or Ctrl-C; None before the first."""
+    with _last_lock:
+        return _last
+
+
+def plugins():
+    """Every plugin found, as `scfw plugins --json`: dicts with name, kind, version, library,
+    library_name, summary and parameters."""
+    return json.loads(_scfw.plugins_json())
+
+
+def describe(name, kind=None):
+    """The plugin called `name` (of role `kind`, e.g. "oracle", when several roles use the name):
+    a dict as an element of plugins(). An unknown name raises InputError."""
+    found = json.loads(_scfw.describe_json(str(name)))
+    if kind is not None:
+        found = [p for p in found if p["kind"] == kind]
+    if found:
+        return found[0]
+    msg = 'unknown plugin "%s"' % name + ("" if kind is None else " of kind %s" % kind)
+    close = _scfw.closest_plugin_names(str(name))
+    if close:
+        quoted = ['"%s"' % c for c in close]
+        listed = quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+        msg += "; did you mean %s?" % listed
+    raise InputError(msg + " ('scfw plugins' lists them all)")
+
+
+def _type_name(value):
+    return type(value).__name__
+
+
+def _is_int(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_number(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_))
+
+
+def _json_value(value, pointer, source):
+    """A problem dict's value as plain JSON data; anything a problem file cannot hold raises
+    InputError at its JSON pointer."""
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return None if value is None else bool(value)
+    if isinstance(value, str):
+        return value
+    if _is_int(value):
+        return int(value)
+    if _is_number(value):
+        v = float(value)
+        if not math.isfinite(v):
+            raise InputError("%s: %s: expected a finite number, got %r" % (source, pointer or "/", v))
+        return v
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, dict):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise InputError("%s: %s: expected string keys, got %s %r" % (source, pointer or "/", _type_name(key), key))
+            escaped = key.replace("~", "~0").replace("/", "~1")
+            out[key] = _json_value(item, pointer + "/" + escaped, source)
+        return out
+    if isinstance(value, (list, tuple, np.ndarray)):
+        items = value.tolist() if isinstance(value, np.ndarray) else value
+        return [_json_value(item, "%s/%d" % (pointer, i), source) for i, item in enumerate(items)]
+    raise InputError("%s: %s: expected a JSON value (dict, list, str, number, bool or None), got %s" % (
+        source, pointer or "/", _type_name(value)))
+
+
+def _document(function, what, value, base_dir):
+    """(is_file, path or JSON text, source, base folder) of a file's path or a dict: `what`
+    ("problem") names a dict in messages; a dict's relative paths resolve against base_dir."""
+    if isinstance(value, (str, os.PathLike)):
+        path = os.fspath(value)
+        return True, path, path, os.path.dirname(path)
+    if isinstance(value, dict):
+        text = json.dumps(_json_value(value, "", what), allow_nan=False)
+        return False, text, what, os.fspath(base_dir or ".")
+    raise TypeError("%s(): %s: expected a path or a dict, got %s" % (function, what, _type_name(value)))
+
+
+# The roles a Python plugin can play, and the component that stands for it in the problem.
+_PYTHON_ROLES = {"oracle": "python_oracle", "schedule": "python_schedule"}
+
+
+def _with_python_plugins(problem, python_plugins):
+    """The problem with each block {"plugin": NAME} naming a key of `python_plugins` rewritten as
+    {"plugin": "python_<role>", "object": NAME}."""
+    if isinstance(problem, (str, os.PathLike)):
+        path = os.fspath(problem)
+        with open(path) as f:
+            try:
+                doc = json.load(f)
+            except ValueError as e:
+                raise InputError("%s: %s" % (path, e)) from None
+        problem = dict(doc)
+        problem.setdefault("name", os.path.splitext(os.path.basename(path))[0])
+    else:
+        problem = dict(problem)
+    for role, block in problem.items():
+        if not isinstance(block, dict) or block.get("plugin") not in python_plugins:
+            continue
+        if role not in _PYTHON_ROLES:
+            raise InputError("problem: /%s/plugin: a Python plugin can play the %s, not the %s" % (
+                role, " or the ".join(_PYTHON_ROLES), role))
+        extra = sorted(k for k in block if k != "plugin")
+        if extra:
+            raise InputError("problem: /%s/%s: a Python plugin takes no parameters in the problem (give them to "
+                             "its constructor)" % (role, extra[0]))
+        problem[role] = {"plugin": _PYTHON_ROLES[role], "object": block["plugin"]}
+    return problem
+
+
+def check_oracle(oracle, x, samples=20000, z_limit=5.0, fd_step=1e-6, fd_tolerance=1e-5, seed=1):
+    """The SDK's conformance check of an oracle (scfw/conformance.hpp) on a Python oracle at x: the
+    mean of `samples` sampled f and J against the exact ones (within z_limit standard errors),
+    and central finite differences of the exact and of one sample's f against their Jacobians.
+    Needs the oracle's exact(). Returns a dict: ok, max_error, message."""
+    return _scfw.check_oracle(oracle, np.asarray(x, dtype=np.float64), int(samples), float(z_limit), float(fd_step),
+                              float(fd_tolerance), int(seed))
+
+
+def _check_options(options):
+    """TypeError for an unknown option or a value of the wrong type, naming the option."""
+    for key, value in options.items():
+        if key not in OPTIONS:
+            msg = "solve() got an unexpected keyword argument '%s'" % key
+            close = difflib.get_close_matches(key, OPTIONS.keys(), n=1)
+            if close:
+                msg += "; did you mean '%s'?" % close[0]
+            raise TypeError(msg)
+        if value is None:
+            continue
+
+        def expect(ok, what):
+            if not ok:
+                raise TypeError("solve(): %s: expected %s, got %s" % (key, what, _type_name(value)))
+
+        if key in ("iterations", "seed", "report_every", "callback_every"):
+            expect(_is_int(value), "an int")
+        elif key in ("gap_tolerance", "time_limit"):
+            expect(_is_number(value), "a number")
+        elif key in ("trace", "solution", "summary_json", "base_dir"):
+            expect(isinstance(value, (str, os.PathLike)), "a path (str or os.PathLike)")
+        elif key in ("best_iterate", "verbose"):
+            expect(isinstance(value, (bool, np.bool_)), "a bool")
+        elif key == "start":
+            expect(isinstance(value, (str, os.PathLike, np.ndarray, list, tuple)), "a path or an array")
+        elif key == "memory_limit":
+            expect(_is_int(value) or isinstance(value, str), "an int (bytes) or a str such as '512MiB'")
+        elif key == "callback":
+            expect(callable(value), "a callable")
+        elif key == "plugins":
+            expect(isinstance(value, dict) and all(isinstance(k, str) for k in value), "a dict with str keys")
+        elif key == "progress":
+            expect(isinstance(value, (bool, np.bool_)) or _is_number(value), "a bool or a number of seconds")
+
+
+def _parse_trace(text):
+    lines = text.splitlines()
+    columns = lines[0].split(",") if lines else []
+    rows = [line.split(",") for line in lines[1:] if line]
+    trace = {}
+    for j, name in enumerate(columns):
+        if name in _TRACE_INTEGER_COLUMNS:
+            trace[name] = np.array([int(r[j]) for r in rows], dtype=np.int64)
+        else:
+            trace[name] = np.array([float(r[j]) if r[j] else math.nan for r in rows], dtype=np.float64)
+    return trace
+
+
+def solve(problem, **options):
+    """Solves a problem: `problem` is the path of a problem file or a dict with the structure of
+    one; the keyword options (see OPTIONS) override it as `scfw run`'s options do. Returns a
+    Result.
+
+    Bad input raises InputError (a ValueError) with the command line's located message; a
+    failure of the run raises SolverError (a RuntimeError). An exception raised by the callback,
+    and KeyboardInterrupt on Ctrl-C, end the run after the current iteration and are raised
+    again here, with the partial Result as their `result` attribute (and in last_result()).
+    """
+    global _last
+    _check_options(options)
+    every = options.get("callback_every")
+    if every is not None and every < 1:
+        raise InputError("callback_every: expected an integer >= 1, got %d" % every)
+    seed = options.get("seed")
+    if seed is not None and not 0 <= seed < 2**64:
+        raise InputError("--seed: expected an integer in [0, 2^64), got '%d'" % seed)
+    python_plugins = options.get("plugins") or {}
+    if python_plugins:
+        if isinstance(problem, (str, os.PathLike)) and options.get("base_dir") is None:
+            options["base_dir"] = os.path.dirname(os.fspath(problem))
+        problem = _with_python_plugins(problem, python_plugins)
+    is_file, text, source, base_dir = _document("solve", "problem", problem, options.get("base_dir"))
+
+    passed = {}
+    for key in ("iterations", "seed", "gap_tolerance", "time_limit", "report_every", "best_iterate",
+                "memory_limit"):
+        if options.get(key) is not None:
+            passed[key] = options[key]
+    for key in ("trace", "solution", "summary_json"):
+        if options.get(key) is not None:
+            passed[key] = os.fspath(options[key])
+    start = options.get("start")
+    start_values = None
+    if isinstance(start, (str, os.PathLike)):
+        passed["start"] = os.fspath(start)
+    elif start is not None:
+        start_values = np.asarray(start, dtype=np.float64)
+    progress = options.get("progress")
+    progress_seconds = 0.0
+    if progress is True:
+        progress_seconds = -1.0  # the command line's line on a terminal, else a line a second
+    elif progress not in (None, False):
+        if not (math.isfinite(progress) and progress > 0):
+            raise InputError("--progress: expected a number of seconds > 0, got '%r'" % progress)
+        progress_seconds = float(progress)
+
+    out = _scfw.solve(text, is_file, source, base_dir, passed, options.get("callback"),
+                      int(options.get("callback_every") or 1), progress_seconds, start_values, python_plugins)
+
+    r = Result()
+    r.y = out["y"]
+    r.best_iteration = out["best_iteration"]
+    r.x = out["best_x"] if out["best_x"] is not None else r.y
+    r.x_names = out["x_names"]
+    r.status = out["status"]
+    r.reason = out["reason"]
+    r.message = out["message"]
+    r.objective = out["objective"]
+    r.gap = out["gap"]
+    r.best_gap = out["best_gap"]
+    r.iterations = out["iterations"]
+    r.seconds = out["seconds"]
+    r.trace = _parse_trace(out["trace_csv"])
+    r.summary = json.loads(out["summary_json"])
+    r.f = out["f"]
+    r.f_names = out["f_names"]
+    r.shape = out["shape"]
+    r.report = out["report"]
+    with _last_lock:
+        _last = r
+    if options.get("verbose"):
+        print(r.report, end="" if r.report.endswith("\n") else "\n")
+    error = out["error"]
+    if error is not None:
+        try:
+            error.result = r
+        except AttributeError:
+            pass
+        raise error
+    return r
+
+
+def _table_value(column, text):
+    if column == "method":
+        return text
+    if column in ("K", "runs"):
+        return int(text)
+    return float(text) if text else math.nan
+
+
+def compare(experiment, jobs=None, out=None, plots=True, progress=False, base_dir=None):
+    """Runs an experiment as `scfw compare` does: every (method, seed, K) on `jobs` worker
+    threads (default: the hardware threads), and writes the same files to `out` (default: the
+    experiment's "out", else compare-<file stem>): traces/, summary.csv, slopes.csv, runs.csv and
+    the plots. `experiment` is an experiment file's path or a dict with its structure (relative
+    data paths then resolve against `base_dir`, default the current folder).
+
+    Returns the table of summary.csv: a pandas DataFrame when pandas can be imported, else a list
+    of dicts (method, K, runs, final_gap_mean, ...). Runs that failed are left out of the table
+    and named in a RuntimeWarning. Ctrl-C stops the runs and raises KeyboardInterrupt.
+    """
+    if jobs is not None and (not _is_int(jobs) or jobs < 1):
+        if not _is_int(jobs):
+            raise TypeError("compare(): jobs: expected an int, got %s" % _type_name(jobs))
+        raise InputError("--jobs: expected an integer >= 1, got '%d'" % jobs)
+    is_file, text, source, folder = _document("compare", "experiment", experiment, base_dir)
+    done = _scfw.compare(text, is_file, source, folder, int(jobs or 0), os.fspath(out) if out is not None else "",
+                         bool(plots), bool(progress))
+    if done["error"] is not None:
+        raise done["error"]
+    with open(os.path.join(done["out"], "summary.csv"), newline="") as f:
+        rows = [{k: _table_value(k, v) for k, v in row.items()} for row in csv.DictReader(f)]
+    for failure in done["failures"]:
+        warnings.warn("scfw compare: run %(method)s K=%(K)d seed=%(seed)d failed: %(error)s" % failure,
+                      RuntimeWarning, stacklevel=2)
+    try:
+        import pandas
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows)

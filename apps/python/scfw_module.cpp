@@ -1,0 +1,812 @@
+// scfw._scfw: the C++ half of the Python module (docs/python.md). The package (scfw/__init__.py)
+// checks the keyword options and builds the Result; this file loads the plugins once, composes a
+// problem, runs the solver with the GIL released and hands back what the run produced.
+//
+// Python code runs only with the GIL held: the user's callback, every `callback_every`
+// iterations, and the signal check (PyErr_CheckSignals, at most every kSignalPeriod of run
+// time, after an iteration), which runs Python's signal handlers, so that Ctrl-C raises
+// KeyboardInterrupt. An exception raised there is kept (the first one), the run ends after that
+// iteration, and the exception is handed back to the package, which raises it again.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <iostream>
+#include <thread>
+#include <memory>
+#include <map>
+#include <optional>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "scfw/compare/compare.hpp"
+#include "scfw/core/memory_limit.hpp"
+#include "scfw/core/summary_json.hpp"
+#include "scfw/conformance.hpp"
+#include "scfw/helpers.hpp"
+#include "scfw/plugin.hpp"
+#include "scfw/host.hpp"
+
+#ifndef SCFW_VERSION
+#define SCFW_VERSION "0"
+#endif
+
+namespace py = pybind11;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr std::chrono::milliseconds kSignalPeriod{50};
+
+/// The plugins of the process: loaded at the first call that needs them (with the GIL held, so
+/// once), then kept for the life of the process, as the libraries are. This module is one of
+/// them: its folder comes first on the search path, and it registers the components that stand
+/// for Python plugins (python_oracle, python_schedule).
+scfw::Host& host() {
+  static scfw::Host* loaded = nullptr;
+  if (!loaded) {
+    Dl_info self{};
+    std::vector<std::filesystem::path> dirs;
+    if (dladdr(reinterpret_cast<void*>(&host), &self) && self.dli_fname)
+      dirs.push_back(std::filesystem::path(self.dli_fname).parent_path());
+    loaded = new scfw::Host(dirs);
+  }
+  return *loaded;
+}
+
+/// A vector handed to NumPy without a copy: the array owns it through a capsule.
+py::array_t<double> to_numpy(scfw::Vec&& v) {
+  auto* owned = new scfw::Vec(std::move(v));
+  py::capsule base(owned, [](void* p) { delete static_cast<scfw::Vec*>(p); });
+  return py::array_t<double>({static_cast<py::ssize_t>(owned->size())}, {static_cast<py::ssize_t>(sizeof(double))},
+                             owned->data(), base);
+}
+
+/// A read-only NumPy view of `v` (no copy), valid as long as `v` is.
+py::array_t<double> read_only_view(const scfw::Vec& v) {
+  py::capsule no_owner(&v, [](void*) {});
+  py::array_t<double> a({static_cast<py::ssize_t>(v.size())}, {static_cast<py::ssize_t>(sizeof(double))}, v.data(),
+                        no_owner);
+  py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
+}
+
+/// The first Python exception raised during a run (in the callback or a signal handler), with its
+/// traceback attached. Touched with the GIL held only.
+struct PendingError {
+  py::object value;
+
+  /// Takes the error indicator (which must be set); keeps it when it is the first.
+  void capture() {
+    PyObject *type = nullptr, *value_ptr = nullptr, *trace = nullptr;
+    PyErr_Fetch(&type, &value_ptr, &trace);
+    PyErr_NormalizeException(&type, &value_ptr, &trace);
+    if (trace && value_ptr) PyException_SetTraceback(value_ptr, trace);
+    py::object v = py::reinterpret_steal<py::object>(value_ptr);
+    Py_XDECREF(type);
+    Py_XDECREF(trace);
+    if (!value && v) value = std::move(v);
+  }
+  /// "KeyboardInterrupt", "ValueError: bad value"
+  std::string describe() const {
+    if (!value) return {};
+    std::string s = py::str(py::type::handle_of(value).attr("__name__"));
+    std::string message = py::str(value);
+    return message.empty() ? s : s + ": " + message;
+  }
+};
+
+/// What the callback sees of one iteration.
+struct IterationView {
+  long iteration = 0, iterations = 0;
+  std::optional<double> objective, gap;
+  double best_gap = 0, seconds = 0, gamma = 0, beta = 0, rho = 0, glmo_value = 0;
+  py::object y;
+};
+
+/// The user's Python callback, every `every` iterations: a falsy result other than None stops the
+/// run (status Stopped); an exception aborts it and is kept in `error`.
+class PythonCallback final : public scfw::Callback {
+ public:
+  PythonCallback(py::object fn, long every, PendingError& error) : fn_(std::move(fn)), every_(every), error_(error) {}
+
+  scfw::CallbackResult on_iteration(const scfw::IterationState& s) override {
+    if (s.iteration % every_ != 0) return scfw::CallbackResult::Continue;
+    py::gil_scoped_acquire gil;
+    IterationView view;
+    view.iteration = s.iteration;
+    view.iterations = s.iterations;
+    if (s.has_gap) {
+      view.objective = s.objective;
+      view.gap = s.gap;
+    }
+    view.best_gap = s.best_gap;
+    view.seconds = s.seconds;
+    view.gamma = s.steps.gamma;
+    view.beta = s.steps.beta;
+    view.rho = s.steps.rho;
+    view.glmo_value = s.glmo_value;
+    view.y = s.y ? py::object(read_only_view(*s.y)) : py::object(py::none());
+    try {
+      py::object result = fn_(py::cast(std::move(view)));
+      if (result.is_none()) return scfw::CallbackResult::Continue;
+      const int truth = PyObject_IsTrue(result.ptr());
+      if (truth < 0) throw py::error_already_set();
+      if (truth) return scfw::CallbackResult::Continue;
+      reason_ = "stopped by callback";
+      return scfw::CallbackResult::Stop;
+    } catch (py::error_already_set& e) {
+      e.restore();
+      error_.capture();
+      reason_ = "the callback raised " + error_.describe();
+      return scfw::CallbackResult::Abort;
+    }
+  }
+  scfw::Status stop_status() const override { return scfw::Status::Stopped; }
+  std::string reason() const override { return reason_; }
+
+ private:
+  py::object fn_;
+  long every_;
+  PendingError& error_;
+  std::string reason_;
+};
+
+/// Runs Python's signal handlers (Ctrl-C: KeyboardInterrupt) after an iteration, at most every
+/// kSignalPeriod; an exception they raise stops the run (status Interrupted) and is kept.
+class SignalCheck final : public scfw::Callback {
+ public:
+  explicit SignalCheck(PendingError& error) : error_(error), last_(std::chrono::steady_clock::now()) {}
+  scfw::CallbackResult on_iteration(const scfw::IterationState&) override {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < kSignalPeriod) return scfw::CallbackResult::Continue;
+    last_ = now;
+    py::gil_scoped_acquire gil;
+    if (PyErr_CheckSignals() == 0) return scfw::CallbackResult::Continue;
+    error_.capture();
+    reason_ = error_.describe();
+    return scfw::CallbackResult::Stop;
+  }
+  scfw::Status stop_status() const override { return scfw::Status::Interrupted; }
+  std::string reason() const override { return reason_; }
+
+ private:
+  PendingError& error_;
+  std::chrono::steady_clock::time_point last_;
+  std::string reason_;
+};
+
+/// The trace file a run's options name, written as `scfw run` writes it; close() throws Error
+/// when a write failed.
+struct TraceFile {
+  explicit TraceFile(const std::string& path) : path(path), stream(scfw::open_trace_file(path)), csv(*stream, path) {}
+  void close() {
+    stream->close();
+    if (csv.failed()) throw scfw::Error(csv.error());
+    if (stream->fail()) throw scfw::Error(path + ": cannot write the trace file");
+  }
+  std::string path;
+  std::unique_ptr<std::ofstream> stream;
+  scfw::TraceCsv csv;
+};
+
+
+// ---------------------------------------------------------------------------------------------
+// Plugins written in Python. A problem names them as {"plugin": "python_oracle", "object": NAME}
+// (the package rewrites {"plugin": NAME} so when NAME is a key of solve's `plugins`); the factory
+// takes the object from the plugins of the solve running on this thread. Every call into the
+// object takes the GIL; an exception it raises is kept (the solve raises it again) and ends the
+// run as an scfw::Error naming the plugin and the method, to which the solver adds the iteration.
+
+thread_local std::map<std::string, py::object>* t_plugins = nullptr;
+thread_local PendingError* t_error = nullptr;
+
+/// Sets the plugins and the error slot of the solve on this thread for its lifetime.
+struct SolveScope {
+  SolveScope(std::map<std::string, py::object>* plugins, PendingError* error) {
+    t_plugins = plugins;
+    t_error = error;
+  }
+  ~SolveScope() {
+    t_plugins = nullptr;
+    t_error = nullptr;
+  }
+  SolveScope(const SolveScope&) = delete;
+  SolveScope& operator=(const SolveScope&) = delete;
+};
+
+/// The run's random engine as Python sees it in draw(rng): NumPy-like methods on the engine
+/// itself, so that a run's samples depend on its seed alone. Valid during the call only.
+struct RngView {
+  scfw::Rng* rng = nullptr;
+  scfw::Rng& get() const {
+    if (!rng) throw scfw::Error("the rng of draw() is used after the call returned");
+    return *rng;
+  }
+};
+
+template <class Draw>
+py::object draws(const py::object& size, Draw draw) {
+  if (size.is_none()) return py::cast(draw());
+  const auto n = size.cast<py::ssize_t>();
+  if (n < 0) throw scfw::InputError("size: expected an integer >= 0, got " + std::to_string(n));
+  py::array_t<double> out(n);
+  double* p = out.mutable_data();
+  for (py::ssize_t i = 0; i < n; ++i) p[i] = draw();
+  return std::move(out);
+}
+
+/// Python's error indicator into the solve's slot; an scfw::Error naming the plugin and method.
+[[noreturn]] void python_failed(const std::string& plugin, const char* method) {
+  std::string what = "an exception";
+  if (t_error) {
+    PendingError here;
+    here.capture();
+    what = here.describe();
+    if (!t_error->value) t_error->value = here.value;
+  } else {
+    PyErr_Clear();
+  }
+  throw scfw::Error(plugin + ": " + method + "() raised " + what);
+}
+
+py::object plugin_object(const std::string& name, const char* role) {
+  if (!t_plugins) throw scfw::InputError("the Python " + std::string(role) + " \"" + name + "\" is used outside scfw.solve(plugins=...)");
+  auto it = t_plugins->find(name);
+  if (it == t_plugins->end())
+    throw scfw::InputError("no Python " + std::string(role) + " \"" + name + "\" in solve's plugins");
+  return it->second;
+}
+
+/// obj.NAME, called when it is a method, as an int.
+int int_member(const py::object& obj, const std::string& plugin, const char* name) {
+  if (!py::hasattr(obj, name)) throw scfw::InputError(plugin + ": a Python oracle needs `" + name + "` (an int or a method returning one)");
+  py::object v = obj.attr(name);
+  if (PyCallable_Check(v.ptr())) v = v();
+  if (!py::isinstance<py::int_>(v)) throw scfw::InputError(plugin + ": `" + name + "` is not an int");
+  const long n = v.cast<long>();
+  if (n < 1) throw scfw::InputError(plugin + ": `" + name + "` is " + std::to_string(n) + ", expected >= 1");
+  return static_cast<int>(n);
+}
+
+std::vector<std::string> names_member(const py::object& obj, const char* name) {
+  if (!py::hasattr(obj, name)) return {};
+  py::object v = obj.attr(name);
+  if (PyCallable_Check(v.ptr())) v = v();
+  if (v.is_none()) return {};
+  return v.cast<std::vector<std::string>>();
+}
+
+/// A returned array as float64, C order, of the given shape; an Error naming the plugin, the
+/// method and what was wrong, a non-finite value with its index.
+py::array_t<double, py::array::c_style | py::array::forcecast> checked_array(const py::handle& value,
+                                                                             const std::string& plugin,
+                                                                             const char* method, const char* what,
+                                                                             std::vector<py::ssize_t> shape) {
+  auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(value);
+  if (!a) {
+    PyErr_Clear();
+    throw scfw::Error(plugin + ": " + method + "() returned " + what + " that is not an array of numbers");
+  }
+  auto show = [](const std::vector<py::ssize_t>& s) {
+    std::string out = "(";
+    for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + (s.size() == 1 ? ",)" : ")");
+  };
+  std::vector<py::ssize_t> got(a.shape(), a.shape() + a.ndim());
+  if (got != shape)
+    throw scfw::Error(plugin + ": " + method + "() returned " + what + " of shape " + show(got) + ", expected " +
+                      show(shape));
+  const double* p = a.data();
+  for (py::ssize_t i = 0; i < a.size(); ++i)
+    if (!std::isfinite(p[i])) {
+      std::string at = shape.size() == 2 ? "[" + std::to_string(i / shape[1]) + ", " + std::to_string(i % shape[1]) + "]"
+                                         : "[" + std::to_string(i) + "]";
+      throw scfw::Error(plugin + ": " + method + "() returned a non-finite value at " + what + at);
+    }
+  return a;
+}
+
+/// A sample of a Python oracle: whatever its draw() returned.
+class PythonSample final : public scfw::Sample {
+ public:
+  ~PythonSample() override {
+    if (value) {
+      py::gil_scoped_acquire gil;
+      value = py::object();
+    }
+  }
+  py::object value;
+};
+
+class PythonOracle final : public scfw::Oracle {
+ public:
+  PythonOracle(const scfw::Params& p, const scfw::Context&) : name_(p.string("object")) {
+    py::gil_scoped_acquire gil;
+    obj_ = plugin_object(name_, "oracle");
+    dim_ = int_member(obj_, name_, "dim");
+    outputs_ = int_member(obj_, name_, "outputs");
+    for (const char* method : {"draw", "evaluate"})
+      if (!py::hasattr(obj_, method) || !PyCallable_Check(obj_.attr(method).ptr()))
+        throw scfw::InputError(name_ + ": a Python oracle needs a method " + method +
+                               (std::string(method) == "draw" ? "(rng)" : "(sample, x)"));
+    exact_ = py::hasattr(obj_, "exact") && PyCallable_Check(obj_.attr("exact").ptr());
+    variable_names_ = names_member(obj_, "variable_names");
+    output_names_ = names_member(obj_, "output_names");
+  }
+  ~PythonOracle() override {
+    py::gil_scoped_acquire gil;
+    obj_ = py::object();
+  }
+  int dim() const override { return dim_; }
+  int outputs() const override { return outputs_; }
+  scfw::Capabilities capabilities() const override {
+    return exact_ ? scfw::Capabilities(scfw::Capability::Exact) : scfw::Capabilities();
+  }
+  std::unique_ptr<scfw::Sample> make_sample() const override { return std::make_unique<PythonSample>(); }
+  void draw(scfw::Rng& rng, scfw::Sample& s) const override {
+    py::gil_scoped_acquire gil;
+    auto& sample = static_cast<PythonSample&>(s);
+    RngView view{&rng};
+    py::object handle = py::cast(&view, py::return_value_policy::reference);
+    try {
+      sample.value = obj_.attr("draw")(handle);
+    } catch (py::error_already_set& e) {
+      view.rng = nullptr;
+      e.restore();
+      python_failed(name_, "draw");
+    }
+    view.rng = nullptr;
+  }
+  void evaluate(const scfw::Sample& s, const scfw::Vec& x, scfw::Vec* f, scfw::Jacobian* J) const override {
+    py::gil_scoped_acquire gil;
+    call("evaluate", obj_.attr("evaluate"), &static_cast<const PythonSample&>(s).value, x, f, J);
+  }
+  void exact(const scfw::Vec& x, scfw::Vec* f, scfw::Jacobian* J) const override {
+    if (!exact_) return scfw::Oracle::exact(x, f, J);
+    py::gil_scoped_acquire gil;
+    call("exact", obj_.attr("exact"), nullptr, x, f, J);
+  }
+  std::vector<std::string> variable_names() const override { return variable_names_; }
+  std::vector<std::string> output_names() const override { return output_names_; }
+
+ private:
+  /// method(sample, x) or method(x) -> (f, J), into the outputs asked for.
+  void call(const char* method, const py::object& fn, const py::object* sample, const scfw::Vec& x, scfw::Vec* f,
+            scfw::Jacobian* J) const {
+    py::object result;
+    try {
+      py::object xv = read_only_view(x);
+      result = sample ? fn(*sample, xv) : fn(xv);
+    } catch (py::error_already_set& e) {
+      e.restore();
+      python_failed(name_, method);
+    }
+    if (!py::isinstance<py::tuple>(result) || py::len(result) != 2)
+      throw scfw::Error(name_ + ": " + method + "() returned " + std::string(py::str(py::type::handle_of(result).attr("__name__"))) +
+                        ", expected a tuple (f, J)");
+    auto t = result.cast<py::tuple>();
+    if (f) {
+      auto a = checked_array(t[0], name_, method, "f", {outputs_});
+      *f = Eigen::Map<const scfw::Vec>(a.data(), outputs_);
+    }
+    if (J) {
+      auto a = checked_array(t[1], name_, method, "J", {outputs_, dim_});
+      J->dense() = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+          a.data(), outputs_, dim_);
+    }
+  }
+
+  std::string name_;
+  py::object obj_;
+  int dim_ = 0, outputs_ = 0;
+  bool exact_ = false;
+  std::vector<std::string> variable_names_, output_names_;
+};
+
+class PythonSchedule final : public scfw::Schedule {
+ public:
+  PythonSchedule(const scfw::Params& p, const scfw::Context&) : name_(p.string("object")) {
+    py::gil_scoped_acquire gil;
+    obj_ = plugin_object(name_, "schedule");
+    if (!py::hasattr(obj_, "at") || !PyCallable_Check(obj_.attr("at").ptr()))
+      throw scfw::InputError(name_ + ": a Python schedule needs a method at(k, K) returning (gamma, beta, rho)");
+  }
+  ~PythonSchedule() override {
+    py::gil_scoped_acquire gil;
+    obj_ = py::object();
+  }
+  scfw::Steps at(long k, long K) const override {
+    py::gil_scoped_acquire gil;
+    py::object r;
+    try {
+      r = obj_.attr("at")(k, K);
+    } catch (py::error_already_set& e) {
+      e.restore();
+      python_failed(name_, "at");
+    }
+    auto a = checked_array(r, name_, "at", "(gamma, beta, rho)", {3});
+    return scfw::Steps{a.data()[0], a.data()[1], a.data()[2]};
+  }
+  std::string describe(long K) const override {
+    py::gil_scoped_acquire gil;
+    if (py::hasattr(obj_, "describe")) {
+      try {
+        return py::str(obj_.attr("describe")(K));
+      } catch (py::error_already_set& e) {
+        e.restore();
+        python_failed(name_, "describe");
+      }
+    }
+    return "Python schedule " + name_;
+  }
+
+ private:
+  std::string name_;
+  py::object obj_;
+};
+
+void register_python_components(scfw::Registrar& r) {
+  const std::vector<scfw::ParamSpec> params{
+      scfw::ParamSpec::string("object", "the key of the object in scfw.solve(..., plugins={key: object})").require()};
+  r.add<PythonOracle>("python_oracle", "an oracle written in Python (scfw.solve's plugins; docs/python.md)", params);
+  r.add<PythonSchedule>("python_schedule", "a step-size schedule written in Python (scfw.solve's plugins; docs/python.md)",
+                        params);
+}
+
+/// scfw.check_oracle: the SDK's conformance check of an oracle (unbiased samples, finite
+/// differences of the exact and sampled Jacobians) run on a Python oracle at x.
+py::dict check_oracle(const py::object& oracle, const py::array_t<double, py::array::c_style | py::array::forcecast>& x,
+                      int samples, double z_limit, double fd_step, double fd_tolerance, unsigned long seed) {
+  std::map<std::string, py::object> plugins{{"oracle", oracle}};
+  PendingError error;
+  SolveScope scope(&plugins, &error);
+  scfw::Params params;
+  params.set("object", std::string("oracle"));
+  PythonOracle o(params, scfw::Context{});
+  if (x.ndim() != 1 || x.shape(0) != o.dim())
+    throw scfw::InputError("x: expected an array of size " + std::to_string(o.dim()));
+  scfw::conformance::OracleCheckOptions options;
+  options.samples = samples;
+  options.z_limit = z_limit;
+  options.fd_step = fd_step;
+  options.fd_tolerance = fd_tolerance;
+  options.seed = seed;
+  const scfw::Vec at = Eigen::Map<const scfw::Vec>(x.data(), x.shape(0));
+  scfw::conformance::Report report;
+  try {
+    py::gil_scoped_release release;
+    report = scfw::conformance::check_oracle(o, at, options);
+  } catch (const scfw::Error&) {
+    if (error.value) {
+      PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.value.ptr())), error.value.ptr());
+      throw py::error_already_set();
+    }
+    throw;
+  }
+  py::dict d;
+  d["ok"] = report.ok;
+  d["max_error"] = report.max_error;
+  d["message"] = report.message;
+  return d;
+}
+
+py::object optional_names(const std::vector<std::string>& names) {
+  if (names.empty()) return py::none();
+  return py::cast(names);
+}
+
+std::string plugins_json() {
+  json out = json::array();
+  for (const auto* c : scfw::sorted_components(host().registry())) out.push_back(scfw::plugin_json(*c));
+  return out.dump();
+}
+
+/// The plugins called `name`, in the order of a problem file's roles.
+std::string describe_json(const std::string& name) {
+  json out = json::array();
+  for (const auto* c : scfw::sorted_components(host().registry()))
+    if (c->info.name == name) out.push_back(scfw::plugin_json(*c));
+  return out.dump();
+}
+
+std::vector<std::string> closest_plugin_names(const std::string& name) {
+  std::vector<std::string> names;
+  for (const auto& c : host().registry().components()) names.push_back(c.info.name);
+  return scfw::closest_names(name, names, 3);
+}
+
+py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& problem, bool is_file,
+                        const std::string& source, const std::string& base_dir, const py::dict& options,
+                        const py::object& callback, long callback_every, double progress,
+                        const py::object& start_values);
+
+/// One solve. `problem` is a file's path (is_file) or a JSON document's text; `options` holds the
+/// keyword options the package has checked, by their Python names. Returns a dict of what the
+/// run produced; "error" is the exception a callback or a signal handler raised (or None).
+py::dict solve(const std::string& problem, bool is_file, const std::string& source, const std::string& base_dir,
+               const py::dict& options, const py::object& callback, long callback_every, double progress,
+               const py::object& start_values, const py::dict& python_plugins) {
+  scfw::Host& h = host();
+  PendingError error;
+  std::map<std::string, py::object> plugins;
+  for (auto [key, value] : python_plugins) plugins[key.cast<std::string>()] = py::reinterpret_borrow<py::object>(value);
+  SolveScope scope(&plugins, &error);
+  try {
+    return solve_in_scope(h, error, problem, is_file, source, base_dir, options, callback, callback_every, progress,
+                          start_values);
+  } catch (const scfw::Error& e) {
+    // A Python plugin raised: its own exception goes on, with where it happened as a note.
+    if (!error.value) throw;
+    if (py::hasattr(error.value, "add_note")) error.value.attr("add_note")(std::string("scfw: ") + e.what());
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.value.ptr())), error.value.ptr());
+    throw py::error_already_set();
+  }
+}
+
+py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& problem, bool is_file,
+                        const std::string& source, const std::string& base_dir, const py::dict& options,
+                        const py::object& callback, long callback_every, double progress,
+                        const py::object& start_values) {
+  auto has = [&](const char* key) { return options.contains(key) && !options[key].is_none(); };
+  scfw::Overrides overrides;
+  if (has("iterations")) overrides.iterations = options["iterations"].cast<long>();
+  if (has("seed")) overrides.seed = options["seed"].cast<std::uint64_t>();
+  if (has("trace")) overrides.trace = options["trace"].cast<std::string>();
+  if (has("gap_tolerance")) overrides.gap_tolerance = options["gap_tolerance"].cast<double>();
+  if (has("time_limit")) overrides.time_limit = options["time_limit"].cast<double>();
+  std::optional<std::uint64_t> limit;
+  if (has("memory_limit")) {
+    py::object m = options["memory_limit"];
+    limit = py::isinstance<py::str>(m) ? scfw::parse_size(m.cast<std::string>(), "memory_limit")
+                                       : m.cast<std::uint64_t>();
+  }
+  overrides.memory = scfw::memory_account(limit);
+  scfw::OutputOverrides output_overrides;
+  if (has("solution")) output_overrides.solution = options["solution"].cast<std::string>();
+  if (has("summary_json")) output_overrides.summary_json = options["summary_json"].cast<std::string>();
+  if (has("start")) output_overrides.start = options["start"].cast<std::string>();
+  if (has("best_iterate")) output_overrides.best_iterate = options["best_iterate"].cast<bool>();
+  if (progress > 0) output_overrides.progress = progress;
+  std::optional<long> report_every;
+  if (has("report_every")) report_every = options["report_every"].cast<long>();
+
+  // Reading and composing (data files included) need no Python: other threads run meanwhile.
+  std::optional<scfw::Composition> composed;
+  scfw::OutputOptions outputs;
+  {
+    py::gil_scoped_release release;
+    const json doc = is_file ? scfw::read_json_file(problem) : json::parse(problem);
+    outputs = scfw::read_output_options(doc, source, base_dir, output_overrides);
+    composed.emplace(h.compose(doc, source, base_dir, overrides));
+  }
+  scfw::Composition& c = *composed;
+  if (report_every) c.options.report_every = *report_every;
+  const scfw::SolverOptions& run_options = c.options;
+  scfw::Solver solver(c, run_options);
+  if (!start_values.is_none()) {
+    auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(start_values);
+    if (!a || a.ndim() != 1) throw scfw::InputError("start: expected a one-dimensional array of numbers");
+    scfw::Labelled start;
+    start.values = Eigen::Map<const scfw::Vec>(a.data(), a.shape(0));
+    solver.set_start(scfw::check_start(c.problem, start, "start"));
+  } else if (!outputs.start.empty()) {
+    solver.set_start(scfw::check_start(c.problem, scfw::read_solution_x(outputs.start), outputs.start));
+  }
+
+  // The callbacks, in the order of `scfw run`: the traces, the best iterate, the progress, then
+  // the user's callback and the signal check.
+  std::ostringstream trace_text;
+  scfw::TraceCsv trace(trace_text);
+  solver.add_callback(trace);
+  std::optional<TraceFile> trace_file;
+  if (!run_options.trace.empty()) solver.add_callback(trace_file.emplace(run_options.trace).csv);
+  scfw::BestIterate best;
+  if (outputs.best_iterate) solver.add_callback(best);
+  std::unique_ptr<scfw::Callback> progress_report;
+  if (progress < 0 && isatty(STDERR_FILENO))
+    progress_report = std::make_unique<scfw::ProgressLine>(std::cerr, 0.1);
+  else if (progress != 0 || outputs.progress > 0)
+    progress_report = std::make_unique<scfw::ProgressLog>(std::cerr, outputs.progress > 0 ? outputs.progress : 1.0);
+  if (progress_report) solver.add_callback(*progress_report);
+  std::unique_ptr<PythonCallback> python_callback;
+  if (!callback.is_none()) {
+    python_callback = std::make_unique<PythonCallback>(callback, callback_every, error);
+    solver.add_callback(*python_callback);
+  }
+  SignalCheck signals(error);
+  solver.add_callback(signals);
+
+  scfw::Summary summary;
+  {
+    py::gil_scoped_release release;
+    summary = solver.run();
+  }
+  if (trace_file) trace_file->close();
+
+  py::dict out;
+  const bool failed = summary.status == scfw::Status::Failed;
+  std::optional<scfw::Solution> solution;
+  if (!failed) {
+    py::gil_scoped_release release;
+    solution = scfw::make_solution(c.problem, summary, outputs.best_iterate ? &best : nullptr);
+    if (!outputs.solution.empty()) scfw::write_solution(outputs.solution, *solution);
+  }
+  const json summary_json =
+      scfw::to_json(summary, scfw::describe_run(h.registry(), c.problem, c.method, run_options, SCFW_VERSION));
+  if (!failed && !outputs.summary_json.empty()) scfw::write_json_file(outputs.summary_json, summary_json);
+
+  out["status"] = scfw::status_token(summary.status);
+  out["reason"] = summary.reason;
+  out["message"] = summary.message;
+  out["iterations"] = summary.iterations;
+  out["seconds"] = summary.seconds;
+  out["gap"] = summary.has_gap ? py::object(py::float_(summary.final_gap)) : py::object(py::none());
+  out["best_gap"] = summary.has_gap ? py::object(py::float_(summary.best_gap)) : py::object(py::none());
+  out["objective"] = solution && solution->has_objective ? py::object(py::float_(solution->objective))
+                     : summary.has_gap && summary.gap_iteration == summary.iterations
+                         ? py::object(py::float_(summary.final_objective))
+                         : py::object(py::none());
+  out["x_names"] = solution ? optional_names(solution->x.names) : py::object(py::none());
+  out["shape"] = solution && !solution->shape.empty() ? py::object(py::tuple(py::cast(solution->shape)))
+                                                      : py::object(py::none());
+  out["f"] = solution && solution->has_f ? py::object(to_numpy(std::move(solution->f.values))) : py::object(py::none());
+  out["f_names"] = solution && solution->has_f ? optional_names(solution->f.names) : py::object(py::none());
+  if (solution && solution->has_best) {
+    out["best_x"] = to_numpy(std::move(solution->best.values));
+    out["best_iteration"] = solution->best_iteration;
+  } else {
+    out["best_x"] = py::none();
+    out["best_iteration"] = py::none();
+  }
+  out["y"] = to_numpy(std::move(summary.y));
+  out["trace_csv"] = trace_text.str();
+  out["summary_json"] = summary_json.dump();
+  out["report"] = summary.full();
+  out["brief"] = summary.brief();
+  out["error"] = error.value ? error.value : py::object(py::none());
+  return out;
+}
+
+/// `scfw compare`: every (method, seed, K) of an experiment (a file's path or a JSON document's
+/// text) on `jobs` worker threads, its files written to `out` ("": the experiment's "out", else
+/// compare-<stem>). The calling thread waits without the GIL and checks Python's signals every
+/// kSignalPeriod: an exception there (Ctrl-C) stops the runs and is handed back as "error".
+py::dict compare(const std::string& experiment, bool is_file, const std::string& source, const std::string& base_dir,
+                 unsigned jobs, const std::string& out, bool plots, bool progress) {
+  scfw::Host& h = host();
+  if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  std::optional<scfw::Experiment> e;
+  {
+    py::gil_scoped_release release;
+    if (is_file) {
+      e.emplace(scfw::load_experiment(h.registry(), experiment));
+    } else {
+      e.emplace(scfw::parse_experiment(h.registry(), json::parse(experiment), source, base_dir));
+    }
+    const size_t runs = e->methods.size() * e->seeds.size() * e->budgets.size();
+    e->memory = scfw::memory_account(std::nullopt, static_cast<unsigned>(std::clamp<size_t>(runs, 1, jobs)));
+    scfw::compare_check(h.registry(), *e);
+  }
+  scfw::CompareOptions options;
+  options.jobs = jobs;
+  options.plots = plots;
+  options.out = !out.empty() ? std::filesystem::path(out)
+                : !e->out.empty() ? std::filesystem::path(e->out)
+                                  : std::filesystem::path("compare-" + std::filesystem::path(source).stem().string());
+  std::atomic<bool> stop{false};
+  options.stop_requested = [&stop] { return stop.load(std::memory_order_relaxed); };
+  if (progress)
+    options.on_progress = [](size_t done, size_t total) {
+      std::fprintf(stderr, "compare: %zu/%zu runs done\n", done, total);
+      std::fflush(stderr);
+    };
+  PendingError error;
+  scfw::CompareResult result;
+  {
+    py::gil_scoped_release release;
+    auto running = std::async(std::launch::async, [&] { return scfw::run_compare(h.registry(), *e, options); });
+    while (running.wait_for(kSignalPeriod) != std::future_status::ready) {
+      if (stop.load()) continue;
+      py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() != 0) {
+        error.capture();
+        stop.store(true);
+      }
+    }
+    result = running.get();
+  }
+  py::list failures;
+  for (const auto& r : result.runs)
+    if (!r.ok && !r.error.empty())
+      failures.append(py::dict(py::arg("method") = e->methods[r.method].label, py::arg("K") = r.K,
+                               py::arg("seed") = r.seed, py::arg("error") = r.error));
+  py::dict d;
+  d["out"] = std::filesystem::absolute(options.out).string();
+  d["table"] = scfw::format_compare_table(result);
+  d["failures"] = failures;
+  d["interrupted"] = result.interrupted;
+  d["plot_warning"] = result.plot_warning;
+  d["error"] = error.value ? error.value : py::object(py::none());
+  return d;
+}
+
+}  // namespace
+
+SCFW_PLUGIN("python", SCFW_VERSION, register_python_components)
+
+PYBIND11_MODULE(_scfw, m) {
+  m.doc() = "scfw's C++ side; use the package scfw";
+  m.attr("__version__") = SCFW_VERSION;
+  // Registered base first: pybind11 tries the translators newest first, so InputError, a
+  // scfw::Error too, gets its own type.
+  static py::exception<scfw::Error> solver_error(m, "SolverError", PyExc_RuntimeError);
+  static py::exception<scfw::InputError> input_error(m, "InputError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const scfw::InputError& e) {
+      PyErr_SetString(input_error.ptr(), e.what());
+    } catch (const scfw::Error& e) {
+      PyErr_SetString(solver_error.ptr(), e.what());
+    } catch (const json::exception& e) {
+      PyErr_SetString(input_error.ptr(), (std::string("problem: ") + e.what()).c_str());
+    }
+  });
+
+  py::class_<IterationView>(m, "IterationState",
+                            "What a callback sees after an iteration; y is a read-only view valid during the call")
+      .def_readonly("iteration", &IterationView::iteration, "iterations done: y is y_iteration")
+      .def_readonly("iterations", &IterationView::iterations, "K")
+      .def_readonly("objective", &IterationView::objective, "phi(y) when a gap was reported here, else None")
+      .def_readonly("gap", &IterationView::gap, "the generalized Frank-Wolfe gap when reported here, else None")
+      .def_readonly("best_gap", &IterationView::best_gap, "the smallest gap reported so far (inf before the first)")
+      .def_readonly("seconds", &IterationView::seconds, "wall time since the run began")
+      .def_readonly("gamma", &IterationView::gamma)
+      .def_readonly("beta", &IterationView::beta)
+      .def_readonly("rho", &IterationView::rho)
+      .def_readonly("glmo_value", &IterationView::glmo_value)
+      .def_readonly("y", &IterationView::y, "y_iteration: a read-only view, valid during the call (copy it to keep it)")
+      .def("__repr__", [](const IterationView& v) {
+        return "IterationState(iteration=" + std::to_string(v.iteration) + "/" + std::to_string(v.iterations) +
+               (v.gap ? ", gap=" + scfw::format_number(*v.gap, 6) : std::string()) + ")";
+      });
+
+  m.def("plugins_json", &plugins_json, "every plugin found, as `scfw plugins --json` (JSON text)");
+  m.def("describe_json", &describe_json, py::arg("name"), "the plugins called name (JSON text)");
+  m.def("closest_plugin_names", &closest_plugin_names, py::arg("name"));
+  m.def("solve", &solve, py::arg("problem"), py::arg("is_file"), py::arg("source"), py::arg("base_dir"),
+        py::arg("options"), py::arg("callback"), py::arg("callback_every"), py::arg("progress"),
+        py::arg("start_values"), py::arg("plugins"));
+  py::class_<RngView>(m, "Rng", "the run's random engine in a Python oracle's draw(rng); valid during the call")
+      .def("integers", [](const RngView& r, std::int64_t low, std::int64_t high, const py::object& size) -> py::object {
+             if (high <= low) throw scfw::InputError("integers: expected low < high");
+             std::uniform_int_distribution<std::int64_t> pick(low, high - 1);
+             if (size.is_none()) return py::cast(pick(r.get()));
+             const auto n = size.cast<py::ssize_t>();
+             py::array_t<std::int64_t> out(n);
+             for (py::ssize_t i = 0; i < n; ++i) out.mutable_data()[i] = pick(r.get());
+             return std::move(out);
+           }, py::arg("low"), py::arg("high"), py::arg("size") = py::none(),
+           "integers in [low, high), drawn as std::uniform_int_distribution<int64_t>(low, high - 1) on the run's engine")
+      .def("uniform", [](const RngView& r, double low, double high, const py::object& size) {
+             std::uniform_real_distribution<double> u(low, high);
+             return draws(size, [&] { return u(r.get()); });
+           }, py::arg("low") = 0.0, py::arg("high") = 1.0, py::arg("size") = py::none())
+      .def("normal", [](const RngView& r, double loc, double scale, const py::object& size) {
+             std::normal_distribution<double> g(loc, scale);
+             return draws(size, [&] { return g(r.get()); });
+           }, py::arg("loc") = 0.0, py::arg("scale") = 1.0, py::arg("size") = py::none());
+  m.def("check_oracle", &check_oracle, py::arg("oracle"), py::arg("x"), py::arg("samples"), py::arg("z_limit"),
+        py::arg("fd_step"), py::arg("fd_tolerance"), py::arg("seed"));
+  m.def("compare", &compare, py::arg("experiment"), py::arg("is_file"), py::arg("source"), py::arg("base_dir"),
+        py::arg("jobs"), py::arg("out"), py::arg("plots"), py::arg("progress"));
+}
