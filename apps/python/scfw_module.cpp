@@ -527,14 +527,14 @@ std::vector<std::string> closest_plugin_names(const std::string& name) {
 py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& problem, bool is_file,
                         const std::string& source, const std::string& base_dir, const py::dict& options,
                         const py::object& callback, long callback_every, double progress,
-                        const py::object& start_values);
+                        const py::object& start_values, bool compose_only);
 
 /// One solve. `problem` is a file's path (is_file) or a JSON document's text; `options` holds the
 /// keyword options the package has checked, by their Python names. Returns a dict of what the
 /// run produced; "error" is the exception a callback or a signal handler raised (or None).
 py::dict solve(const std::string& problem, bool is_file, const std::string& source, const std::string& base_dir,
                const py::dict& options, const py::object& callback, long callback_every, double progress,
-               const py::object& start_values, const py::dict& python_plugins) {
+               const py::object& start_values, const py::dict& python_plugins, bool compose_only) {
   scfw::Host& h = host();
   PendingError error;
   std::map<std::string, py::object> plugins;
@@ -542,7 +542,7 @@ py::dict solve(const std::string& problem, bool is_file, const std::string& sour
   SolveScope scope(&plugins, &error);
   try {
     return solve_in_scope(h, error, problem, is_file, source, base_dir, options, callback, callback_every, progress,
-                          start_values);
+                          start_values, compose_only);
   } catch (const scfw::Error& e) {
     // A Python plugin raised: its own exception goes on, with where it happened as a note.
     if (!error.value) throw;
@@ -555,7 +555,7 @@ py::dict solve(const std::string& problem, bool is_file, const std::string& sour
 py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& problem, bool is_file,
                         const std::string& source, const std::string& base_dir, const py::dict& options,
                         const py::object& callback, long callback_every, double progress,
-                        const py::object& start_values) {
+                        const py::object& start_values, bool compose_only) {
   auto has = [&](const char* key) { return options.contains(key) && !options[key].is_none(); };
   scfw::Overrides overrides;
   if (has("iterations")) overrides.iterations = options["iterations"].cast<long>();
@@ -600,6 +600,17 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
     solver.set_start(scfw::check_start(c.problem, start, "start"));
   } else if (!outputs.start.empty()) {
     solver.set_start(scfw::check_start(c.problem, scfw::read_solution_x(outputs.start), outputs.start));
+  }
+  if (compose_only) {  // scfw.validate: what `scfw validate` prints
+    py::dict d;
+    py::list roles;
+    for (const auto& [role, name] : c.plugins()) roles.append(py::make_tuple(role, name));
+    d["plugins"] = roles;
+    d["dim"] = c.problem.dim();
+    d["outputs"] = c.problem.outputs();
+    d["memory_bytes"] = c.method.memory.held();
+    d["notes"] = c.notes();
+    return d;
   }
 
   // The callbacks, in the order of `scfw run`: the traces, the best iterate, the progress, then
@@ -785,7 +796,7 @@ PYBIND11_MODULE(_scfw, m) {
   m.def("closest_plugin_names", &closest_plugin_names, py::arg("name"));
   m.def("solve", &solve, py::arg("problem"), py::arg("is_file"), py::arg("source"), py::arg("base_dir"),
         py::arg("options"), py::arg("callback"), py::arg("callback_every"), py::arg("progress"),
-        py::arg("start_values"), py::arg("plugins"));
+        py::arg("start_values"), py::arg("plugins"), py::arg("compose_only"));
   py::class_<RngView>(m, "Rng", "the run's random engine in a Python oracle's draw(rng); valid during the call")
       .def("integers", [](const RngView& r, std::int64_t low, std::int64_t high, const py::object& size) -> py::object {
              if (high <= low) throw scfw::InputError("integers: expected low < high");

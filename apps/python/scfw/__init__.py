@@ -30,7 +30,7 @@ from ._scfw import InputError, IterationState, SolverError
 
 __version__ = _scfw.__version__
 
-__all__ = ["solve", "compare", "check_oracle", "plugins", "describe", "last_result", "Result", "IterationState", "InputError",
+__all__ = ["solve", "validate", "compare", "check_oracle", "plugins", "describe", "last_result", "Result", "IterationState", "InputError",
            "SolverError", "OPTIONS", "__version__"]
 
 # The keyword options of solve(), with what each accepts.
@@ -171,7 +171,7 @@ def _document(function, what, value, base_dir):
         return True, path, path, os.path.dirname(path)
     if isinstance(value, dict):
         text = json.dumps(_json_value(value, "", what), allow_nan=False)
-        return False, text, what, os.fspath(base_dir or ".")
+        return False, text, what, os.fspath(base_dir) if base_dir is not None else ""
     raise TypeError("%s(): %s: expected a path or a dict, got %s" % (function, what, _type_name(value)))
 
 
@@ -216,11 +216,11 @@ def check_oracle(oracle, x, samples=20000, z_limit=5.0, fd_step=1e-6, fd_toleran
                               float(fd_tolerance), int(seed))
 
 
-def _check_options(options):
+def _check_options(options, function):
     """TypeError for an unknown option or a value of the wrong type, naming the option."""
     for key, value in options.items():
         if key not in OPTIONS:
-            msg = "solve() got an unexpected keyword argument '%s'" % key
+            msg = "%s() got an unexpected keyword argument '%s'" % (function, key)
             close = difflib.get_close_matches(key, OPTIONS.keys(), n=1)
             if close:
                 msg += "; did you mean '%s'?" % close[0]
@@ -230,7 +230,7 @@ def _check_options(options):
 
         def expect(ok, what):
             if not ok:
-                raise TypeError("solve(): %s: expected %s, got %s" % (key, what, _type_name(value)))
+                raise TypeError("%s(): %s: expected %s, got %s" % (function, key, what, _type_name(value)))
 
         if key in ("iterations", "seed", "report_every", "callback_every"):
             expect(_is_int(value), "an int")
@@ -275,8 +275,21 @@ def solve(problem, **options):
     and KeyboardInterrupt on Ctrl-C, end the run after the current iteration and are raised
     again here, with the partial Result as their `result` attribute (and in last_result()).
     """
+    return _run(problem, options, compose_only=False)
+
+
+def validate(problem, **options):
+    """Composes the problem as solve() would, without solving it (`scfw validate`): every block
+    checked against its plugin's parameters, the data read, the start checked. Returns a dict:
+    plugins [(role, name)], dim, outputs, memory_bytes (what a run would hold), notes. Raises as
+    solve() does."""
+    return _run(problem, options, compose_only=True)
+
+
+def _run(problem, options, compose_only):
     global _last
-    _check_options(options)
+    function = "validate" if compose_only else "solve"
+    _check_options(options, function)
     every = options.get("callback_every")
     if every is not None and every < 1:
         raise InputError("callback_every: expected an integer >= 1, got %d" % every)
@@ -288,7 +301,7 @@ def solve(problem, **options):
         if isinstance(problem, (str, os.PathLike)) and options.get("base_dir") is None:
             options["base_dir"] = os.path.dirname(os.fspath(problem))
         problem = _with_python_plugins(problem, python_plugins)
-    is_file, text, source, base_dir = _document("solve", "problem", problem, options.get("base_dir"))
+    is_file, text, source, base_dir = _document(function, "problem", problem, options.get("base_dir"))
 
     passed = {}
     for key in ("iterations", "seed", "gap_tolerance", "time_limit", "report_every", "best_iterate",
@@ -314,7 +327,11 @@ def solve(problem, **options):
         progress_seconds = float(progress)
 
     out = _scfw.solve(text, is_file, source, base_dir, passed, options.get("callback"),
-                      int(options.get("callback_every") or 1), progress_seconds, start_values, python_plugins)
+                      int(options.get("callback_every") or 1), progress_seconds, start_values, python_plugins,
+                      compose_only)
+    if compose_only:
+        out["plugins"] = [tuple(p) for p in out["plugins"]]
+        return out
 
     r = Result()
     r.y = out["y"]
