@@ -9,10 +9,11 @@
 
 # python3: the command-line tests check `scfw plugins --json` with it.
 # gnuplot-nox: `scfw compare` renders its plots (SVG, PNG) with it.
-# python3-dev, pybind11-dev, python3-numpy: the Python module (apps/python, docs/python.md).
+# python3-dev, pybind11-dev, python3-numpy: the Python module (apps/python, docs/python.md);
+# python3-matplotlib: its example (examples/python/cvar_portfolio.py), run by the tests.
 packages=(g++ make cmake pkg-config libboost-dev libboost-program-options-dev libeigen3-dev
           coinor-libclp-dev nlohmann-json3-dev doctest-dev python3 gnuplot-nox
-          python3-dev pybind11-dev python3-numpy
+          python3-dev pybind11-dev python3-numpy python3-matplotlib
           libopenmpi-dev openmpi-bin libboost-mpi-dev)  # MPI: docs/scaling.md
 source .ci/packages.sh
 ensure_packages scfw "${packages[@]}"
