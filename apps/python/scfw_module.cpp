@@ -201,6 +201,7 @@ struct TraceFile {
 
 // ---------------------------------------------------------------------------------------------
 // Plugins written in Python. A problem names them as {"plugin": "python_oracle", "object": NAME}
+// (python_domain, python_schedule)
 // (the package rewrites {"plugin": NAME} so when NAME is a key of solve's `plugins`); the factory
 // takes the object from the plugins of the solve running on this thread. Every call into the
 // object takes the GIL; an exception it raises is kept (the solve raises it again) and ends the
@@ -454,10 +455,75 @@ class PythonSchedule final : public scfw::Schedule {
   py::object obj_;
 };
 
+/// A domain known through its LMO (no LP model): the GLMO must be one that works from the LMO
+/// (column_generation), as for the nuclear-norm ball.
+class PythonDomain final : public scfw::Domain {
+ public:
+  PythonDomain(const scfw::Params& p, const scfw::Context& c) : name_(p.string("object")) {
+    py::gil_scoped_acquire gil;
+    obj_ = plugin_object(name_, "domain");
+    dim_ = py::hasattr(obj_, "dim") ? int_member(obj_, name_, "dim") : c.dim;
+    if (dim_ < 1) throw scfw::InputError(name_ + ": a Python domain needs `dim` (an int or a method returning one)");
+    for (const char* method : {"lmo", "initial_point", "contains"})
+      if (!py::hasattr(obj_, method) || !PyCallable_Check(obj_.attr(method).ptr()))
+        throw scfw::InputError(name_ + ": a Python domain needs a method " + method +
+                               (std::string(method) == "lmo" ? "(g)" : std::string(method) == "contains" ? "(x, tol)" : "()"));
+    if (py::hasattr(obj_, "shape")) {
+      py::object shape = obj_.attr("shape");
+      if (PyCallable_Check(shape.ptr())) shape = shape();
+      if (!shape.is_none()) shape_ = shape.cast<std::vector<int>>();
+    }
+  }
+  ~PythonDomain() override {
+    py::gil_scoped_acquire gil;
+    obj_ = py::object();
+  }
+  int dim() const override { return dim_; }
+  scfw::Capabilities capabilities() const override { return {}; }
+  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
+    py::gil_scoped_acquire gil;
+    x = point(call("lmo", [&] { return obj_.attr("lmo")(read_only_view(g)); }), "lmo");
+  }
+  scfw::Vec initial_point() const override {
+    py::gil_scoped_acquire gil;
+    return point(call("initial_point", [&] { return obj_.attr("initial_point")(); }), "initial_point");
+  }
+  bool contains(const scfw::Vec& x, double tol) const override {
+    py::gil_scoped_acquire gil;
+    py::object r = call("contains", [&] { return obj_.attr("contains")(read_only_view(x), tol); });
+    const int truth = PyObject_IsTrue(r.ptr());
+    if (truth < 0) python_failed(name_, "contains");
+    return truth != 0;
+  }
+  std::vector<int> shape() const override { return shape_; }
+
+ private:
+  template <class F>
+  py::object call(const char* method, F&& f) const {
+    try {
+      return f();
+    } catch (py::error_already_set& e) {
+      e.restore();
+      python_failed(name_, method);
+    }
+  }
+  scfw::Vec point(const py::object& value, const char* method) const {
+    auto a = checked_array(value, name_, method, "x", {dim_});
+    return Eigen::Map<const scfw::Vec>(a.data(), dim_);
+  }
+
+  std::string name_;
+  py::object obj_;
+  int dim_ = 0;
+  std::vector<int> shape_;
+};
+
 void register_python_components(scfw::Registrar& r) {
   const std::vector<scfw::ParamSpec> params{
       scfw::ParamSpec::string("object", "the key of the object in scfw.solve(..., plugins={key: object})").require()};
   r.add<PythonOracle>("python_oracle", "an oracle written in Python (scfw.solve's plugins; docs/python.md)", params);
+  r.add<PythonDomain>("python_domain", "a domain written in Python, known by its LMO (scfw.solve's plugins; docs/python.md)",
+                       params);
   r.add<PythonSchedule>("python_schedule", "a step-size schedule written in Python (scfw.solve's plugins; docs/python.md)",
                         params);
 }

@@ -1,4 +1,4 @@
-"""Oracles and schedules written in Python: the same iterates as their C++ twins on a fixed
+"""Oracles, domains and schedules written in Python: the same iterates as their C++ twins on a fixed
 seed, the conformance check, and errors that name the plugin, the method and the iteration."""
 
 import unittest
@@ -63,6 +63,27 @@ class Schedule:
         return "constant from Python"
 
 
+class L1Ball:
+    """{x : ||x||_1 <= radius} known by its LMO: -radius sign(g_i) e_i at the largest |g_i|."""
+
+    def __init__(self, dim, radius):
+        self.dim = dim
+        self.radius = radius
+
+    def lmo(self, g):
+        i = int(np.argmax(np.abs(g)))
+        x = np.zeros(self.dim)
+        if g[i] != 0:
+            x[i] = -self.radius * np.sign(g[i])
+        return x
+
+    def initial_point(self):
+        return np.zeros(self.dim)
+
+    def contains(self, x, tol):
+        return np.abs(x).sum() <= self.radius + tol
+
+
 class PythonPluginTest(unittest.TestCase):
     def test_python_oracle_equals_its_cpp_twin(self):
         with TempDir():
@@ -85,6 +106,20 @@ class PythonPluginTest(unittest.TestCase):
                             plugins={"steps": Schedule()})
             self.assertEqual(py.x.tolist(), cpp.x.tolist())
             self.assertIn("constant from Python", py.report)
+
+    def test_python_domain_equals_l1_ball(self):
+        with TempDir():
+            write_tasks()
+            cg = dict(problem(), glmo={"plugin": "column_generation"})
+            cpp = scfw.solve(cg, iterations=300, seed=3)
+            py = scfw.solve(dict(cg, domain={"plugin": "ball"}), iterations=300, seed=3,
+                            plugins={"ball": L1Ball(20, 2.0)})
+            np.testing.assert_allclose(py.x, cpp.x, rtol=0, atol=1e-12 * np.abs(cpp.x).max())
+            self.assertEqual(py.summary["plugins"][2]["name"], "python_domain")
+            # Without a "glmo" block the host picks one that works from the LMO alone.
+            auto = scfw.solve(dict(problem(), domain={"plugin": "ball"}), iterations=50, seed=3,
+                              plugins={"ball": L1Ball(20, 2.0)})
+            self.assertEqual(auto.summary["plugins"][3]["name"], "column_generation")
 
     def test_conformance_check(self):
         with TempDir():
@@ -136,7 +171,8 @@ class PythonPluginTest(unittest.TestCase):
         with self.assertRaises(scfw.InputError) as caught:
             scfw.solve(dict(BROKEN, outer={"plugin": "broken"}), plugins={"broken": Broken("ok")})
         self.assertEqual(str(caught.exception),
-                         "problem: /outer/plugin: a Python plugin can play the oracle or the schedule, not the outer")
+                         "problem: /outer/plugin: a Python plugin can play the oracle, the domain or the schedule, "
+                         "not the outer")
 
 
 if __name__ == "__main__":

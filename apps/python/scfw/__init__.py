@@ -47,7 +47,7 @@ OPTIONS = {
     "start": "path of a solution file, or an array: the warm start y_0 (\"start\")",
     "memory_limit": "int (bytes) or str (\"512MiB\"): refuse a larger run",
     "base_dir": "path: where relative data paths of a dict problem resolve (default: the current folder)",
-    "plugins": "dict name -> object: oracles and schedules written in Python, named in the problem",
+    "plugins": "dict name -> object: oracles, domains and schedules written in Python, named in the problem",
     "callback": "callable(state) -> None or bool: False stops the run",
     "callback_every": "int >= 1: call the callback every this many iterations (default 1)",
     "progress": "bool or seconds: a progress line on stderr (True: as the command line)",
@@ -176,7 +176,7 @@ def _document(function, what, value, base_dir):
 
 
 # The roles a Python plugin can play, and the component that stands for it in the problem.
-_PYTHON_ROLES = {"oracle": "python_oracle", "schedule": "python_schedule"}
+_PYTHON_ROLES = {"oracle": "python_oracle", "domain": "python_domain", "schedule": "python_schedule"}
 
 
 def _with_python_plugins(problem, python_plugins):
@@ -197,8 +197,8 @@ def _with_python_plugins(problem, python_plugins):
         if not isinstance(block, dict) or block.get("plugin") not in python_plugins:
             continue
         if role not in _PYTHON_ROLES:
-            raise InputError("problem: /%s/plugin: a Python plugin can play the %s, not the %s" % (
-                role, " or the ".join(_PYTHON_ROLES), role))
+            raise InputError("problem: /%s/plugin: a Python plugin can play the oracle, the domain or the "
+                             "schedule, not the %s" % (role, role))
         extra = sorted(k for k in block if k != "plugin")
         if extra:
             raise InputError("problem: /%s/%s: a Python plugin takes no parameters in the problem (give them to "
