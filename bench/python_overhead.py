@@ -18,7 +18,8 @@ the same rows, same seed.
 Then what a Python callback costs per call: a problem whose iteration costs a few microseconds
 (4 tasks of 50 rows, d = 20, read by least_squares_tasks), 100 000 iterations with and without
 `callback=lambda s: None`. Last, how long Ctrl-C takes: SIGINT sent to the process 1 s into a
-Task 1 solve, to KeyboardInterrupt caught. A bench, not a test: the numbers depend on the
+Task 1 solve, to KeyboardInterrupt caught; and two Task 1 solves one after the other against
+the same two in two Python threads. A bench, not a test: the numbers depend on the
 machine and its load.
 """
 
@@ -88,6 +89,28 @@ def main():
     python_oracle(args.repeats)
     callback_cost(args.repeats)
     ctrl_c(args.repeats)
+    two_threads(args.repeats)
+
+
+def two_threads(repeats, iterations=4000):
+    problem = os.path.join(ROOT, PROBLEMS[0])
+    one_by_one, threads = [], []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for seed in (1, 2):
+            scfw.solve(problem, iterations=iterations, seed=seed)
+        one_by_one.append(time.perf_counter() - t0)
+        workers = [threading.Thread(target=scfw.solve, args=(problem,), kwargs={"iterations": iterations, "seed": s})
+                   for s in (1, 2)]
+        t0 = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        threads.append(time.perf_counter() - t0)
+    a, b = statistics.median(one_by_one), statistics.median(threads)
+    print("Two Task 1 solves, K = %d: %.2f s one after the other, %.2f s in two threads (%.2f times faster)"
+          % (iterations, a, b, a / b))
 
 
 def random_tasks(m, rows, d, seed=1):
