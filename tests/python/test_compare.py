@@ -4,6 +4,8 @@ import csv
 import json
 import math
 import os
+import signal
+import threading
 import unittest
 import warnings
 
@@ -73,6 +75,23 @@ class CompareTest(unittest.TestCase):
             with self.assertRaises(scfw.InputError) as caught:
                 scfw.compare(e, jobs=0)
             self.assertEqual(str(caught.exception), "--jobs: expected an integer >= 1, got '0'")
+
+    def test_ctrl_c_stops_the_runs(self):
+        if threading.current_thread() is not threading.main_thread():
+            self.skipTest("signals reach the main thread only")
+        e = small_experiment()
+        e["iterations"] = [10_000_000]
+        with TempDir():
+            timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+            timer.start()
+            try:
+                with self.assertRaises(KeyboardInterrupt):
+                    scfw.compare(e, jobs=2, out="stopped", plots=False)
+            finally:
+                timer.cancel()
+            # The runs stopped where they were, and the tables were written as scfw compare
+            # writes them after Ctrl-C.
+            self.assertTrue(os.path.isfile(os.path.join("stopped", "summary.csv")))
 
 
 if __name__ == "__main__":
