@@ -5,6 +5,7 @@
 // misbehave in one way each.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -338,18 +339,58 @@ TEST_CASE("compose: blocks and plugin names") {
   CHECK(msg.rfind("problem.json: /schedule/plugin: unknown schedule plugin \"nonconvx\"; closest: \"nonconvex\"", 0) == 0);
 }
 
-TEST_CASE("compose: a default plugin that is not loaded") {
+TEST_CASE("compose: no loaded plugin of an absent block's role is chosen automatically") {
   Registry r;
   for (const char* name : {"least_squares_tasks", "max", "l1_ball", "momentum", "nonconvex"})
     r.load_library(fs::path(SCFW_PLUGIN_DIR) / ("libscfw_" + std::string(name) + ".so"));
   REQUIRE(r.find(Kind::Oracle, "least_squares_tasks"));
   CHECK(compose_error(base(), r) ==
-        "problem.json: /glmo: missing block, and the default {\"plugin\": \"clp\"} is not loaded; no glmo plugins "
-        "are loaded (check --plugin-path or SCFW_PLUGIN_PATH)");
+        "problem.json: /glmo: missing block; add {\"plugin\": NAME}; no glmo plugins are loaded (check --plugin-path "
+        "or SCFW_PLUGIN_PATH)");
+  // The fixture's GLMO declares no preference (registrar.hpp, Preference): it is used only where named.
   r.load_library(fs::path(SCFW_FIXTURE_DIR) / "composer" / "libcomposer.so");
   CHECK(compose_error(base(), r) ==
-        "problem.json: /glmo: missing block, and the default {\"plugin\": \"clp\"} is not loaded; add {\"plugin\": "
+        "problem.json: /glmo: missing block, and no loaded glmo plugin is chosen automatically; add {\"plugin\": "
         "NAME} with NAME one of \"fixture_setup_fails\"");
+}
+
+TEST_CASE("compose: an absent block's plugin is the loaded one of the highest declared rank") {
+  REQUIRE(have_real_plugins());
+  // Every plugin of every role, with the rank it declares: the defaults of the tracker and the
+  // schedule, and the order in which the GLMOs are asked.
+  Registry all;
+  all.load_directory(SCFW_PLUGIN_DIR);
+  std::vector<std::pair<std::string, int>> glmos;
+  for (const auto& c : all.components()) {
+    if (c.info.kind == Kind::Tracker) CHECK(c.info.preference.rank == (c.info.name == "momentum" ? 1 : 0));
+    if (c.info.kind == Kind::Schedule) CHECK(c.info.preference.rank == (c.info.name == "nonconvex" ? 1 : 0));
+    if (c.info.kind == Kind::Glmo && c.info.preference.rank > 0) glmos.emplace_back(c.info.name, c.info.preference.rank);
+    CHECK(c.info.preference.hands_over == (c.info.kind == Kind::Glmo && c.info.name == "clp"));
+  }
+  std::sort(glmos.begin(), glmos.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  const std::vector<std::pair<std::string, int>> order = {
+      {"scenario_dual", 40}, {"dense_simplex", 30}, {"clp", 20}, {"column_generation", 10}};
+  CHECK(glmos == order);
+
+  // The two notes the tests above do not reach. Many scenarios against few assets: the dual.
+  json doc = {{"oracle",
+               {{"plugin", "portfolio_returns"}, {"groups", 20}, {"batch", 1},
+                {"synthetic", {{"assets", 5}, {"days", 200}}}}},
+              {"outer", {{"plugin", "cvar_ru"}, {"alpha", 0.9}}},
+              {"domain", {{"plugin", "simplex"}}}};
+  scfw::Composition c = scfw::compose(all, doc, "problem.json", ".");
+  CHECK(c.plugins()[3].second == "scenario_dual");
+  CHECK(c.notes() == std::vector<std::string>{"glmo: scenario_dual selected automatically (the GLMO LP has many rows "
+                                              "against few structural columns; its dual is solved, warm)"});
+  // A cone: scenario_dual and dense_simplex decline, clp (which declares no reason) says why the
+  // GLMO above it declined.
+  doc = base();
+  doc["domain"] = json{{"plugin", "l2_ball"}, {"radius", 1}};
+  c = scfw::compose(all, doc, "problem.json", ".");
+  CHECK(c.plugins()[3].second == "clp");
+  CHECK(c.notes() == std::vector<std::string>{"glmo: clp selected automatically; dense_simplex declined: dense_simplex: "
+                                              "the model has second-order cones, which this LP solver does not handle; "
+                                              "use the clp GLMO"});
 }
 
 TEST_CASE("compose: parameters of a plugin") {

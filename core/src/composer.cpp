@@ -53,15 +53,15 @@ using diagnostics::show;
 struct Role {
   Kind kind;
   const char* key;
-  const char* default_plugin;  // nullptr: the block is required
+  bool chosen;  // absent block: the plugin of the highest Preference::rank (false: the block is required)
 };
 
-constexpr Role kOracle{Kind::Oracle, "oracle", nullptr};
-constexpr Role kOuter{Kind::Outer, "outer", nullptr};
-constexpr Role kDomain{Kind::Domain, "domain", nullptr};
-constexpr Role kGlmo{Kind::Glmo, "glmo", "clp"};  // absent: chosen by build_glmos()
-constexpr Role kTracker{Kind::Tracker, "tracker", "momentum"};
-constexpr Role kSchedule{Kind::Schedule, "schedule", "nonconvex"};
+constexpr Role kOracle{Kind::Oracle, "oracle", false};
+constexpr Role kOuter{Kind::Outer, "outer", false};
+constexpr Role kDomain{Kind::Domain, "domain", false};
+constexpr Role kGlmo{Kind::Glmo, "glmo", true};  // absent: chosen again by build_glmos(), with supports()
+constexpr Role kTracker{Kind::Tracker, "tracker", true};
+constexpr Role kSchedule{Kind::Schedule, "schedule", true};
 
 const std::vector<std::string> kTopLevelKeys = {"name",   "seed",    "iterations", "report",  "stop",
                                                 "oracle", "outer",   "domain",     "glmo",    "tracker",
@@ -82,6 +82,19 @@ std::vector<std::string> names_of_kind(const Registry& registry, Kind kind) {
   return names;
 }
 
+/// The plugins of `kind` the host may pick for an absent block (Preference::rank > 0), most
+/// preferred first; equal ranks by name.
+std::vector<const RegisteredComponent*> ranked(const Registry& registry, Kind kind) {
+  std::vector<const RegisteredComponent*> out;
+  for (const auto& c : registry.components())
+    if (c.info.kind == kind && c.info.preference.rank > 0) out.push_back(&c);
+  std::sort(out.begin(), out.end(), [](const RegisteredComponent* a, const RegisteredComponent* b) {
+    if (a->info.preference.rank != b->info.preference.rank) return a->info.preference.rank > b->info.preference.rank;
+    return a->info.name < b->info.name;
+  });
+  return out;
+}
+
 Resolved resolve_block(const Registry& registry, const json& block, Kind role_kind, const std::string& pointer,
                        const std::string& source) {
   const RegisteredComponent& component = find_plugin(registry, role_kind, block, source, pointer);
@@ -93,29 +106,24 @@ Resolved resolve_block(const Registry& registry, const json& block, Kind role_ki
   return r;
 }
 
-/// A role's block at `pointer`, or (when `block` is null) its default plugin's, or an error
-/// listing the loaded plugins of the role.
+/// A role's block at `pointer`, or (when `block` is null) the block of its most preferred
+/// plugin, or an error listing the loaded plugins of the role.
 Resolved resolve_role(const Registry& registry, const json* block, const Role& role, const std::string& pointer,
                       const std::string& source) {
   if (block) return resolve_block(registry, *block, role.kind, pointer, source);
   const std::string kind = to_string(role.kind);
-  if (!role.default_plugin) {
-    const auto names = names_of_kind(registry, role.kind);
-    if (names.empty())
-      input_error(source, pointer,
-                  "missing block; add {\"plugin\": NAME}; no " + kind +
-                      " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)");
-    input_error(source, pointer, "missing block; add {\"plugin\": NAME} with NAME one of " + quoted_list(names));
-  }
-  if (!registry.find(role.kind, role.default_plugin)) {
-    const auto names = names_of_kind(registry, role.kind);
-    std::string what = std::string("missing block, and the default {\"plugin\": \"") + role.default_plugin +
-                       "\"} is not loaded; ";
-    what += names.empty() ? "no " + kind + " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)"
-                          : "add {\"plugin\": NAME} with NAME one of " + quoted_list(names);
-    input_error(source, pointer, what);
-  }
-  return resolve_block(registry, json{{"plugin", role.default_plugin}}, role.kind, pointer, source);
+  const auto preferred = role.chosen ? ranked(registry, role.kind) : std::vector<const RegisteredComponent*>{};
+  if (!preferred.empty())
+    return resolve_block(registry, json{{"plugin", preferred.front()->info.name}}, role.kind, pointer, source);
+  const auto names = names_of_kind(registry, role.kind);
+  if (names.empty())
+    input_error(source, pointer,
+                "missing block; add {\"plugin\": NAME}; no " + kind +
+                    " plugins are loaded (check --plugin-path or SCFW_PLUGIN_PATH)");
+  input_error(source, pointer,
+              std::string(role.chosen ? "missing block, and no loaded " + kind + " plugin is chosen automatically; "
+                                      : "missing block; ") +
+                  "add {\"plugin\": NAME} with NAME one of " + quoted_list(names));
 }
 
 const json* find_block(const json& doc, const char* key) {
@@ -314,127 +322,72 @@ struct GlmoTarget {
   std::vector<std::string>& notes;
 };
 
-/// What one GLMO instance will hold, estimated before it is built (docs/memory.md). Over an LP
-/// model: the LP by columns (the n rows of u = z + V (x - y) are dense in the domain's
-/// variables, W = V A), bounds, costs and solutions per row and column, and the explicit basis
-/// inverse of the dense simplex. Over an LMO-only domain: the atoms of column generation
-/// (at most 2 max_atoms, each a d-vector and its image under V). Compact atoms (`compact_nnz`
-/// > 0: a sparse V of that many non-zeros, a domain with compact atoms, F not reading x): each
-/// atom is rows + cols numbers (a rows x cols domain) or one non-zero (the vertices of the l1 ball
-/// and the simplex; the initial point is charged as d non-zeros), plus the index of V's pattern
-/// (6 integers and 3 gradient values per non-zero) and x's factors for the final product.
-std::uint64_t glmo_bytes(const Domain& domain, const Params& params, const std::string& name, std::int64_t n,
-                         std::int64_t d, std::int64_t compact_nnz) {
-  if (!domain.capabilities().has(Capability::LpModel) || name == "column_generation") {
-    // get<int>, as the factory reads it: an out-of-range value is refused with its message here.
-    const std::int64_t atoms = 2 * std::int64_t{params.has("max_atoms") ? params.get<int>("max_atoms") : 50};
-    const std::uint64_t master = bytes_of({atoms + n + 1, atoms + n + 1, 8});
-    if (compact_nnz <= 0) return add_bytes(bytes_of({atoms, d + n, 8}), master);
-    const std::vector<int> shape = domain.shape();
-    const std::int64_t atom = shape.size() == 2 ? std::int64_t{shape[0]} + shape[1] + 1 : 2;
-    std::uint64_t bytes = add_bytes(bytes_of({atoms, atom + n, 8}), master);
-    bytes = add_bytes(bytes, bytes_of({compact_nnz, 6 * 4 + 3 * 8}));
-    if (shape.size() == 2) bytes = add_bytes(bytes, bytes_of({atoms, atom, 8}));
-    else bytes = add_bytes(bytes, bytes_of({d, 12}));
-    return bytes;
-  }
-  Model m;
-  const std::vector<Expr> x = domain.model(m);
-  std::int64_t nnz = 0;
-  for (const Row& r : m.rows()) nnz += static_cast<std::int64_t>(r.expr.terms().size());
-  for (const Expr& e : x) nnz += static_cast<std::int64_t>(e.terms().size());
-  const std::int64_t vars = m.num_vars(), rows = static_cast<std::int64_t>(m.rows().size());
-  const std::int64_t cols = vars + 2 * n, all_rows = rows + 2 * n;  // u, and about one row per u of the outer
-  std::uint64_t bytes = bytes_of({n, vars, 8});                       // W = V A
-  bytes = add_bytes(bytes, bytes_of({n * vars + nnz + cols, 16}));    // the LP by columns: index + value
-  bytes = add_bytes(bytes, bytes_of({cols + all_rows, 64}));          // bounds, costs, solutions, statuses
-  if (name == "dense_simplex") bytes = add_bytes(bytes, bytes_of({all_rows, all_rows, 8}));  // basis inverse
-  return bytes;
-}
-
 /// Builds the GLMO and its twin for the gap reports from `glmo_block`, or picks the solver when
 /// `doc` has no "glmo" block. Returns the target it filled.
 GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json& doc, Resolved glmo_block,
                        const std::string& src, const Context& ctx, int n, int d,
                        const std::shared_ptr<CallCounters>& counters) {
-  // No glmo block: the host picks the solver. A domain known only through its LMO goes to column
-  // generation; a small LP to the dense simplex that keeps its basis between iterations; any
-  // other LP (too large for the dense solver, or with cones) to clp. An explicit "clp" over an
-  // LMO-only domain also hands over to column generation. The summary says what was chosen.
+  // No glmo block: the host asks the GLMOs that declare a preference, most preferred first
+  // (registrar.hpp, Preference), and builds the first whose supports() accepts the problem. A
+  // GLMO named in the file that declines a domain with no LP model gives way to the same choice
+  // when it declares hands_over. The summary says what was chosen and why.
   const bool glmo_auto = doc.find("glmo") == doc.end();
-  auto use_glmo = [&](const char* name) -> bool {
-    const RegisteredComponent* c = registry.find(Kind::Glmo, name);
-    if (!c) return false;
+  const bool lp_model = problem.domain->capabilities().has(Capability::LpModel);
+  auto use_glmo = [&](const RegisteredComponent* c) {
     glmo_block.component = c;
     glmo_block.params = validate_object(c->info.params, json::object(), src, "/glmo", c->info.name);  // its defaults
-    problem.plugins[3].second = name;
-    return true;
+    problem.plugins[3].second = c->info.name;
   };
-  // The instance supported() asked, kept as the algorithm's GLMO when it is the one chosen.
-  std::unique_ptr<Glmo> asked;
-  const RegisteredComponent* asked_component = nullptr;
-  auto build_glmos = [&]() {
-    // Two instances from one block: the gap reports never disturb the algorithm's warm starts.
-    const std::string& glmo_name = glmo_block.component->info.name;
-    if (MemoryAccount* account = ctx.memory.account()) {
-      const bool compact = ctx.jacobian_nnz > 0 && problem.domain->capabilities().has(Capability::CompactAtoms) &&
-                           !problem.outer->traits().depends_on_x;
-      const std::uint64_t one =
-          glmo_bytes(*problem.domain, glmo_block.params, glmo_name, n, d, compact ? ctx.jacobian_nnz : 0);
-      charge(*account, add_bytes(one, one), "the GLMO and its twin for the gap reports (2 x " + format_bytes(one) + ")",
-             src, "/glmo");
-    }
-    if (asked && asked_component == glmo_block.component)
-      problem.glmo = std::move(asked);
-    else
-      problem.glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
-    problem.gap_glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
-    for (Glmo* g : {problem.glmo.get(), problem.gap_glmo.get()}) {
-      try {
-        g->setup(*problem.outer, *problem.domain, n, d);
-      } catch (const CapabilityError& e) {
-        throw CapabilityError(src + ": /glmo: " + e.what());
-      } catch (const InputError& e) {
-        throw InputError(src + ": /glmo: " + e.what());
-      } catch (const Error& e) {  // a numerical failure is no bad input: exit 1, not 2
-        throw Error(src + ": /glmo: " + e.what());
-      }
-    }
+  // Asks the GLMO of glmo_block, before any setup, whether it handles this problem; the instance
+  // asked is kept as the algorithm's GLMO when it is the one chosen.
+  std::unique_ptr<Glmo> chosen;
+  std::string why;  // the reason of the last GLMO that declined
+  auto supported = [&]() {
+    chosen = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_block.component->info.name, counters);
+    if (chosen->supports(*problem.outer, *problem.domain, n, d, &why)) return true;
+    chosen.reset();
+    return false;
   };
 
-  // Asks the GLMO of glmo_block, before any setup, whether it handles this problem.
-  auto supported = [&](std::string& why) {
-    asked = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_block.component->info.name, counters);
-    asked_component = glmo_block.component;
-    return asked->supports(*problem.outer, *problem.domain, n, d, &why);
-  };
-  std::string why;
-  if (!problem.domain->capabilities().has(Capability::LpModel) && (glmo_auto || (glmo_block.component->info.name == "clp" && !supported(why)))) {
-    if (use_glmo("column_generation"))
-      problem.notes.push_back(std::string("glmo: the domain has no LP model, so ") +
-                              (glmo_auto ? "column_generation was selected" : "clp handed over to column_generation") +
-                              " (a restricted master LP over the domain's LMO atoms)");
-    build_glmos();
-  } else if (glmo_auto && use_glmo("scenario_dual") && supported(why)) {
-    // Many rows (one per scenario) against few structural columns: the dual is the small LP.
-    build_glmos();
-    problem.notes.push_back("glmo: scenario_dual selected automatically (the GLMO LP has many rows against few "
-                            "structural columns; its dual is solved, warm)");
-  } else if (glmo_auto && use_glmo("dense_simplex")) {
-    if (supported(why)) {
-      build_glmos();
-      problem.notes.push_back("glmo: dense_simplex selected automatically (the GLMO LP is small enough for the dense "
-                              "simplex that keeps its basis between iterations)");
-    } else {
-      // Too large for the dense solver, or cones: Clp instead.
-      use_glmo("clp");
-      build_glmos();
-      problem.notes.push_back("glmo: clp selected automatically; dense_simplex declined: " + why);
+  const RegisteredComponent* named = glmo_block.component;
+  const bool hand_over = !glmo_auto && !lp_model && named->info.preference.hands_over && !supported();
+  if (glmo_auto || hand_over) {
+    std::string declined = hand_over ? named->info.name : std::string();
+    for (const RegisteredComponent* c : ranked(registry, Kind::Glmo)) {
+      if (c == named && hand_over) continue;  // it declined already
+      use_glmo(c);
+      if (supported()) break;
+      declined = c->info.name;
     }
-  } else {
-    build_glmos();
+    if (!chosen) throw CapabilityError(src + ": /glmo: " + why);  // none of them takes the problem
+    const std::string& name = glmo_block.component->info.name;
+    const std::string& reason = glmo_block.component->info.preference.reason;
+    if (!lp_model)
+      problem.notes.push_back("glmo: the domain has no LP model, so " +
+                              (hand_over ? named->info.name + " handed over to " + name : name + " was selected") +
+                              (reason.empty() ? std::string() : " (" + reason + ")"));
+    else if (!reason.empty())
+      problem.notes.push_back("glmo: " + name + " selected automatically (" + reason + ")");
+    else if (!declined.empty())
+      problem.notes.push_back("glmo: " + name + " selected automatically; " + declined + " declined: " + why);
   }
 
+  // Two instances from one block: the gap reports never disturb the algorithm's warm starts.
+  // Each charges what it holds to the memory account in its setup().
+  const std::string& glmo_name = glmo_block.component->info.name;
+  problem.glmo = chosen ? std::move(chosen) : wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
+  problem.gap_glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
+  for (Glmo* g : {problem.glmo.get(), problem.gap_glmo.get()}) {
+    try {
+      g->setup(*problem.outer, *problem.domain, n, d);
+    } catch (const CapabilityError& e) {
+      throw CapabilityError(src + ": /glmo: " + e.what());
+    } catch (const InputError& e) {
+      throw InputError(src + ": /glmo: " + e.what());
+    } catch (const Error& e) {  // a numerical failure is no bad input: exit 1, not 2
+      throw Error(src + ": /glmo: " + e.what());
+    }
+  }
   return problem;
 }
 

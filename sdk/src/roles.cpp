@@ -1,6 +1,8 @@
 #include "scfw/registrar.hpp"
 #include "scfw/roles.hpp"
 
+#include "scfw/memory.hpp"
+
 #include <string>
 
 namespace scfw {
@@ -83,6 +85,21 @@ const char* to_string(Kind k) {
     case Kind::Schedule: return "schedule";
   }
   return "?";
+}
+
+std::uint64_t glmo_lp_bytes(const Domain& domain, int n, std::int64_t* rows) {
+  Model m;
+  const std::vector<Expr> x = domain.model(m);
+  std::int64_t nnz = 0;
+  for (const Row& r : m.rows()) nnz += static_cast<std::int64_t>(r.expr.terms().size());
+  for (const Expr& e : x) nnz += static_cast<std::int64_t>(e.terms().size());
+  const std::int64_t vars = m.num_vars();
+  const std::int64_t cols = vars + 2 * std::int64_t{n};                                      // and u
+  const std::int64_t all_rows = static_cast<std::int64_t>(m.rows().size()) + 2 * std::int64_t{n};  // the outer's
+  if (rows) *rows = all_rows;
+  std::uint64_t bytes = bytes_of({n, vars, 8});                    // W = V A
+  bytes = add_bytes(bytes, bytes_of({n * vars + nnz + cols, 16}));  // the LP by columns: index + value
+  return add_bytes(bytes, bytes_of({cols + all_rows, 64}));        // bounds, costs, solutions, statuses
 }
 
 }  // namespace scfw

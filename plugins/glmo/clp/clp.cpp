@@ -78,7 +78,7 @@ namespace lp = scfw::lp;
 
 class ClpGlmo final : public scfw::Glmo {
  public:
-  ClpGlmo(const scfw::Params& p, const scfw::Context&) {
+  ClpGlmo(const scfw::Params& p, const scfw::Context& ctx) : memory_(ctx.memory) {
     dual_ = p.get<std::string>("algorithm") == "dual";  // or "primal", the other declared choice
     warm_start_ = p.get<bool>("warm_start");
     tolerance_ = p.get<double>("tolerance");
@@ -216,6 +216,7 @@ class ClpGlmo final : public scfw::Glmo {
   bool dual_ = true;
   bool warm_start_ = true;
   double tolerance_ = 1e-7;
+  scfw::Memory memory_;  // the run's account, charged in setup()
 
   const scfw::OuterFunction* outer_ = nullptr;
   const scfw::Domain* domain_ = nullptr;
@@ -251,6 +252,9 @@ class ClpGlmo final : public scfw::Glmo {
 void ClpGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) {
   lp_.reset();
   lp::GlmoModel g = lp::build_model("clp", outer, domain, n, d);
+  std::int64_t rows = 0;
+  const std::uint64_t bytes = scfw::glmo_lp_bytes(domain, n, &rows);
+  memory_.reserve(bytes, "clp's LP (" + std::to_string(rows) + " rows)");
   n_ = n;
   d_ = d;
   domain_has_cones_ = g.domain_has_cones;
@@ -753,7 +757,8 @@ void register_components(scfw::Registrar& r) {
                                "upper - lower <= tolerance * max(1, |upper|) (upper: F at a "
                                "feasible x, lower: the LP bound)")
            .positive()
-           .def(1e-7)});
+           .def(1e-7)},
+      scfw::Preference{.rank = 20, .hands_over = true});
 }
 
 }  // namespace

@@ -79,7 +79,7 @@ namespace lp = scfw::lp;
 
 class ColumnGeneration final : public scfw::Glmo {
  public:
-  ColumnGeneration(const scfw::Params& p, const scfw::Context&) {
+  ColumnGeneration(const scfw::Params& p, const scfw::Context& ctx) : memory_(ctx.memory), jacobian_nnz_(ctx.jacobian_nnz) {
     tol_ = p.get<double>("tolerance");
     max_rounds_ = p.get<int>("max_rounds");
     max_atoms_ = p.get<int>("max_atoms");
@@ -110,6 +110,28 @@ class ColumnGeneration final : public scfw::Glmo {
     if (domain.dim() != d)
       throw scfw::Error("column_generation: the domain has dimension " + std::to_string(domain.dim()) +
                         ", expected d = " + std::to_string(d));
+    // What this GLMO will hold (docs/memory.md): 2 max_atoms atoms, each a d-vector and its image
+    // under V, and the master. Compact atoms (a sparse V, a domain with compact atoms, F not
+    // reading x): each atom is rows + cols + 1 numbers (a rows x cols domain) or one non-zero (the
+    // initial point charged as d non-zeros), plus the index of V's pattern (6 integers and 3
+    // gradient values per non-zero) and, for a rows x cols domain, x's factors.
+    {
+      const std::int64_t atoms = 2 * std::int64_t{max_atoms_};
+      std::uint64_t bytes = scfw::bytes_of({atoms + n + 1, atoms + n + 1, 8});
+      const bool compact = jacobian_nnz_ > 0 && domain.capabilities().has(scfw::Capability::CompactAtoms) &&
+                           !outer.traits().depends_on_x;
+      if (!compact) {
+        bytes = scfw::add_bytes(bytes, scfw::bytes_of({atoms, std::int64_t{d} + n, 8}));
+      } else {
+        const std::vector<int> shape = domain.shape();
+        const std::int64_t atom = shape.size() == 2 ? std::int64_t{shape[0]} + shape[1] + 1 : 2;
+        bytes = scfw::add_bytes(bytes, scfw::bytes_of({atoms, atom + n, 8}));
+        bytes = scfw::add_bytes(bytes, scfw::bytes_of({jacobian_nnz_, 6 * 4 + 3 * 8}));
+        bytes = scfw::add_bytes(bytes, shape.size() == 2 ? scfw::bytes_of({atoms, atom, 8}) : scfw::bytes_of({d, 12}));
+      }
+      memory_.reserve(bytes, "column_generation's atoms and master LP (2 x max_atoms = " + std::to_string(atoms) +
+                                 " atoms)");
+    }
     outer_ = &outer;
     domain_ = &domain;
     n_ = n;
@@ -444,6 +466,8 @@ class ColumnGeneration final : public scfw::Glmo {
   double tol_ = 1e-7;
   int max_rounds_ = 500;
   int max_atoms_ = 50;
+  scfw::Memory memory_;           // the run's account, charged in setup()
+  std::int64_t jacobian_nnz_ = -1;  // V's non-zeros when sparse (Context::jacobian_nnz)
   std::string master_ = "auto";
   long max_pivots_ = 0;  // dense master pivots per master solve before Clp takes over (0: automatic)
   const scfw::OuterFunction* outer_ = nullptr;
@@ -1141,7 +1165,8 @@ void register_components(scfw::Registrar& r) {
                           "pivots the dense master may take in one master solve before that GLMO solve is handed to "
                           "Clp (0: 50 (rows + columns) + 1000)")
            .at_least(0)
-           .def(0)});
+           .def(0)},
+      scfw::Preference{.rank = 10, .reason = "a restricted master LP over the domain's LMO atoms"});
 }
 
 }  // namespace

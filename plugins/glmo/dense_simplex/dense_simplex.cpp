@@ -44,7 +44,7 @@ enum class Loop { kOptimal, kInfeasible, kAmbiguous, kRestart, kIterLimit };
 
 class DenseSimplexGlmo final : public scfw::Glmo {
  public:
-  DenseSimplexGlmo(const scfw::Params& p, const scfw::Context&) {
+  DenseSimplexGlmo(const scfw::Params& p, const scfw::Context& ctx) : memory_(ctx.memory) {
     max_rows_ = p.get<int>("max_rows");  // declared in [1, 2^20]
     max_columns_ = p.get<int>("max_columns");  // declared in [1, 2^30]
     cross_check_ = p.get<bool>("cross_check");
@@ -137,6 +137,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
                                   scfw::Vec& x, long pivots);
 
   int max_rows_ = 100;
+  scfw::Memory memory_;  // the run's account, charged in setup()
   int max_columns_ = 1500;
   bool cross_check_ = false;
   long solves_ = 0;
@@ -239,6 +240,10 @@ bool DenseSimplexGlmo::supports(const scfw::OuterFunction& outer, const scfw::Do
 void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n,
                              int d) {
   lp::GlmoModel g = lp::build_model("dense_simplex", outer, domain, n, d);
+  std::int64_t rows = 0;
+  const std::uint64_t bytes = scfw::glmo_lp_bytes(domain, n, &rows);
+  memory_.reserve(scfw::add_bytes(bytes, scfw::bytes_of({rows, rows, 8})),
+                  "dense_simplex's LP and basis inverse (" + std::to_string(rows) + " x " + std::to_string(rows) + ")");
   n_ = n;
   d_ = d;
   if (!g.model.cones().empty())
@@ -1196,7 +1201,10 @@ void register_components(scfw::Registrar& r) {
        scfw::ParamSpec::boolean("cross_check",
                                 "also solve every LP with Clp and stop at the first relative "
                                 "disagreement above 1e-9 (debugging; slow)")
-           .def(false)});
+           .def(false)},
+      scfw::Preference{.rank = 30,
+                       .reason = "the GLMO LP is small enough for the dense simplex that keeps its basis "
+                                 "between iterations"});
 }
 
 }  // namespace

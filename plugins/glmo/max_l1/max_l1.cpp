@@ -146,7 +146,7 @@ Shape recognize(const lp::GlmoModel& gm, int n, int d) {
 
 class MaxL1Glmo final : public scfw::Glmo {
  public:
-  MaxL1Glmo(const scfw::Params& p, const scfw::Context&) {
+  MaxL1Glmo(const scfw::Params& p, const scfw::Context& ctx) : memory_(ctx.memory) {
     max_outputs_ = p.get<int>("max_outputs");
     cross_check_ = p.get<bool>("cross_check");
   }
@@ -217,6 +217,7 @@ class MaxL1Glmo final : public scfw::Glmo {
   int solve_from_basis(bool bland, long& pivots, long limit);
 
   int max_outputs_ = 100;
+  scfw::Memory memory_;  // the run's account, charged in setup()
   bool cross_check_ = false;
   long fallbacks_ = 0;
   std::unique_ptr<lp::ColdClp> clp_;  // cross_check and the last-resort fallback
@@ -256,6 +257,9 @@ void MaxL1Glmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& doma
   lp::GlmoModel gm;
   const std::string why = decline_reason(outer, domain, n, d, &s, &gm);
   if (!why.empty()) throw scfw::CapabilityError(why);
+  std::int64_t rows = 0;
+  const std::uint64_t bytes = scfw::glmo_lp_bytes(domain, n, &rows);
+  memory_.reserve(bytes, "max_l1's LP (" + std::to_string(rows) + " rows)");
   clp_ = std::make_unique<lp::ColdClp>(gm);
   n_ = n;
   d_ = d;

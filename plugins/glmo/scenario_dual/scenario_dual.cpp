@@ -272,7 +272,7 @@ DualShape analyze(const lp::SparseLp& lp, const lp::UElimination& elim, const st
 
 class ScenarioDualGlmo final : public scfw::Glmo {
  public:
-  ScenarioDualGlmo(const scfw::Params& p, const scfw::Context&) {
+  ScenarioDualGlmo(const scfw::Params& p, const scfw::Context& ctx) : memory_(ctx.memory) {
     max_structural_ = p.get<int>("max_structural");
     min_row_ratio_ = p.get<double>("min_row_ratio");
     cross_check_ = p.get<bool>("cross_check");
@@ -394,6 +394,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   Outcome run_dual(long& pivots);
 
   int max_structural_ = 256;
+  scfw::Memory memory_;  // the run's account, charged in setup()
   double min_row_ratio_ = 2.0;
   bool cross_check_ = false;
   bool native_kernels_ = false;  // "kernels": "native": AVX2 + FMA when the CPU has them
@@ -518,6 +519,9 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   if (!g.model.cones().empty())
     throw scfw::CapabilityError(
         "scenario_dual: the model has second-order cones, which this LP solver does not handle; use the clp GLMO");
+  std::int64_t rows = 0;
+  const std::uint64_t bytes = scfw::glmo_lp_bytes(domain, n, &rows);
+  memory_.reserve(bytes, "scenario_dual's LP (" + std::to_string(rows) + " rows)");
   n_ = n;
   d_ = d;
   lp_ = lp::SparseLp::from_model(g.model, g.objective);
@@ -1557,7 +1561,10 @@ void register_components(scfw::Registrar& r) {
        scfw::ParamSpec::boolean("cross_check",
                                 "also solve every LP with Clp and stop at the first relative disagreement above "
                                 "1e-9 (debugging; slow)")
-           .def(false)});
+           .def(false)},
+      scfw::Preference{.rank = 40,
+                       .reason = "the GLMO LP has many rows against few structural columns; its dual is "
+                                 "solved, warm"});
 }
 
 }  // namespace

@@ -49,7 +49,8 @@ scfw::ParamSpec r_spec() {
 void register_components(scfw::Registrar& r) {
   r.add<Nonconvex>("nonconvex",
                    "Theorem 1: gamma = K^-((2r-1)/(3r-2)), beta = rho = K^-(r/(3r-2)) (K^-3/4 and K^-1/2 at r = 2)",
-                   {r_spec()});
+                   {r_spec()},
+                   scfw::Preference{.rank = 1});
 }
 
 }  // namespace

@@ -78,7 +78,8 @@ void register_components(scfw::Registrar& r) {
                   "Alg. 1 trackers: V_k = (1-beta) V + beta J~; z_k Polyak (Variant I) or Taylor-corrected (Variant II)",
                   {scfw::ParamSpec::choice("value", {"polyak", "taylor"},
                                            "function tracker: \"polyak\" (Variant I) or \"taylor\" (Variant II)")
-                       .def("taylor")});
+                       .def("taylor")},
+                  scfw::Preference{.rank = 1});
 }
 
 }  // namespace

@@ -78,12 +78,28 @@ struct Context {
 /// filled in, ranges checked, unknown keys refused). Only the host's registry runs factories.
 using Factory = std::function<std::unique_ptr<Component>(const Params&, const Context&)>;
 
+/// How the host picks a plugin for a role whose block a problem file leaves out (docs/plugins.md,
+/// "The automatic choice"). A plugin of rank 0 (the default) is used only where a file names it.
+/// Among the ranked plugins of a role the highest rank is the role's default; for the GLMO the
+/// ranked ones are asked in decreasing rank, and the first whose supports() accepts the problem
+/// is used. Equal ranks go by name.
+struct Preference {
+  int rank = 0;
+  /// A GLMO's reason for the run summary's note: "glmo: NAME selected automatically (<reason>)".
+  /// Empty: the note names the GLMO of the next higher rank that declined, and its reason.
+  std::string reason = {};
+  /// A GLMO named in a problem file that declines a domain with no LP model hands over to the
+  /// automatic choice (with a note) instead of failing.
+  bool hands_over = false;
+};
+
 struct ComponentInfo {
   Kind kind = Kind::Oracle;
   std::string name;     ///< the name users write in JSON: {"plugin": name}
   std::string summary;  ///< one line: what it is, with the paper's formula
   std::vector<ParamSpec> params;
   Factory make;
+  Preference preference;  ///< whether and when the host picks it for an absent block
 };
 
 namespace detail {
@@ -134,9 +150,10 @@ class Registrar {
   virtual void add(ComponentInfo info) = 0;
 
   /// Registers T under `name` in the role T derives from, constructed as
-  /// T(const Params&, const Context&) with the parameters validated against `params`.
+  /// T(const Params&, const Context&) with the parameters validated against `params`;
+  /// `preference` says whether the host may pick it for an absent block.
   template <class T>
-  void add(std::string name, std::string summary, std::vector<ParamSpec> params) {
+  void add(std::string name, std::string summary, std::vector<ParamSpec> params, Preference preference = {}) {
     static_assert(role_count_v<T> == 1,
                   "scfw::Registrar::add<T>: T must derive from exactly one of the six roles scfw::Oracle, "
                   "scfw::OuterFunction, scfw::Domain, scfw::Glmo, scfw::Tracker, scfw::Schedule");
@@ -148,7 +165,8 @@ class Registrar {
       add(ComponentInfo{kind_of<T>(), std::move(name), std::move(summary), std::move(params),
                         [](const Params& p, const Context& c) -> std::unique_ptr<Component> {
                           return std::make_unique<T>(p, c);
-                        }});
+                        },
+                        std::move(preference)});
     }
   }
 };

@@ -174,7 +174,9 @@ class Glmo : public Stateful {
   /// (if not null) receives one line saying why; the host then picks another solver for a
   /// problem file without a "glmo" block. The default is true.
   virtual bool supports(const OuterFunction& outer, const Domain& domain, int n, int d, std::string* why) const;
-  /// Builds whatever the solver needs once per run.
+  /// Builds whatever the solver needs once per run. It charges what it will hold to the memory
+  /// account of the Context its factory received, before allocating it (memory.hpp): the host
+  /// calls setup() while composing, and reports a charge over the limit at the "glmo" block.
   virtual void setup(const OuterFunction& outer, const Domain& domain, int n, int d) = 0;
   /// x = argmin_{x in X} F(z + V (x - y), x). Throws scfw::Error on infeasible, unbounded or
   /// failed solves (the host adds the iteration number).
@@ -187,6 +189,14 @@ class Glmo : public Stateful {
   /// A one-line description of the solver actually used, for the run summary.
   virtual std::string describe() const = 0;
 };
+
+/// What a GLMO holds for the LP of F over the domain's model, estimated before it is built, for
+/// its charge in setup() (docs/memory.md): W = V A (n x the model's variables), the LP by columns
+/// (the n rows of u = z + V (x - y) are dense in the variables; 16 bytes a non-zero), and 64
+/// bytes a row or column for bounds, costs, solutions and statuses. `rows` (if not null)
+/// receives the LP's rows, the domain's and about two per output, for a solver that adds a basis
+/// of rows x rows. The domain must declare Capability::LpModel.
+std::uint64_t glmo_lp_bytes(const Domain& domain, int n, std::int64_t* rows = nullptr);
 
 // ---------------------------------------------------------------------------------------------
 // Step sizes
