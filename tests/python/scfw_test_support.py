@@ -15,8 +15,10 @@ TASK2 = os.path.join(SOURCE_DIR, "examples", "cvar_portfolio.json")
 
 
 def run_cli(*args, cwd=None):
-    """Runs `scfw ARGS`; returns (exit code, stdout, stderr)."""
-    p = subprocess.run([SCFW, *args], cwd=cwd, capture_output=True, text=True)
+    """Runs `scfw ARGS`; returns (exit code, stdout, stderr). In the sanitizer build the app
+    carries its own sanitizer runtime: the one preloaded into python3 is not handed down."""
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    p = subprocess.run([SCFW, *args], cwd=cwd, capture_output=True, text=True, env=env)
     return p.returncode, p.stdout, p.stderr
 
 
