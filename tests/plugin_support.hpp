@@ -103,6 +103,41 @@ inline Instance random_instance(const Domain& domain, int n, std::mt19937_64& rn
   return in;
 }
 
+/// A degenerate variant of a random instance, by kind (0..5): tied rows, zero columns, z all equal
+/// with a duplicate row, V = 0, rank-one V with z = 0, small integers (exact ties among ratios).
+inline void make_degenerate(Instance& in, int kind, std::mt19937_64& rng) {
+  const int n = static_cast<int>(in.V.rows()), d = static_cast<int>(in.V.cols());
+  switch (kind) {
+    case 0:  // tied rows: duplicates of V and of z
+      for (int i = 1; i < n; i += 2) {
+        in.V.row(i) = in.V.row(i - 1);
+        in.z[i] = in.z[i - 1];
+      }
+      break;
+    case 1:  // zero columns of V
+      for (int j = 0; j < d; j += 3) in.V.col(j).setZero();
+      break;
+    case 2:  // z all equal, a duplicate row of V
+      in.z.setConstant(0.25);
+      in.V.row(n - 1) = in.V.row(0);
+      break;
+    case 3:  // V = 0: every x is optimal
+      in.V.setZero();
+      break;
+    case 4:  // rank-one V, z = 0: a heavily degenerate vertex
+      for (int i = 1; i < n; ++i) in.V.row(i) = in.V.row(0);
+      in.z.setZero();
+      break;
+    default: {  // small integers: exact ties among the ratios
+      std::uniform_int_distribution<int> small(-2, 2);
+      for (int i = 0; i < n; ++i) {
+        in.z[i] = small(rng);
+        for (int j = 0; j < d; ++j) in.V(i, j) = small(rng);
+      }
+    }
+  }
+}
+
 /// A GLMO's warm solves allocate nothing: 1000 instances whose V drifts by b toward fresh normals
 /// (seed 9; z and y fixed) are built first, one solve warms the GLMO, then the 1000 are solved
 /// while `mallocs()` (the test's counting malloc) must not move. Returns the pivots they took.

@@ -103,28 +103,7 @@ TEST_CASE("dense_simplex equals Clp on degenerate instances") {
     for (int trial = 0; trial < 40; ++trial) {
       CAPTURE(trial);
       Instance in = random_instance(*c.domain, n, rng);
-      switch (trial % 5) {
-        case 0:  // tied rows: duplicates of V (and of z)
-          for (int i = 1; i < n; i += 2) {
-            in.V.row(i) = in.V.row(i - 1);
-            in.z[i] = in.z[i - 1];
-          }
-          break;
-        case 1:  // zero columns of V
-          for (int j = 0; j < d; j += 3) in.V.col(j).setZero();
-          break;
-        case 2:  // z all equal, duplicate rows of V with different z
-          in.z.setConstant(0.25);
-          in.V.row(n - 1) = in.V.row(0);
-          break;
-        case 3:  // V = 0: every x is optimal
-          in.V.setZero();
-          break;
-        case 4:  // rank one V with tied z: a heavily degenerate vertex
-          for (int i = 0; i < n; ++i) in.V.row(i) = in.V.row(0) * (1.0 + 0.0 * i);
-          in.z.setZero();
-          break;
-      }
+      make_degenerate(in, trial % 5, rng);  // kinds 0-4 draw nothing from rng
       compare(*dense, *clp, *outer, *c.domain, in);
     }
   }

@@ -11,6 +11,12 @@
 //     clp is Clp itself (its warm model keeps every u-row slot stored, see plugins/glmo/clp) and
 //     column_generation knows the domain by its LMO: for both, lp::ColdClp is the independent
 //     solve;
+//   * every exact GLMO (scenario_dual with its dual and with its primal simplex) against
+//     lp::ColdClp along sequences solved warm, without cross_check (so that no solve is answered
+//     by the GLMO's own Clp): random instances, degenerate ones (tied and duplicate rows, zero
+//     columns, V = 0, rank-one V with z = 0, integer data) and momentum-like drifts
+//     V_{k+1} = (1 - b) V_k + b G_k (b = 0.01, 0.1), each within 1e-9 (relative), with x in the
+//     domain and F(z + V (x - y), x) at x equal to the value;
 //   * the fallback's and cross_check's errors, word for word.
 #include <doctest/doctest.h>
 
@@ -61,6 +67,7 @@ std::vector<Problem> problems() {
 
 std::unique_ptr<Glmo> make_glmo(const std::string& name, int d, int n) {
   if (name == "clp") return make<Glmo>("clp", {}, context(d, n));
+  if (name == "scenario_dual/primal") return make<Glmo>("scenario_dual", params({{"algorithm", "primal"}}), context(d, n));
   if (name == "column_generation")
     return make<Glmo>("column_generation", params({{"tolerance", 1e-11}}), context(d, n));
   return make<Glmo>(name, params({{"cross_check", true}}), context(d, n));
@@ -88,7 +95,73 @@ std::vector<Instance> instances(const Domain& domain, int n, std::mt19937_64& rn
   return out;
 }
 
+// The GLMO's answer on one instance against lp::ColdClp's: the values within 1e-9 (relative), x
+// in the domain and F(z + V (x - y), x) at x equal to the value.
+GlmoResult check_against_cold(Glmo& glmo, const lp::ColdClp& cold, const Problem& p, const Instance& in, Vec& x) {
+  Vec xr(p.d);
+  x.resize(p.d);
+  const GlmoResult r = glmo.solve(in.z, in.V, in.y, x);
+  const lp::ColdClp::Result ref = cold.solve(in.z, in.V, in.y, xr);
+  REQUIRE(ref.status == 0);
+  CHECK(rel_diff(r.value, ref.value) <= 1e-9);
+  CHECK(p.domain->contains(x, 1e-8));
+  const Vec u = in.z + in.V * (x - in.y);
+  CHECK(rel_diff(p.outer->value(u, x), r.value) <= 1e-9);
+  return r;
+}
+
 }  // namespace
+
+TEST_CASE("every exact GLMO agrees with lp::ColdClp along random, degenerate and drifting sequences") {
+  for (const Problem& p : problems()) {
+    const lp::ColdClp cold(lp::build_model("test", *p.outer, *p.domain, p.n, p.d));
+    std::vector<std::string> names;
+    for (const std::string& name : p.glmos)
+      if (name != "clp") names.push_back(name);
+    names.push_back("scenario_dual/primal");
+    for (const std::string& name : names) {
+      CAPTURE(p.name);
+      CAPTURE(name);
+      const bool own_params = name == "column_generation" || name == "scenario_dual/primal";
+      auto glmo = own_params ? make_glmo(name, p.d, p.n) : make<Glmo>(name, {}, context(p.d, p.n));
+      glmo->setup(*p.outer, *p.domain, p.n, p.d);
+      std::mt19937_64 rng(11);  // the same sequences for every GLMO
+      std::normal_distribution<double> normal;
+      int checked = 0;
+      auto check = [&](const Instance& in) {
+        Vec x;
+        check_against_cold(*glmo, cold, p, in, x);
+        ++checked;
+        return x;
+      };
+      for (int k = 0; k < 20; ++k) {
+        CAPTURE(k);
+        check(random_instance(*p.domain, p.n, rng, k % 2 == 1));
+      }
+      for (int k = 0; k < 24; ++k) {
+        CAPTURE(k);
+        Instance in = random_instance(*p.domain, p.n, rng);
+        make_degenerate(in, k % 6, rng);
+        check(in);
+      }
+      for (const double b : {0.01, 0.1}) {
+        CAPTURE(b);
+        Instance in = random_instance(*p.domain, p.n, rng);
+        for (int k = 0; k < 150; ++k) {
+          CAPTURE(k);
+          for (int i = 0; i < p.n; ++i) {
+            in.z[i] = (1.0 - b) * in.z[i] + b * normal(rng);
+            for (int j = 0; j < p.d; ++j) in.V(i, j) = (1.0 - b) * in.V(i, j) + b * normal(rng);
+          }
+          const Vec x = check(in);
+          in.y = (1.0 - b) * in.y + b * x;
+        }
+      }
+      CHECK(checked == 20 + 24 + 300);
+      CHECK(glmo->describe().find("fell back") == std::string::npos);  // every answer its own
+    }
+  }
+}
 
 TEST_CASE("lp::ColdClp solves V = 0 and V with zero rows and columns (no explicit zero reaches Clp)") {
   std::mt19937_64 rng(5);
@@ -121,14 +194,8 @@ TEST_CASE("every exact GLMO agrees with lp::ColdClp through V = 0 (cross_check o
       int k = 0;
       for (const Instance& in : instances(*p.domain, p.n, rng)) {
         CAPTURE(k++);
-        Vec x(p.d), xr(p.d);
-        const GlmoResult r = glmo->solve(in.z, in.V, in.y, x);
-        const lp::ColdClp::Result ref = cold.solve(in.z, in.V, in.y, xr);
-        REQUIRE(ref.status == 0);
-        CHECK(rel_diff(r.value, ref.value) <= 1e-9);
-        CHECK(p.domain->contains(x, 1e-8));
-        const Vec u = in.z + in.V * (x - in.y);
-        CHECK(rel_diff(p.outer->value(u, x), r.value) <= 1e-9);
+        Vec x;
+        const GlmoResult r = check_against_cold(*glmo, cold, p, in, x);
         if (p.closed_form_max && in.V.isZero(0.0)) CHECK(rel_diff(r.value, in.z.maxCoeff()) <= 1e-12);
       }
     }

@@ -3,7 +3,8 @@
 // dense_simplex's bounded dual simplex, and the primal tolerance at a bound. Every row r of the
 // dense codes carries a logical s_r = a_r^T v, so the system is [A  -I] (v, s) = 0 with bounds on
 // every variable; the tolerances are settings.hpp's. Column generation's master
-// (dense_master.hpp) keeps its own column-major inverse with rank-one updates.
+// (dense_master.hpp) keeps its own column-major inverse with rank-one updates. DenseInverse is one
+// of the factorizations of factorization.hpp.
 #pragma once
 
 #include <scfw/scfw.hpp>
@@ -32,6 +33,7 @@ class DenseInverse {
     pivrow_.assign(static_cast<size_t>(m), -1);
     order_.assign(static_cast<size_t>(m), 0);
     row_used_.assign(static_cast<size_t>(m), 0);
+    tmp_.assign(static_cast<size_t>(m), 0.0);
   }
   int size() const { return m_; }
   const double* row(int i) const { return binv_.data() + static_cast<size_t>(i) * static_cast<size_t>(m_); }
@@ -71,7 +73,7 @@ class DenseInverse {
   bool row_used(int r) const { return row_used_[static_cast<size_t>(r)] != 0; }
 
   // Product-form update of the inverse: pivot on col = B^-1 a_q at position r.
-  void update(const double* col, int r) {
+  bool update(const double* col, int r) {
     const size_t M = static_cast<size_t>(m_);
     double* br = binv_.data() + static_cast<size_t>(r) * M;
     const double inv = 1.0 / col[r];
@@ -83,6 +85,7 @@ class DenseInverse {
       double* bi = binv_.data() + i * M;
       for (size_t c = 0; c < M; ++c) bi[c] -= f * br[c];
     }
+    return true;
   }
 
   // out = B^-1 a, a's entries stride apart.
@@ -95,6 +98,24 @@ class DenseInverse {
       out[i] = s;
     }
   }
+  // v := B^-1 v.
+  void ftran(double* v) {
+    ftran(v, 1, tmp_.data());
+    std::copy_n(tmp_.data(), static_cast<size_t>(m_), v);
+  }
+  // v := B^-T v (v^T B^-1, the rows of the inverse combined).
+  void btran(double* v) {
+    const size_t M = static_cast<size_t>(m_);
+    std::fill_n(tmp_.data(), M, 0.0);
+    for (size_t i = 0; i < M; ++i) {
+      const double f = v[i];
+      if (f == 0.0) continue;
+      const double* bi = binv_.data() + i * M;
+      for (size_t c = 0; c < M; ++c) tmp_[c] += f * bi[c];
+    }
+    std::copy_n(tmp_.data(), M, v);
+  }
+  void inverse_row(int r, double* out) const { std::copy_n(row(r), static_cast<size_t>(m_), out); }
   // out = B^-1 (-e_r): the column of the logical of row r.
   void ftran_logical(int r, double* out) const {
     const size_t M = static_cast<size_t>(m_);
@@ -149,7 +170,7 @@ class DenseInverse {
   }
 
   int m_ = 0;
-  std::vector<double> binv_, bmat_, work_;
+  std::vector<double> binv_, bmat_, work_, tmp_;
   std::vector<int> pivrow_;
   std::vector<int> order_;  // invert(): the columns in elimination order
   std::vector<unsigned char> row_used_;

@@ -22,8 +22,8 @@
 #include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
-#include "dense_kernel.hpp"
 #include "cold_clp.hpp"
+#include "factorization.hpp"
 #include "glmo_lp.hpp"
 
 #include <algorithm>
@@ -210,8 +210,8 @@ class MaxL1Glmo final : public scfw::Glmo {
   // The LP's column c as a dense m-vector.
   void column(int c, double* a) const;
   bool factorize();
-  void ftran(double* v);  // v := B^{-1} v
-  void btran(double* v);  // v := B^{-T} v
+  void ftran(double* v) { lu_.ftran(v); }  // v := B^{-1} v
+  void btran(double* v) { lu_.btran(v); }  // v := B^{-T} v
   void compute_xb();
   int compute_duals(bool phase1);
   int solve_from_basis(bool bland, long& pivots, long limit);
@@ -230,12 +230,10 @@ class MaxL1Glmo final : public scfw::Glmo {
   // Per solve.
   const scfw::Mat* V_ = nullptr;
   scfw::Vec g_, lam_, w_, rvec_, rw_;
-  std::vector<int> head_, pos_, perm_;
-  std::vector<double> lu_, xb_, yv_, dj_, shift_, col_, tmp_, colmax_;
-  // Product-form updates since the last factorization: alpha = B^{-1} a_q of each pivot, its row.
-  std::vector<double> eta_;
-  std::vector<int> eta_row_;
-  int etas_ = 0;  // dj_: reduced costs
+  std::vector<int> head_, pos_;
+  std::vector<double> xb_, yv_, dj_, shift_, col_, colmax_;  // dj_: reduced costs
+  // B's dense LU and the product-form updates since it (at most kSet.refactor_every).
+  lp::DenseLU lu_;
 };
 
 std::string MaxL1Glmo::decline_reason(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
@@ -276,15 +274,11 @@ void MaxL1Glmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& doma
   rw_.setZero(d);
   head_.assign(m, 0);
   pos_.assign(static_cast<size_t>(nc_), -1);
-  perm_.assign(m, 0);
-  lu_.assign(m * m, 0.0);
+  lu_.resize(m_, kSet.refactor_every);
   xb_.assign(m, 0.0);
   yv_.assign(m, 0.0);
   col_.assign(m, 0.0);
-  tmp_.assign(m, 0.0);
   colmax_.assign(m, 1.0);
-  eta_.assign(m * static_cast<size_t>(kSet.refactor_every), 0.0);
-  eta_row_.assign(static_cast<size_t>(kSet.refactor_every), 0);
   dj_.assign(static_cast<size_t>(nc_), 0.0);
   shift_.assign(static_cast<size_t>(nc_), 0.0);
   cold_basis();  // a valid basis until the first solve replaces it by the slack basis for its g
@@ -333,14 +327,14 @@ void MaxL1Glmo::column(int c, double* a) const {
   }
 }
 
-// LU of the basis matrix with partial pivoting, row-major in lu_: P B = L U, B written straight
-// from the basic columns. False when a pivot is below kSet.singular_tol times the largest entry of
-// its column of B (every column has an entry of magnitude 1, so that is at least 1).
+// The basis matrix B written straight from the basic columns and factorized by the LP engine's
+// dense LU (plugins/lp/factorization.hpp). False when a pivot is below kSet.singular_tol times the
+// largest entry of its column of B (every column has an entry of magnitude 1, so that is at
+// least 1).
 bool MaxL1Glmo::factorize() {
   const int m = m_;
   const size_t M = static_cast<size_t>(m), D = static_cast<size_t>(d_);
-  double* a = lu_.data();
-  std::fill(lu_.begin(), lu_.end(), 0.0);
+  double* a = lu_.clear_matrix(m);
   for (int c = 0; c < m; ++c) {
     const int col = head_[static_cast<size_t>(c)];
     double big = 1.0;
@@ -362,88 +356,7 @@ bool MaxL1Glmo::factorize() {
     }
     colmax_[static_cast<size_t>(c)] = big;
   }
-  etas_ = 0;
-  for (int r = 0; r < m; ++r) perm_[static_cast<size_t>(r)] = r;
-  for (int k = 0; k < m; ++k) {
-    int p = k;
-    double best = std::abs(a[static_cast<size_t>(k) * M + static_cast<size_t>(k)]);
-    for (int r = k + 1; r < m; ++r) {
-      const double v = std::abs(a[static_cast<size_t>(r) * M + static_cast<size_t>(k)]);
-      if (v > best) {
-        best = v;
-        p = r;
-      }
-    }
-    if (!(best > kSet.singular_tol * colmax_[static_cast<size_t>(k)])) return false;
-    if (p != k) {
-      std::swap_ranges(a + static_cast<size_t>(k) * M, a + static_cast<size_t>(k + 1) * M, a + static_cast<size_t>(p) * M);
-      std::swap(perm_[static_cast<size_t>(k)], perm_[static_cast<size_t>(p)]);
-    }
-    const double* uk = a + static_cast<size_t>(k) * M;
-    const double inv = 1.0 / uk[k];
-    for (int r = k + 1; r < m; ++r) {
-      double* lr = a + static_cast<size_t>(r) * M;
-      if (lr[k] == 0.0) continue;
-      const double l = lr[k] * inv;
-      lr[k] = l;
-      for (int c = k + 1; c < m; ++c) lr[c] -= l * uk[c];
-    }
-  }
-  return true;
-}
-
-// B v' = v: L U v' = P v.
-void MaxL1Glmo::ftran(double* v) {
-  const int m = m_;
-  double* t = tmp_.data();
-  for (int r = 0; r < m; ++r) t[r] = v[perm_[static_cast<size_t>(r)]];
-  for (int r = 1; r < m; ++r) {
-    const double* lr = lu_.data() + static_cast<size_t>(r * m);
-    double s = t[r];
-    for (int c = 0; c < r; ++c) s -= lr[c] * t[c];
-    t[r] = s;
-  }
-  for (int r = m - 1; r >= 0; --r) {
-    const double* ur = lu_.data() + static_cast<size_t>(r * m);
-    double s = t[r];
-    for (int c = r + 1; c < m; ++c) s -= ur[c] * v[c];
-    v[r] = s / ur[r];
-  }
-  // The pivots since: v := E_k ... E_1 v, E = I - (alpha - e_r) e_r^T / alpha_r.
-  for (int k = 0; k < etas_; ++k) {
-    const double* al = eta_.data() + static_cast<size_t>(k * m);
-    const int r = eta_row_[static_cast<size_t>(k)];
-    const double vr = v[r] / al[r];
-    for (int i = 0; i < m; ++i) v[i] -= al[i] * vr;
-    v[r] = vr;
-  }
-}
-
-// B^T v' = v: U^T w = v, L^T u = w, v' = P^T u.
-void MaxL1Glmo::btran(double* v) {
-  const int m = m_;
-  double* t = tmp_.data();
-  // v := E_1^T ... E_k^T v: (E^T v)_r = (v_r - sum_{i != r} alpha_i v_i) / alpha_r.
-  for (int k = etas_ - 1; k >= 0; --k) {
-    const double* al = eta_.data() + static_cast<size_t>(k * m);
-    const int r = eta_row_[static_cast<size_t>(k)];
-    double s = v[r];
-    for (int i = 0; i < m; ++i)
-      if (i != r) s -= al[i] * v[i];
-    v[r] = s / al[r];
-  }
-  for (int r = 0; r < m; ++r) t[r] = v[r];
-  for (int r = 0; r < m; ++r) {  // U^T: column r of U is lu_[c * m + r], c <= r
-    double s = t[r];
-    for (int c = 0; c < r; ++c) s -= lu_[static_cast<size_t>(c * m + r)] * t[c];
-    t[r] = s / lu_[static_cast<size_t>(r * m + r)];
-  }
-  for (int r = m - 2; r >= 0; --r) {  // L^T, unit diagonal
-    double s = t[r];
-    for (int c = r + 1; c < m; ++c) s -= lu_[static_cast<size_t>(c * m + r)] * t[c];
-    t[r] = s;
-  }
-  for (int r = 0; r < m; ++r) v[perm_[static_cast<size_t>(r)]] = t[r];
+  return lu_.factor([this](int k) { return kSet.singular_tol * colmax_[static_cast<size_t>(k)]; }) < 0;
 }
 
 void MaxL1Glmo::compute_xb() {
@@ -707,11 +620,7 @@ int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
     if (!refactor) {
       double amax = 0.0;
       for (int r = 0; r < m_; ++r) amax = std::max(amax, std::abs(col_[static_cast<size_t>(r)]));
-      if (etas_ < kSet.refactor_every && std::abs(col_[static_cast<size_t>(r_out)]) >= kSet.update_pivot_ratio * amax) {
-        std::copy(col_.begin(), col_.end(), eta_.begin() + static_cast<std::ptrdiff_t>(etas_) * m_);
-        eta_row_[static_cast<size_t>(etas_)] = r_out;
-        ++etas_;
-      } else {
+      if (!(std::abs(col_[static_cast<size_t>(r_out)]) >= kSet.update_pivot_ratio * amax && lu_.update(col_.data(), r_out))) {
         refactor = true;
       }
     }

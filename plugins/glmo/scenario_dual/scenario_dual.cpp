@@ -26,8 +26,8 @@
 #include <Eigen/Core>
 #include <immintrin.h>
 
-#include "dense_kernel.hpp"
 #include "cold_clp.hpp"
+#include "factorization.hpp"
 #include "glmo_lp.hpp"
 #include "pivot_row.hpp"
 #include "bounded_primal.hpp"
@@ -449,9 +449,10 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   std::vector<int> dense_;         // basic multipliers (k of them)
   std::vector<int> rrows_;         // rows not covered by a unit (k of them), ascending
   int k_ = 0;
-  std::vector<double> lu_;         // k x k, row-major, LU of P D_R
+  lp::UnitBlockLU unit_lu_;        // the primal simplex's factorization: LU of D_R
+  std::vector<double> lu_;         // k x k, row-major: the dual simplex's D_R^{-1}
   std::vector<int> perm_;
-  std::vector<double> wk_, wk2_;   // k
+  std::vector<double> wk_;         // k
   std::vector<double> alpha_, pi_, cb_, rhs_;  // D
   Eigen::VectorXd lam_price_;      // N: P pi
   std::vector<double> dj_;         // nv reduced costs (nonbasic)
@@ -612,7 +613,7 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   lu_.assign(static_cast<size_t>(D_) * static_cast<size_t>(D_), 0.0);
   perm_.assign(static_cast<size_t>(D_), 0);
   wk_.assign(static_cast<size_t>(D_), 0.0);
-  wk2_.assign(static_cast<size_t>(D_), 0.0);
+  unit_lu_.resize(D_);
   alpha_.assign(static_cast<size_t>(D_), 0.0);
   pi_.assign(static_cast<size_t>(D_), 0.0);
   cb_.assign(static_cast<size_t>(D_), 0.0);
@@ -719,57 +720,19 @@ void ScenarioDualGlmo::assign_slots() {
   }
 }
 
+// The LU of D_R (lp::UnitBlockLU); a multiplier dependent on the earlier ones over the rows of
+// R leaves the basis, and the row left without a pivot gets a unit column.
 void ScenarioDualGlmo::factor() {
   while (true) {
     assign_slots();
-    for (int t = 0; t < k_; ++t) {
-      const double* col = lam_col(dense_[static_cast<size_t>(t)]);
-      for (int a = 0; a < k_; ++a)
-        lu_[static_cast<size_t>(a) * static_cast<size_t>(k_) + static_cast<size_t>(t)] = col[rrows_[static_cast<size_t>(a)]];
-    }
-    for (int a = 0; a < k_; ++a) perm_[static_cast<size_t>(a)] = a;
-    double scale = 0.0;
-    for (int e = 0; e < k_ * k_; ++e) scale = std::max(scale, std::abs(lu_[static_cast<size_t>(e)]));
-    int bad = -1;
-    const size_t K = static_cast<size_t>(k_);
-    for (int c = 0; c < k_ && bad < 0; ++c) {
-      int p = c;
-      double best = std::abs(lu_[static_cast<size_t>(c) * K + static_cast<size_t>(c)]);
-      for (int a = c + 1; a < k_; ++a) {
-        const double v = std::abs(lu_[static_cast<size_t>(a) * K + static_cast<size_t>(c)]);
-        if (v > best) {
-          best = v;
-          p = a;
-        }
-      }
-      if (!(best > kSet.singular_tol * std::max(1.0, scale))) {
-        bad = c;
-        break;
-      }
-      if (p != c) {
-        std::swap_ranges(lu_.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(c) * K),
-                         lu_.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(c + 1) * K),
-                         lu_.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(p) * K));
-        std::swap(perm_[static_cast<size_t>(c)], perm_[static_cast<size_t>(p)]);
-      }
-      const double piv = lu_[static_cast<size_t>(c) * K + static_cast<size_t>(c)];
-      double* rc = lu_.data() + static_cast<size_t>(c) * K;
-      for (int a = c + 1; a < k_; ++a) {
-        double* ra = lu_.data() + static_cast<size_t>(a) * K;
-        const double l = ra[c] / piv;
-        ra[c] = l;
-        if (l != 0.0)
-          for (int b = c + 1; b < k_; ++b) ra[b] -= l * rc[b];
-      }
-    }
+    const int bad = unit_lu_.factor([this](int q) { return unit_at_[static_cast<size_t>(q)] >= 0; },
+                                    [this](int t) { return lam_col(dense_[static_cast<size_t>(t)]); }, kSet.singular_tol);
     if (bad < 0) return;
-    // Multiplier `bad` is dependent on the earlier ones over the rows of R: out of the basis; the
-    // row at permuted position `bad` (not yet pivoted on) gets a unit column.
     const int j = dense_[static_cast<size_t>(bad)];
     pos_[static_cast<size_t>(j)] = -1;
     xv_[static_cast<size_t>(j)] = std::clamp(xv_[static_cast<size_t>(j)], lo_[static_cast<size_t>(j)], up_[static_cast<size_t>(j)]);
     for (int t = bad; t + 1 < k_; ++t) dense_[static_cast<size_t>(t)] = dense_[static_cast<size_t>(t) + 1];
-    const int row = rrows_[static_cast<size_t>(perm_[static_cast<size_t>(bad)])];
+    const int row = unit_lu_.uncovered_row();
     const int u = (lo_[static_cast<size_t>(row)] == up_[static_cast<size_t>(row)] &&
                    lo_[static_cast<size_t>(D_ + row)] != up_[static_cast<size_t>(D_ + row)])
                       ? D_ + row
@@ -781,68 +744,21 @@ void ScenarioDualGlmo::factor() {
 
 // alpha = B^{-1} M_j by slot.
 void ScenarioDualGlmo::ftran(int j) {
-  const size_t K = static_cast<size_t>(k_);
+  std::fill(alpha_.begin(), alpha_.end(), 0.0);
   if (is_unit(j)) {
     const int q = unit_row(j);
-    std::fill(alpha_.begin(), alpha_.end(), 0.0);
-    if (unit_at_[static_cast<size_t>(q)] >= 0) {
-      alpha_[static_cast<size_t>(q)] = 1.0;
-      return;
-    }
-    for (int t = 0; t < k_; ++t) wk_[static_cast<size_t>(t)] = rrows_[static_cast<size_t>(t)] == q ? 1.0 : 0.0;
+    alpha_[static_cast<size_t>(q)] = 1.0;
+    if (unit_at_[static_cast<size_t>(q)] >= 0) return;  // basic in its own row
   } else {
-    const double* col = lam_col(j);
-    for (int t = 0; t < k_; ++t) wk_[static_cast<size_t>(t)] = col[rrows_[static_cast<size_t>(t)]];
-    for (int q = 0; q < D_; ++q) alpha_[static_cast<size_t>(q)] = col[q];
+    std::copy_n(lam_col(j), static_cast<size_t>(D_), alpha_.begin());
   }
-  // Solve D_R x = w: L U x = P w.
-  for (int a = 0; a < k_; ++a) wk2_[static_cast<size_t>(a)] = wk_[static_cast<size_t>(perm_[static_cast<size_t>(a)])];
-  for (int a = 0; a < k_; ++a) {
-    const double* ra = lu_.data() + static_cast<size_t>(a) * K;
-    double s = wk2_[static_cast<size_t>(a)];
-    for (int b = 0; b < a; ++b) s -= ra[b] * wk2_[static_cast<size_t>(b)];
-    wk2_[static_cast<size_t>(a)] = s;
-  }
-  for (int a = k_ - 1; a >= 0; --a) {
-    const double* ra = lu_.data() + static_cast<size_t>(a) * K;
-    double s = wk2_[static_cast<size_t>(a)];
-    for (int b = a + 1; b < k_; ++b) s -= ra[b] * wk2_[static_cast<size_t>(b)];
-    wk2_[static_cast<size_t>(a)] = s / ra[a];
-  }
-  // x_S = a_S - D_S x_D; x_D in the slots of R.
-  for (int t = 0; t < k_; ++t) {
-    const double xt = wk2_[static_cast<size_t>(t)];
-    if (xt == 0.0) continue;
-    const double* col = lam_col(dense_[static_cast<size_t>(t)]);
-    for (int q = 0; q < D_; ++q)
-      if (unit_at_[static_cast<size_t>(q)] >= 0) alpha_[static_cast<size_t>(q)] -= col[q] * xt;
-  }
-  for (int t = 0; t < k_; ++t) alpha_[static_cast<size_t>(rrows_[static_cast<size_t>(t)])] = wk2_[static_cast<size_t>(t)];
+  unit_lu_.ftran(alpha_.data());
 }
 
-// pi: pi_S = c_S, D_R^T pi_R = c_D - D_S^T pi_S.
+// pi = B^{-T} c_B.
 void ScenarioDualGlmo::btran(const double* cb) {
-  const size_t K = static_cast<size_t>(k_);
-  for (int q = 0; q < D_; ++q) pi_[static_cast<size_t>(q)] = unit_at_[static_cast<size_t>(q)] >= 0 ? cb[q] : 0.0;
-  for (int t = 0; t < k_; ++t) {
-    const double* col = lam_col(dense_[static_cast<size_t>(t)]);
-    double s = cb[rrows_[static_cast<size_t>(t)]];
-    for (int q = 0; q < D_; ++q) s -= col[q] * pi_[static_cast<size_t>(q)];  // pi_R is 0 here
-    wk_[static_cast<size_t>(t)] = s;
-  }
-  // U^T w = r (forward), L^T v = w (backward), pi_R[perm[a]] = v[a].
-  for (int a = 0; a < k_; ++a) {
-    double s = wk_[static_cast<size_t>(a)];
-    for (int b = 0; b < a; ++b) s -= lu_[static_cast<size_t>(b) * K + static_cast<size_t>(a)] * wk_[static_cast<size_t>(b)];
-    wk_[static_cast<size_t>(a)] = s / lu_[static_cast<size_t>(a) * K + static_cast<size_t>(a)];
-  }
-  for (int a = k_ - 1; a >= 0; --a) {
-    double s = wk_[static_cast<size_t>(a)];
-    for (int b = a + 1; b < k_; ++b) s -= lu_[static_cast<size_t>(b) * K + static_cast<size_t>(a)] * wk_[static_cast<size_t>(b)];
-    wk_[static_cast<size_t>(a)] = s;
-  }
-  for (int a = 0; a < k_; ++a)
-    pi_[static_cast<size_t>(rrows_[static_cast<size_t>(perm_[static_cast<size_t>(a)])])] = wk_[static_cast<size_t>(a)];
+  std::copy_n(cb, static_cast<size_t>(D_), pi_.begin());
+  unit_lu_.btran(pi_.data());
 }
 
 // x_B = B^{-1} (b - N x_N).
@@ -856,31 +772,8 @@ void ScenarioDualGlmo::recompute_basics() {
     const double* col = lam_col(j);
     for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] -= col[q] * v;
   }
-  // ftran of rhs: reuse ftran's solve through a multiplier-free path.
-  const size_t K = static_cast<size_t>(k_);
-  for (int a = 0; a < k_; ++a) wk2_[static_cast<size_t>(a)] = rhs_[static_cast<size_t>(rrows_[static_cast<size_t>(perm_[static_cast<size_t>(a)])])];
-  for (int a = 0; a < k_; ++a) {
-    const double* ra = lu_.data() + static_cast<size_t>(a) * K;
-    double s = wk2_[static_cast<size_t>(a)];
-    for (int b = 0; b < a; ++b) s -= ra[b] * wk2_[static_cast<size_t>(b)];
-    wk2_[static_cast<size_t>(a)] = s;
-  }
-  for (int a = k_ - 1; a >= 0; --a) {
-    const double* ra = lu_.data() + static_cast<size_t>(a) * K;
-    double s = wk2_[static_cast<size_t>(a)];
-    for (int b = a + 1; b < k_; ++b) s -= ra[b] * wk2_[static_cast<size_t>(b)];
-    wk2_[static_cast<size_t>(a)] = s / ra[a];
-  }
-  for (int t = 0; t < k_; ++t) {
-    const double xt = wk2_[static_cast<size_t>(t)];
-    xv_[static_cast<size_t>(dense_[static_cast<size_t>(t)])] = xt;
-    if (xt == 0.0) continue;
-    const double* col = lam_col(dense_[static_cast<size_t>(t)]);
-    for (int q = 0; q < D_; ++q)
-      if (unit_at_[static_cast<size_t>(q)] >= 0) rhs_[static_cast<size_t>(q)] -= col[q] * xt;
-  }
-  for (int q = 0; q < D_; ++q)
-    if (unit_at_[static_cast<size_t>(q)] >= 0) xv_[static_cast<size_t>(unit_at_[static_cast<size_t>(q)])] = rhs_[static_cast<size_t>(q)];
+  unit_lu_.ftran(rhs_.data());
+  for (int q = 0; q < D_; ++q) xv_[static_cast<size_t>(head_[static_cast<size_t>(q)])] = rhs_[static_cast<size_t>(q)];
 }
 
 // Basic costs by slot: the composite phase-1 costs or the dual's (bounded_primal.hpp).
