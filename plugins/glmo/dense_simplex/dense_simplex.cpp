@@ -22,6 +22,7 @@
 #endif
 
 #include "cold_clp.hpp"
+#include "bounded_dual.hpp"
 #include "dense_kernel.hpp"
 #include "glmo_lp.hpp"
 
@@ -39,6 +40,8 @@ namespace lp = scfw::lp;
 constexpr lp::Settings kSet = lp::kDenseSimplexSettings;  // tolerances and intervals
 
 enum Status : signed char { kBasic = -1, kAtLower = 0, kAtUpper = 1, kAtZero = 2 };
+static_assert(kBasic == static_cast<int>(lp::Side::kSkip) && kAtLower == static_cast<int>(lp::Side::kLower) &&
+              kAtUpper == static_cast<int>(lp::Side::kUpper) && kAtZero == static_cast<int>(lp::Side::kFree));
 enum FakeBits : unsigned char { kFakeLower = 1, kFakeUpper = 2 };
 enum class Loop { kOptimal, kInfeasible, kAmbiguous, kRestart, kIterLimit };
 
@@ -112,16 +115,9 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   double infeasibility(int i, int* sigma) const;
   void column(int j, double* out) const;  // out = Binv * a_j
   Loop dual_loop(long& pivots);
-  // dual_loop() in steps.
-  int choose_leaving(bool bland, int& sigma) const;
+  struct DualColumns;
   void compute_pivot_row(int r);
-  int collect_candidates(int sigma);
-  int bland_ratio_test(int nc) const;
-  int bound_flipping_ratio_test(int nc, double delta, int& nflips);
   Loop no_entering(int p, int sigma);
-  void dual_step(int q, int p, double ss);
-  void apply_flips(int nflips);
-  bool primal_step(int q, int r, int sigma);
   bool any_fake() const;
   void clear_fakes();  // every fake bound dropped: the effective bounds are the real ones
   void escalate();
@@ -192,12 +188,10 @@ class DenseSimplexGlmo final : public scfw::Glmo {
 
   // Factorization and work arrays (sized in setup()).
   lp::DenseInverse inv_;
-  std::vector<double> rho_, alpha_, col_, w_, ydual_, ratio_;
-  std::vector<int> cand_, flips_;
+  std::vector<double> rho_, alpha_, col_, w_, ydual_;
+  lp::BoundedDual dual_;  // the engine's dual driver and its work arrays
   std::vector<int> nz_;  // rows with a nonzero multiplier (pivot row, reduced costs)
-  int cand_first_ = 0;   // collect_candidates(): the first candidate of smallest ratio
   int updates_ = 0;
-  std::vector<int> order_;      // ratio test: candidates taken off the heap, by increasing ratio
   double min_pivot_ratio_ = 1.0;  // smallest |alpha_rq| / max_i |alpha_iq| since the factorization
 
   // The model with its u variables explicit (for Clp), the x-map.
@@ -400,10 +394,7 @@ void DenseSimplexGlmo::size_work() {
   w_.assign(static_cast<size_t>(m_), 0.0);
   ydual_.assign(static_cast<size_t>(m_), 0.0);
   alpha_.assign(static_cast<size_t>(nt_), 0.0);
-  ratio_.assign(static_cast<size_t>(nt_), 0.0);
-  cand_.assign(static_cast<size_t>(nt_), 0);
-  order_.assign(static_cast<size_t>(nt_), 0);
-  flips_.assign(static_cast<size_t>(nt_), 0);
+  dual_.resize(m_, nt_);
   nz_.assign(static_cast<size_t>(m_), 0);
 }
 
@@ -766,80 +757,75 @@ bool DenseSimplexGlmo::unbounded_ray(int q) {
   return true;
 }
 
-// Dual simplex iterations until the basis is primal feasible (optimal for the current effective
-// bounds), or a status. Each iteration: the leaving row, its pivot row, the ratio test (with
-// bound flips), the dual step, the primal step and the basis change.
+// The column access of the LP engine's dual driver (plugins/lp/bounded_dual.hpp): the dense rows,
+// the explicit inverse, and the statuses kept beside the values.
+struct DenseSimplexGlmo::DualColumns {
+  DenseSimplexGlmo& g;
+  int vars() const { return g.nt_; }
+  int movable_count() const { return g.nt_; }
+  int movable(int i) const { return i; }
+  // The statuses are numbered as lp::Side (kBasic is kSkip).
+  lp::Side side(int j) const { return static_cast<lp::Side>(g.stat_[static_cast<size_t>(j)]); }
+  // The squared norm of row i of the explicit inverse.
+  double weight(int i) const {
+    const double* bi = g.inv_.row(i);
+    double w = 0.0;
+    for (int c = 0; c < g.m_; ++c) w += bi[c] * bi[c];
+    return w;
+  }
+  const double* pivot_row(int r) {
+    g.compute_pivot_row(r);
+    return g.alpha_.data();
+  }
+  void column(int q, double* out) const { g.column(q, out); }
+  void add_column(int j, double dx, double* w) const {
+    if (g.is_logical(j))
+      w[j - g.ns_] -= dx;
+    else
+      for (int i = 0; i < g.m_; ++i) w[i] += g.row(i)[j] * dx;
+  }
+  void ftran(const double* w, double* out) const { g.inv_.ftran(w, 1, out); }
+  void moved(int j) const {
+    signed char& st = g.stat_[static_cast<size_t>(j)];
+    st = st == kAtLower ? kAtUpper : kAtLower;
+  }
+  bool basis_change(int r, int p, int q, const double* col) {
+    const size_t pk = static_cast<size_t>(p);
+    g.stat_[pk] = g.x_[pk] == g.elo_[pk] ? kAtLower : kAtUpper;
+    g.stat_[static_cast<size_t>(q)] = kBasic;
+    double cmax = 0.0;
+    for (int i = 0; i < g.m_; ++i) cmax = std::max(cmax, std::abs(col[i]));
+    g.min_pivot_ratio_ = std::min(g.min_pivot_ratio_, std::abs(col[r]) / cmax);
+    g.inv_.update(col, r);
+    return ++g.updates_ < kSet.refactor_every;
+  }
+};
+
+// The engine's dual driver until the basis is primal feasible (optimal for the current effective
+// bounds), or a status.
 Loop DenseSimplexGlmo::dual_loop(long& pivots) {
   const long max_pivots = 50L * (m_ + nt_) + 1000;
-  int degenerate = 0;
-  bool bland = false;
+  DualColumns cols{*this};
+  const lp::DualBasisView view{m_, head_.data(), x_.data(), dj_.data(), elo_.data(), eup_.data()};
+  dual_.start();
   for (;;) {
-    if (pivots >= max_pivots) return Loop::kIterLimit;
-    if (updates_ >= kSet.refactor_every) {
-      if (!factorize()) return Loop::kRestart;
-      compute_xb();
-      compute_duals();
-    }
-    int sigma = 0;
-    const int r = choose_leaving(bland, sigma);
-    if (r < 0) return Loop::kOptimal;
-    const int p = head_[static_cast<size_t>(r)];
-    const size_t pk = static_cast<size_t>(p);
-    const double delta = sigma > 0 ? elo_[pk] - x_[pk] : x_[pk] - eup_[pk];
-    compute_pivot_row(r);
-    const int nc = collect_candidates(sigma);
-    int nflips = 0;
-    const int q = bland ? bland_ratio_test(nc) : nc > 0 ? bound_flipping_ratio_test(nc, delta, nflips) : -1;
-    if (q < 0) return no_entering(p, sigma);
-
-    // Dual step: d_j += s sigma alpha_j; the leaving variable gets d_p = sigma s.
-    const double s = std::abs(dj_[static_cast<size_t>(q)]) / std::abs(alpha_[static_cast<size_t>(q)]);
-    if (s <= kSet.degenerate_step) {
-      if (++degenerate >= kSet.degenerate_run) bland = true;
-    } else {
-      degenerate = 0;
-    }
-    dual_step(q, p, s * sigma);
-    if (nflips > 0) apply_flips(nflips);
-    if (!primal_step(q, r, sigma)) {
-      // The row and the column disagree: numerical trouble, start again from a fresh inverse.
-      factorize();
-      return Loop::kRestart;
-    }
-    ++updates_;
-    ++pivots;
-  }
-}
-
-// The leaving row: dual steepest edge (weights: squared row norms of the explicit inverse), or
-// Bland's smallest variable index; -1 when the basis is primal feasible. sigma = +1 when the
-// leaving variable is below its lower bound.
-int DenseSimplexGlmo::choose_leaving(bool bland, int& sigma) const {
-  const size_t M = static_cast<size_t>(m_);
-  int r = -1;
-  double best = 0.0;
-  for (int i = 0; i < m_; ++i) {
-    int s = 0;
-    const double inf_i = infeasibility(i, &s);
-    if (inf_i <= 0.0) continue;
-    if (bland) {
-      if (r < 0 || head_[static_cast<size_t>(i)] < head_[static_cast<size_t>(r)]) {
-        r = i;
-        sigma = s;
-      }
-      continue;
-    }
-    const double* bi = inv_.row(i);
-    double wgt = 0.0;
-    for (size_t c = 0; c < M; ++c) wgt += bi[c] * bi[c];
-    const double score = inf_i * inf_i / wgt;
-    if (score > best) {
-      best = score;
-      r = i;
-      sigma = s;
+    switch (dual_.run(cols, view, kSet, max_pivots, pivots)) {
+      case lp::BoundedDual::Exit::kOptimal:
+        return Loop::kOptimal;
+      case lp::BoundedDual::Exit::kIterLimit:
+        return Loop::kIterLimit;
+      case lp::BoundedDual::Exit::kNoEntering:
+        return no_entering(dual_.leaving_variable(), dual_.leaving_to_lower() ? 1 : -1);
+      case lp::BoundedDual::Exit::kDisagree:  // numerical trouble: a fresh inverse
+        factorize();
+        return Loop::kRestart;
+      case lp::BoundedDual::Exit::kRefactor:
+        if (!factorize()) return Loop::kRestart;
+        compute_xb();
+        compute_duals();
+        break;
     }
   }
-  return r;
 }
 
 // The pivot row: alpha_j = rho^T a_j, rho = row r of Binv.
@@ -867,124 +853,6 @@ void DenseSimplexGlmo::compute_pivot_row(int r) {
   for (int i = 0; i < m_; ++i) alpha[ns_ + i] = -rho_[static_cast<size_t>(i)];
 }
 
-// Candidates (into cand_): nonbasic j whose move in its allowed direction raises (sigma = +1)
-// or lowers x_p; a_j = sigma alpha_j, ratio |d_j| / |a_j|. Returns their number.
-int DenseSimplexGlmo::collect_candidates(int sigma) {
-  const double* alpha = alpha_.data();
-  const signed char* st = stat_.data();
-  const double* elo = elo_.data();
-  const double* eup = eup_.data();
-  int* cand = cand_.data();
-  const double* dj = dj_.data();
-  double* ratio = ratio_.data();
-  int nc = 0;
-  double rfirst = 0.0;
-  cand_first_ = 0;
-  // (The cheap sign test first: it rejects about half of the columns.) Each candidate's ratio
-  // |d_j| / |alpha_j| and the first smallest one are taken on the way, for the ratio test.
-  const double sig = static_cast<double>(sigma);
-  for (int j = 0; j < nt_; ++j) {
-    const signed char s = st[j];
-    const double a = sig * alpha[j];
-    const bool moves = s == kAtLower ? a < -kSet.pivot_tol
-                       : s == kAtUpper ? a > kSet.pivot_tol
-                                       : (s == kAtZero && std::abs(a) > kSet.pivot_tol);
-    if (!moves || elo[j] == eup[j]) continue;
-    const double rj = std::abs(dj[j]) / std::abs(alpha[j]);
-    ratio[j] = rj;
-    if (nc == 0 || rj < rfirst) {
-      cand_first_ = nc;
-      rfirst = rj;
-    }
-    cand[nc++] = j;
-  }
-  return nc;
-}
-
-// Bland's entering variable: the smallest index among the minimum ratios (-1 if none).
-int DenseSimplexGlmo::bland_ratio_test(int nc) const {
-  const double* alpha = alpha_.data();
-  int q = -1;
-  double tmin = scfw::inf;
-  for (int c = 0; c < nc; ++c) {
-    const int j = cand_[static_cast<size_t>(c)];
-    const double t = std::abs(dj_[static_cast<size_t>(j)]) / std::abs(alpha[j]);
-    if (t < tmin || (t == tmin && j < q)) {
-      tmin = t;
-      q = j;
-    }
-  }
-  return q;
-}
-
-// Bound flipping over the nc > 0 candidates in increasing ratio, taken one by one off a binary
-// min-heap (O(nc) to build, O(log nc) per candidate looked at; most pivots look at a few): a
-// boxed candidate (real bounds on both sides) whose full move does not yet make x_p feasible
-// (delta: x_p's distance to feasibility) is flipped to its other bound (into flips_, nflips);
-// at the first one that does, Harris' pass picks the largest |alpha_j| among the remaining
-// ratios within the tolerance-relaxed minimum. Returns the entering variable (-1 if none).
-int DenseSimplexGlmo::bound_flipping_ratio_test(int nc, double delta, int& nflips) {
-  const double* alpha = alpha_.data();
-  double* ratio = ratio_.data();  // the candidates' ratios, from collect_candidates()
-  const auto later = [ratio](int a, int b) { return ratio[a] > ratio[b]; };
-  int* heap = cand_.data();
-  int hn = nc;
-  // Fast path: when the smallest ratio's candidate is not flipped, no candidate is; then the
-  // heap is not needed (its top is moved to the front so that the loop below sees it).
-  std::swap(heap[0], heap[cand_first_]);
-  bool heaped = false;
-  {
-    const size_t k = static_cast<size_t>(heap[0]);
-    const double range = (fake_[k] == 0) ? eup_[k] - elo_[k] : scfw::inf;
-    if (std::isfinite(range) && std::abs(alpha[heap[0]]) * range < delta) {
-      std::make_heap(heap, heap + hn, later);
-      heaped = true;
-    }
-  }
-  while (heaped && hn > 0) {
-    const int j = heap[0];
-    const size_t k = static_cast<size_t>(j);
-    const double range = (fake_[k] == 0) ? eup_[k] - elo_[k] : scfw::inf;
-    const double reach = std::abs(alpha[j]) * range;
-    if (!(std::isfinite(range) && reach < delta)) break;
-    delta -= reach;
-    flips_[static_cast<size_t>(nflips++)] = j;
-    std::pop_heap(heap, heap + hn, later);
-    --hn;
-  }
-  if (hn == 0) return -1;
-  double tmax = scfw::inf, amax = -1.0;
-  int no = 0;
-  if (!heaped) {  // plain Harris two-pass over all candidates
-    for (int c = 0; c < hn; ++c) {
-      const int j = heap[c];
-      tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kSet.dual_tol) / std::abs(alpha[j]));
-    }
-    for (int c = 0; c < hn; ++c) {
-      const int j = heap[c];
-      if (ratio[j] <= tmax) order_[static_cast<size_t>(no++)] = j;
-    }
-    hn = 0;
-  }
-  while (hn > 0 && ratio[heap[0]] <= tmax) {
-    const int j = heap[0];
-    tmax = std::min(tmax, (std::abs(dj_[static_cast<size_t>(j)]) + kSet.dual_tol) / std::abs(alpha[j]));
-    order_[static_cast<size_t>(no++)] = j;
-    std::pop_heap(heap, heap + hn, later);
-    --hn;
-  }
-  int q = -1;
-  for (int e = 0; e < no; ++e) {
-    const int j = order_[static_cast<size_t>(e)];
-    if (ratio[j] > tmax) continue;
-    if (std::abs(alpha[j]) > amax) {
-      amax = std::abs(alpha[j]);
-      q = j;
-    }
-  }
-  return q;
-}
-
 // No entering variable for leaving variable p: row r proves infeasibility, unless a fake bound
 // is involved (ambiguous), or the inverse has been updated since its factorization (then a
 // fresh one decides: restart).
@@ -1001,73 +869,6 @@ Loop DenseSimplexGlmo::no_entering(int p, int sigma) {
     return Loop::kRestart;
   }
   return Loop::kInfeasible;
-}
-
-// Dual step ss = s sigma: d_j += ss alpha_j for the nonbasic j; the entering q gets d_q = 0 and
-// the leaving p gets d_p = ss.
-void DenseSimplexGlmo::dual_step(int q, int p, double ss) {
-  // Every column at once (branch-free); the basic ones, whose d_j is 0, are reset after.
-  const double* alpha = alpha_.data();
-  double* dj = dj_.data();
-  for (int j = 0; j < nt_; ++j) dj[j] += ss * alpha[j];
-  for (int i = 0; i < m_; ++i) dj[head_[static_cast<size_t>(i)]] = 0.0;
-  dj_[static_cast<size_t>(q)] = 0.0;
-  dj_[static_cast<size_t>(p)] = ss;
-}
-
-// Flips flips_[0..nflips-1] to their other bounds and moves x_B accordingly: x_B -= Binv w,
-// w = sum_j a_j dx_j.
-void DenseSimplexGlmo::apply_flips(int nflips) {
-  const size_t M = static_cast<size_t>(m_);
-  std::fill(w_.begin(), w_.end(), 0.0);
-  for (int f = 0; f < nflips; ++f) {
-    const int j = flips_[static_cast<size_t>(f)];
-    const size_t k = static_cast<size_t>(j);
-    stat_[k] = stat_[k] == kAtLower ? kAtUpper : kAtLower;
-    const double old = x_[k];
-    place_nonbasic(j);
-    const double dx = x_[k] - old;
-    if (is_logical(j))
-      w_[static_cast<size_t>(j - ns_)] -= dx;
-    else
-      for (int i = 0; i < m_; ++i) w_[static_cast<size_t>(i)] += row(i)[j] * dx;
-  }
-  for (size_t i = 0; i < M; ++i) {
-    const double* bi = inv_.row(static_cast<int>(i));
-    double t = 0.0;
-    for (size_t c = 0; c < M; ++c) t += bi[c] * w_[c];
-    x_[static_cast<size_t>(head_[i])] -= t;
-  }
-}
-
-// The primal step: q enters at basis position r, the leaving variable (sigma = +1: below its
-// lower bound) lands on the bound it violated; the inverse is updated in product form. False
-// (nothing changed) when the entering column's pivot disagrees with the pivot row's.
-bool DenseSimplexGlmo::primal_step(int q, int r, int sigma) {
-  const size_t M = static_cast<size_t>(m_);
-  const size_t qk = static_cast<size_t>(q);
-  const size_t pk = static_cast<size_t>(head_[static_cast<size_t>(r)]);
-  column(q, col_.data());
-  const double arq = col_[static_cast<size_t>(r)];
-  if (std::abs(arq - alpha_[qk]) > kSet.pivot_agreement * (1.0 + std::abs(arq)) || std::abs(arq) <= kSet.pivot_tol * 1e-3)
-    return false;
-  {
-    double cmax = 0.0;
-    for (size_t i = 0; i < M; ++i) cmax = std::max(cmax, std::abs(col_[i]));
-    min_pivot_ratio_ = std::min(min_pivot_ratio_, std::abs(arq) / cmax);
-  }
-  const double bound = sigma > 0 ? elo_[pk] : eup_[pk];
-  const double theta = (x_[pk] - bound) / arq;
-  for (size_t i = 0; i < M; ++i) x_[static_cast<size_t>(head_[i])] -= theta * col_[i];
-  const double xq = x_[qk] + theta;
-  x_[pk] = bound;
-  stat_[pk] = sigma > 0 ? kAtLower : kAtUpper;
-  x_[qk] = xq;
-  stat_[qk] = kBasic;
-  head_[static_cast<size_t>(r)] = q;
-  // Product-form update of the explicit inverse: pivot on col_ at row r.
-  inv_.update(col_.data(), r);
-  return true;
 }
 
 scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj,

@@ -27,6 +27,7 @@
 #include <immintrin.h>
 
 #include "cold_clp.hpp"
+#include "bounded_dual.hpp"
 #include "factorization.hpp"
 #include "glmo_lp.hpp"
 #include "pivot_row.hpp"
@@ -392,6 +393,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   int place_nonbasics();
   bool drop_artificial_bounds();
   Outcome run_dual(long& pivots);
+  struct DualColumns;
 
   int max_structural_ = 256;
   scfw::Memory memory_;  // the run's account, charged in setup()
@@ -464,9 +466,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   kern::Kernels kern_;
   std::vector<double> arow_;       // nv: the pivot row e_r^T B^{-1} M_j
   Eigen::VectorXd lam_alpha_;      // N: P rho
-  std::vector<double> flip_;       // D: the columns of the flipped variables, times their moves
-  std::vector<int> cand_;          // candidates of the ratio test
-  std::vector<double> cr_, ca_, ch_;  // by candidate: ratio, |alpha|, Harris bound
+  lp::BoundedDual dual_;           // the engine's dual driver and its work arrays
   long dual_finished_ = 0, primal_finished_ = 0;
   std::vector<double> static_lo_, static_up_;  // nv: the dual column bounds (lo_, up_ carry artificial ones)
   std::vector<int> art_;           // columns with an artificial bound
@@ -624,11 +624,7 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   kern_ = kern::pick(native_kernels_);
   arow_.assign(static_cast<size_t>(nv_), 0.0);
   lam_alpha_.resize(N_);
-  flip_.assign(static_cast<size_t>(D_), 0.0);
-  cand_.assign(static_cast<size_t>(nv_), 0);
-  cr_.assign(static_cast<size_t>(nv_), 0.0);
-  ca_.assign(static_cast<size_t>(nv_), 0.0);
-  ch_.assign(static_cast<size_t>(nv_), 0.0);
+  dual_.resize(D_, nv_);
   dual_finished_ = 0;
   primal_finished_ = 0;
   static_lo_ = lo_;
@@ -1127,246 +1123,143 @@ bool ScenarioDualGlmo::drop_artificial_bounds() {
   return off;
 }
 
+// The column access of the LP engine's dual driver (plugins/lp/bounded_dual.hpp): the pivot row
+// from P and the explicit inverse, columns through B^{-1}, and the basis change as a rank-one
+// update of B^{-1} with the unit-block bookkeeping.
+struct ScenarioDualGlmo::DualColumns {
+  ScenarioDualGlmo& g;
+  int since = 0;  // pivots since B^{-1} was built from scratch
+
+  int vars() const { return g.nv_; }
+  int movable_count() const { return g.nnb_; }
+  int movable(int i) const { return g.nb_[static_cast<size_t>(i)]; }
+  lp::Side side(int j) const {
+    return lp::side_by_value(g.xv_[static_cast<size_t>(j)], g.lo_[static_cast<size_t>(j)], g.up_[static_cast<size_t>(j)]);
+  }
+  double weight(int s) const { return g.dse_w_[static_cast<size_t>(s)]; }
+  // alpha_j for every column: the unit columns' from rho (row r of B^{-1}), the multipliers'
+  // from P rho, written in place when multiplier t prices row t.
+  const double* pivot_row(int r) {
+    const size_t DD = static_cast<size_t>(g.D_);
+    for (int q = 0; q < g.D_; ++q) g.rhs_[static_cast<size_t>(q)] = g.binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(r)];
+    const double* rho = g.rhs_.data();
+    double* lam_out = g.lam_identity_ ? g.arow_.data() + 2 * g.D_ : g.lam_alpha_.data();
+    if (g.kern_.fused || g.N_ < 2) {  // one row: Eigen's product is a dot product (another order)
+      g.kern_.gemv(g.N_, g.D_, g.P_.data(), rho, lam_out);
+    } else {
+      // The same bits as kern_.gemv, over the nonzeros of rho only (pivot_row.hpp).
+      scfw::scenario_dual::Lanes lanes{g.lane_col_.data(), g.lane_x_.data()};
+      scfw::scenario_dual::nonzero_lanes(g.N_, g.D_, g.PT_.data(), rho, lanes);
+      scfw::scenario_dual::pivot_row(g.N_, lanes, lam_out);
+    }
+    if (!g.lam_identity_)
+      for (int t = 0; t < g.nl_; ++t) g.arow_[static_cast<size_t>(2 * g.D_ + t)] = g.lam_alpha_[g.lam_row_[static_cast<size_t>(t)]];
+    std::copy(rho, rho + g.D_, g.arow_.begin());
+    std::copy(rho, rho + g.D_, g.arow_.begin() + g.D_);
+    return g.arow_.data();
+  }
+  void column(int q, double* out) const {
+    if (g.is_unit(q)) {
+      const double* col = g.binv_.data() + static_cast<size_t>(g.unit_row(q)) * static_cast<size_t>(g.D_);
+      std::copy(col, col + g.D_, out);
+    } else {
+      g.ftran_binv(g.lam_col(q), out);
+    }
+  }
+  void add_column(int j, double dx, double* w) const {
+    if (g.is_unit(j)) {
+      w[g.unit_row(j)] += dx;
+    } else {
+      const double* col = g.lam_col(j);
+      for (int k = 0; k < g.D_; ++k) w[k] += col[k] * dx;
+    }
+  }
+  void ftran(const double* w, double* out) const { g.ftran_binv(w, out); }
+  void moved(int) const {}
+  // B^{-1} updated by one rank-one product, the unit-block lists, the weights and the list of
+  // movable nonbasic columns.
+  bool basis_change(int r, int p, int q, const double* col) {
+    const size_t DD = static_cast<size_t>(g.D_);
+    const double acq = col[r];
+    for (int c = 0; c < g.D_; ++c) {
+      double* bc = g.binv_.data() + static_cast<size_t>(c) * DD;
+      const double v = bc[r] / acq;
+      if (v == 0.0) continue;
+      g.axpy(DD, -v, col, bc);
+      bc[r] = v;
+    }
+    g.pos_[static_cast<size_t>(p)] = -1;
+    if (g.is_unit(p)) {
+      g.unit_at_[static_cast<size_t>(g.unit_row(p))] = -1;
+    } else {
+      int t = 0;
+      while (g.dense_[static_cast<size_t>(t)] != p) ++t;
+      for (; t + 1 < g.k_; ++t) g.dense_[static_cast<size_t>(t)] = g.dense_[static_cast<size_t>(t) + 1];
+      --g.k_;
+    }
+    if (g.is_unit(q)) g.unit_at_[static_cast<size_t>(g.unit_row(q))] = q;
+    else g.dense_[static_cast<size_t>(g.k_++)] = q;
+    g.pos_[static_cast<size_t>(q)] = r;
+    g.dse_weights();
+    const int i = g.nb_pos_[static_cast<size_t>(q)], last = g.nb_[static_cast<size_t>(--g.nnb_)];
+    g.nb_[static_cast<size_t>(i)] = last;
+    g.nb_pos_[static_cast<size_t>(last)] = i;
+    g.nb_pos_[static_cast<size_t>(q)] = -1;
+    if (g.static_lo_[static_cast<size_t>(p)] != g.static_up_[static_cast<size_t>(p)]) {
+      g.nb_pos_[static_cast<size_t>(p)] = g.nnb_;
+      g.nb_[static_cast<size_t>(g.nnb_++)] = p;
+    }
+    return ++since < kSet.refactor_every;
+  }
+};
+
+// Rounds of the engine's dual driver from a fresh B^{-1}: at a candidate optimum, x_B, pi and
+// the reduced costs recomputed (from a fresh inverse after the first round) must agree.
 ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
-  const size_t DD = static_cast<size_t>(D_);
   const long max_pivots = 4L * (nv_ + D_) + 50;
   if (!refactor()) return Outcome::kFailed;
   price_binv();
   place_nonbasics();
   recompute_xb();
-  int since = 0;  // pivots since B^{-1} was built from scratch
+  DualColumns cols{*this};
+  const lp::DualBasisView view{D_, head_.data(), xv_.data(), dj_.data(), lo_.data(), up_.data()};
+  dual_.start();
   bool clean = true;  // pi, the reduced costs and x_B recomputed since the last pivot, nothing moved
   int rounds = 0;
   long local = 0;
   while (true) {
-    // The leaving slot: dual steepest edge (the weights ||e_s^T B^{-1}||^2 of the infeasible
-    // slots, read off the inverse).
-    int r = -1;
-    double best = 0.0;
-    for (int s = 0; s < D_; ++s) {
-      const int j = head_[static_cast<size_t>(s)];
-      const double v = xv_[static_cast<size_t>(j)], lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-      double inf;
-      if (v < lo - bound_tol(lo)) inf = v - lo;
-      else if (v > up + bound_tol(up)) inf = v - up;
-      else continue;
-      const double w = dse_w_[static_cast<size_t>(s)];
-      const double score = inf * inf / std::max(w, 1e-300);
-      if (score > best) {
-        best = score;
-        r = s;
+    const long before = local;
+    const lp::BoundedDual::Exit e = dual_.run(cols, view, kSet, max_pivots, local);
+    pivots += local - before;
+    if (local > before) clean = false;
+    switch (e) {
+      case lp::BoundedDual::Exit::kOptimal: {
+        if (clean) return Outcome::kOptimal;
+        if (++rounds > kSet.max_rounds) return Outcome::kFailed;
+        if (rounds > 1 && cols.since > 0) {
+          if (!refactor()) return Outcome::kFailed;
+          cols.since = 0;
+        }
+        price_binv();
+        const int moved = place_nonbasics();
+        recompute_xb();
+        clean = moved == 0;
+        break;
       }
-    }
-    if (r < 0) {
-      // A candidate optimum: x_B, pi and the reduced costs recomputed (from a fresh inverse after
-      // the first round) must agree.
-      if (clean) return Outcome::kOptimal;
-      if (++rounds > kSet.max_rounds) return Outcome::kFailed;
-      if (rounds > 1 && since > 0) {
+      case lp::BoundedDual::Exit::kDisagree:  // the updated inverse has drifted: a fresh one
+        clean = false;
+        if (cols.since == 0) return Outcome::kFailed;
+        [[fallthrough]];
+      case lp::BoundedDual::Exit::kRefactor:
         if (!refactor()) return Outcome::kFailed;
-        since = 0;
-      }
-      price_binv();
-      const int moved = place_nonbasics();
-      if (moved < 0) return Outcome::kFailed;
-      recompute_xb();
-      clean = moved == 0;
-      continue;
-    }
-    clean = false;
-    if (local >= max_pivots) return Outcome::kFailed;
-    const int p = head_[static_cast<size_t>(r)];
-    const bool to_lower = xv_[static_cast<size_t>(p)] < lo_[static_cast<size_t>(p)];
-    const double bound = to_lower ? lo_[static_cast<size_t>(p)] : up_[static_cast<size_t>(p)];
-    const double sgn = to_lower ? -1.0 : 1.0;
-    // The pivot row over the nonbasic columns.
-    for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] = binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(r)];
-    const double* rho = rhs_.data();
-    // alpha_j for every column (arow_): the unit columns' from rho, the multipliers' from P rho,
-    // written in place when multiplier t prices row t.
-    double* lam_out = lam_identity_ ? arow_.data() + 2 * D_ : lam_alpha_.data();
-    if (kern_.fused || N_ < 2) {  // one row: Eigen's product is a dot product (another order)
-      kern_.gemv(N_, D_, P_.data(), rho, lam_out);
-    } else {
-      // The same bits as kern_.gemv, over the nonzeros of rho only (pivot_row.hpp).
-      scfw::scenario_dual::Lanes lanes{lane_col_.data(), lane_x_.data()};
-      scfw::scenario_dual::nonzero_lanes(N_, D_, PT_.data(), rho, lanes);
-      scfw::scenario_dual::pivot_row(N_, lanes, lam_out);
-    }
-    if (!lam_identity_)
-      for (int t = 0; t < nl_; ++t) arow_[static_cast<size_t>(2 * D_ + t)] = lam_alpha_[lam_row_[static_cast<size_t>(t)]];
-    std::copy(rho, rho + D_, arow_.begin());
-    std::copy(rho, rho + D_, arow_.begin() + D_);
-    // The candidates, in compact arrays by position (cand_: the column, cr_: its ratio, ch_: its
-    // Harris bound (|d| + tol) / |alpha|, ca_: |alpha|), and the first in the order (ratio,
-    // column). Which candidates pass, the Harris bound and the entering column depend on that
-    // order and on the set only, not on the order the candidates are listed in.
-    int nc = 0, first = -1;
-    for (int i = 0; i < nnb_; ++i) {
-      const int j = nb_[static_cast<size_t>(i)];
-      const double a = arow_[static_cast<size_t>(j)];
-      const double at = sgn * a;
-      if (std::abs(at) <= kSet.pivot_tol) continue;
-      const double v = xv_[static_cast<size_t>(j)], d = dj_[static_cast<size_t>(j)];
-      const bool at_lo = v == lo_[static_cast<size_t>(j)], at_up = v == up_[static_cast<size_t>(j)];  // v is finite
-      double ratio;
-      if (at_lo && at > 0.0) ratio = std::max(0.0, d / at);
-      else if (at_up && at < 0.0) ratio = std::max(0.0, d / at);
-      else if (!at_lo && !at_up) ratio = std::abs(d / at);  // free (or off bound)
-      else continue;
-      const size_t c = static_cast<size_t>(nc);
-      cand_[c] = j;
-      cr_[c] = ratio;
-      ca_[c] = std::abs(a);
-      ch_[c] = (std::abs(d) + kSet.dual_tol) / std::abs(a);
-      if (first < 0 || ratio < cr_[static_cast<size_t>(first)] ||
-          (ratio == cr_[static_cast<size_t>(first)] && j < cand_[static_cast<size_t>(first)]))
-        first = nc;
-      ++nc;
-    }
-    if (nc == 0) return Outcome::kFailed;  // the dual's dual is unbounded: let the primal simplex say
-    // Bound flipping: pass the breakpoints of boxed columns, smallest ratio first, while the
-    // slope stays positive (the smallest found by selection: few are passed).
-    auto swap_cand = [this](int a, int b) {
-      std::swap(cand_[static_cast<size_t>(a)], cand_[static_cast<size_t>(b)]);
-      std::swap(cr_[static_cast<size_t>(a)], cr_[static_cast<size_t>(b)]);
-      std::swap(ca_[static_cast<size_t>(a)], ca_[static_cast<size_t>(b)]);
-      std::swap(ch_[static_cast<size_t>(a)], ch_[static_cast<size_t>(b)]);
-    };
-    double slope = std::abs(xv_[static_cast<size_t>(p)] - bound);
-    int i0 = 0;
-    for (; i0 < nc; ++i0) {
-      int m = i0;
-      if (i0 == 0) {
-        m = first;
-      } else {
-        double rm = cr_[static_cast<size_t>(i0)];
-        int jm = cand_[static_cast<size_t>(i0)];
-        for (int i = i0 + 1; i < nc; ++i) {
-          const double ri = cr_[static_cast<size_t>(i)];
-          if (ri < rm || (ri == rm && cand_[static_cast<size_t>(i)] < jm)) {
-            m = i;
-            rm = ri;
-            jm = cand_[static_cast<size_t>(i)];
-          }
-        }
-      }
-      swap_cand(i0, m);
-      const int j = cand_[static_cast<size_t>(i0)];
-      const double range = up_[static_cast<size_t>(j)] - lo_[static_cast<size_t>(j)];
-      const double after = slope - ca_[static_cast<size_t>(i0)] * range;
-      if (!(after > 0.0)) break;  // also for an infinite range
-      slope = after;
-    }
-    if (i0 == nc) return Outcome::kFailed;
-    // Harris among the remaining breakpoints: the largest |alpha| within the dual tolerance.
-    double th = kInf;
-    for (int i = i0; i < nc; ++i) th = std::min(th, ch_[static_cast<size_t>(i)]);
-    int q = -1;
-    double amax = 0.0;
-    for (int i = i0; i < nc; ++i) {
-      if (cr_[static_cast<size_t>(i)] > th) continue;
-      const double at = ca_[static_cast<size_t>(i)];
-      const int j = cand_[static_cast<size_t>(i)];
-      if (at > amax || (at == amax && j < q)) {
-        amax = at;
-        q = j;
-      }
-    }
-    if (q < 0) q = cand_[static_cast<size_t>(i0)];
-    // The flips move x_B.
-    if (i0 > 0) {
-      std::fill(flip_.begin(), flip_.end(), 0.0);
-      for (int i = 0; i < i0; ++i) {
-        const int j = cand_[static_cast<size_t>(i)];
-        double& v = xv_[static_cast<size_t>(j)];
-        const double nv = v == lo_[static_cast<size_t>(j)] ? up_[static_cast<size_t>(j)] : lo_[static_cast<size_t>(j)];
-        const double dv = nv - v;
-        v = nv;
-        if (is_unit(j)) {
-          flip_[static_cast<size_t>(unit_row(j))] += dv;
-        } else {
-          const double* col = lam_col(j);
-          for (int k = 0; k < D_; ++k) flip_[static_cast<size_t>(k)] += col[k] * dv;
-        }
-      }
-      ftran_binv(flip_.data(), wk_.data());
-      for (int s = 0; s < D_; ++s) xv_[static_cast<size_t>(head_[static_cast<size_t>(s)])] -= wk_[static_cast<size_t>(s)];
-    }
-    // alpha_q = B^{-1} M_q.
-    if (is_unit(q)) {
-      const double* col = binv_.data() + static_cast<size_t>(unit_row(q)) * DD;
-      std::copy(col, col + D_, alpha_.begin());
-    } else {
-      ftran_binv(lam_col(q), alpha_.data());
-    }
-    const double arq = arow_[static_cast<size_t>(q)], acq = alpha_[static_cast<size_t>(r)];
-    if (std::abs(arq - acq) > kSet.pivot_agreement * std::max(1.0, std::abs(arq)) || std::abs(acq) <= kSet.pivot_tol) {
-      // The updated inverse has drifted: start over from a fresh one.
-      if (since == 0) return Outcome::kFailed;
-      if (!refactor()) return Outcome::kFailed;
-      since = 0;
-      price_binv();
-      place_nonbasics();
-      recompute_xb();
-      continue;
-    }
-    // The dual step: reduced costs.
-    const double thd = dj_[static_cast<size_t>(q)] / acq;
-    // Over every column, in one contiguous pass: the basic and fixed ones get values never read
-    // (a basic column's is set when it leaves; arow_ is finite everywhere, 0 where never set).
-    {
-      double* __restrict dj = dj_.data();
-      const double* __restrict ar = arow_.data();
-      for (size_t j = 0; j < static_cast<size_t>(nv_); ++j) dj[j] -= thd * ar[j];
-    }
-    dj_[static_cast<size_t>(q)] = 0.0;
-    dj_[static_cast<size_t>(p)] = -thd;
-    // The primal step.
-    const double thp = (xv_[static_cast<size_t>(p)] - bound) / acq;
-    for (int s = 0; s < D_; ++s) xv_[static_cast<size_t>(head_[static_cast<size_t>(s)])] -= thp * alpha_[static_cast<size_t>(s)];
-    xv_[static_cast<size_t>(q)] += thp;
-    xv_[static_cast<size_t>(p)] = bound;
-    // The basis change and B^{-1} updated.
-    for (int c = 0; c < D_; ++c) {
-      double* col = binv_.data() + static_cast<size_t>(c) * DD;
-      const double v = col[r] / acq;
-      if (v == 0.0) continue;
-      axpy(DD, -v, alpha_.data(), col);
-      col[r] = v;
-    }
-    pos_[static_cast<size_t>(p)] = -1;
-    if (is_unit(p)) {
-      unit_at_[static_cast<size_t>(unit_row(p))] = -1;
-    } else {
-      int t = 0;
-      while (dense_[static_cast<size_t>(t)] != p) ++t;
-      for (; t + 1 < k_; ++t) dense_[static_cast<size_t>(t)] = dense_[static_cast<size_t>(t) + 1];
-      --k_;
-    }
-    if (is_unit(q)) unit_at_[static_cast<size_t>(unit_row(q))] = q;
-    else dense_[static_cast<size_t>(k_++)] = q;
-    head_[static_cast<size_t>(r)] = q;
-    pos_[static_cast<size_t>(q)] = r;
-    dse_weights();
-    {
-      const int i = nb_pos_[static_cast<size_t>(q)], last = nb_[static_cast<size_t>(--nnb_)];
-      nb_[static_cast<size_t>(i)] = last;
-      nb_pos_[static_cast<size_t>(last)] = i;
-      nb_pos_[static_cast<size_t>(q)] = -1;
-      if (static_lo_[static_cast<size_t>(p)] != static_up_[static_cast<size_t>(p)]) {
-        nb_pos_[static_cast<size_t>(p)] = nnb_;
-        nb_[static_cast<size_t>(nnb_++)] = p;
-      }
-    }
-    ++pivots;
-    ++local;
-    if (++since >= kSet.refactor_every) {
-      if (!refactor()) return Outcome::kFailed;
-      since = 0;
-      price_binv();
-      place_nonbasics();
-      recompute_xb();
+        cols.since = 0;
+        price_binv();
+        place_nonbasics();
+        recompute_xb();
+        break;
+      case lp::BoundedDual::Exit::kNoEntering:  // the dual's dual is unbounded: let the primal simplex say
+      case lp::BoundedDual::Exit::kIterLimit:
+        return Outcome::kFailed;
     }
   }
 }
