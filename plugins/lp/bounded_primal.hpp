@@ -1,6 +1,6 @@
-// The steps of the bounded primal simplex, one copy for every primal driver of scfw's LP engine
-// (column_generation's dense master, scenario_dual's primal simplex): the composite phase-1
-// costs, Dantzig pricing with Bland's fallback, and the ratio test. The basis is seen through
+// The bounded primal simplex of scfw's LP engine: its steps (the composite phase-1 costs, Dantzig
+// pricing with Bland's fallback, the ratio test) and the one driver over them (primal_simplex,
+// at the end), used by column_generation's dense master and scenario_dual's primal simplex. The basis is seen through
 // plain arrays: head[i] is the variable basic in position i, x, lo, up are per variable, and
 // alpha = B^-1 a_q is per position; the basic variable at position i moves by -dir alpha_i t when
 // the entering variable q moves by dir t.
@@ -162,6 +162,60 @@ inline int primal_ratio_step(const PrimalBasisView& b, const double* alpha, int 
   if (leave < 0) return -1;
   b.x[static_cast<size_t>(b.head[leave])] = leave_bound;
   return leave;
+}
+
+// ---- The driver ---------------------------------------------------------------------------
+//
+// One bounded primal simplex over the steps above, a template over the GLMO's column access P:
+//   PrimalBasisView view();               the basis and the values (see above)
+//   int vars() const; const int* pos() const;   variables 0..vars()-1, pos[j] >= 0: basic
+//   bool price();                         c_B (composite_basic_costs), the duals and the reduced
+//                                         costs; returns whether phase 1
+//   double reduced_cost(int j);           of nonbasic j, after price()
+//   void column(int q, double* alpha);    alpha = B^{-1} a_q by position
+//   bool basis_change(int r, int q);      q entered at position r (values already moved): update
+//                                         the factorization; false asks for a refactorization
+//   void refactor();                      a fresh factorization, x_B recomputed from it
+//   bool fresh() const;                   no update since the last refactor()
+//   bool verify(bool phase1);             at a candidate end: do the values and duals solve their
+//                                         equations (the caller's check, on the current or a
+//                                         fresh factorization)?
+// A candidate end that does not verify refactorizes and goes on, up to Settings::max_rounds; an
+// unbounded ray found on an updated factorization is confirmed on a fresh one first.
+enum class PrimalExit { kOptimal, kInfeasible, kUnbounded, kFailed };
+
+template <class P>
+PrimalExit primal_simplex(P& cols, double* alpha, const Settings& s, long max_pivots, long& pivots) {
+  bool bland = false;
+  int degenerate = 0, verified = 0;
+  for (;;) {
+    if (pivots >= max_pivots) return PrimalExit::kFailed;
+    const bool phase1 = cols.price();
+    double dq = 0.0;
+    const int q = dantzig_entering(cols.vars(), cols.pos(), cols.view(), [&](int j) { return cols.reduced_cost(j); },
+                                   bland, s, dq);
+    if (q < 0) {
+      if (cols.verify(phase1)) return phase1 ? PrimalExit::kInfeasible : PrimalExit::kOptimal;
+      if (verified >= s.max_rounds) return PrimalExit::kFailed;
+      ++verified;
+      cols.refactor();
+      continue;
+    }
+    cols.column(q, alpha);
+    const int r = primal_ratio_step(cols.view(), alpha, q, dq, bland, degenerate, s);
+    if (r == -2) {
+      // No blocking variable: an unbounded ray, unless a rounding artefact of an updated
+      // factorization (confirmed on a fresh one first).
+      if (!cols.fresh() && verified < s.max_rounds) {
+        ++verified;
+        cols.refactor();
+        continue;
+      }
+      return phase1 ? PrimalExit::kFailed : PrimalExit::kUnbounded;  // phase 1 cannot be unbounded
+    }
+    ++pivots;
+    if (r >= 0 && !cols.basis_change(r, q)) cols.refactor();
+  }
 }
 
 }  // namespace scfw::lp

@@ -69,8 +69,10 @@ class DenseMaster {
     w.put("binv", binv_);
     for (const auto* v : {&alpha_, &rhs_, &cb_, &y_, &rowr_}) w.put("work", *v);
     w.put("factored", static_cast<int>(factored_));
-    w.put("bland", static_cast<int>(bland_));
-    w.put("degenerate", degenerate_);
+    // The driver's Bland flag and degenerate run start afresh at every solve; the two fields stay
+    // in the format as zeros.
+    w.put("bland", 0);
+    w.put("degenerate", 0);
     w.put("pivots", static_cast<std::int64_t>(pivots_));
   }
   void load(scfw::StateReader& r) {
@@ -97,8 +99,7 @@ class DenseMaster {
     r.get("factored", flag);
     factored_ = flag != 0;
     r.get("bland", flag);
-    bland_ = flag != 0;
-    r.get("degenerate", degenerate_);
+    r.get("degenerate", flag);
     std::int64_t p = 0;
     r.get("pivots", p);
     pivots_ = static_cast<long>(p);
@@ -218,54 +219,58 @@ class DenseMaster {
     }
   }
 
-  // Solves from the current basis. max_pivots bounds the work (Status::failed beyond it).
+  // Solves from the current basis by the engine's primal driver (bounded_primal.hpp).
+  // max_pivots bounds the work (Status::failed beyond it).
   Status solve(long max_pivots) {
     pivots_ = 0;
-    bland_ = false;
-    degenerate_ = 0;
     if (!factored_) refactor();
-    int verified = 0;
-    long since_refactor = 0;
-    while (true) {
-      if (pivots_ >= max_pivots) return Status::failed;
-      if (since_refactor >= kSet.refactor_every) {
-        refactor();
-        since_refactor = 0;
-      }
-      const bool phase1 = set_basic_costs();
-      compute_duals();
-      int q = -1;
-      double dq = 0.0;
-      choose_entering(phase1, q, dq);
-      if (q < 0) {
-        // Candidate end: accepted when the residuals of B x_B + N x_N = 0 and of the basic
-        // reduced costs are at rounding level; otherwise refactorize and go on.
-        if (accurate(phase1)) return phase1 ? Status::infeasible : Status::optimal;
-        if (verified >= kSet.max_rounds) return Status::failed;
-        ++verified;
-        refactor();
-        since_refactor = 0;
-        continue;
-      }
-      const int r = ratio_and_update(q, dq);
-      if (r == -2) {
-        // No blocking variable: an unbounded ray, if the direction is not a rounding artefact of
-        // an updated inverse; confirm on a fresh factorization first.
-        if (since_refactor > 0 && verified < kSet.max_rounds) {
-          ++verified;
-          refactor();
-          since_refactor = 0;
-          continue;
-        }
-        if (!phase1) return Status::unbounded;
-        return Status::failed;  // an unbounded phase-1 ray cannot happen with blocking violators
-      }
-      ++pivots_;
-      if (r >= 0) ++since_refactor;
+    Columns cols{*this};
+    switch (primal_simplex(cols, alpha_.data(), kSet, max_pivots, pivots_)) {
+      case PrimalExit::kOptimal:
+        return Status::optimal;
+      case PrimalExit::kInfeasible:
+        return Status::infeasible;
+      case PrimalExit::kUnbounded:
+        return Status::unbounded;
+      case PrimalExit::kFailed:
+        break;
     }
+    return Status::failed;
   }
 
  private:
+  // The column access of the primal driver: dense columns through the explicit inverse, a
+  // candidate end accepted when the residuals are at rounding level (accurate()).
+  struct Columns {
+    DenseMaster& g;
+    int since = 0;  // updates since the last refactorization
+    bool phase1 = false;
+    PrimalBasisView view() { return g.basis_view(); }
+    int vars() const { return g.m_ + g.n_; }
+    const int* pos() const { return g.pos_.data(); }
+    bool price() {
+      phase1 = g.set_basic_costs();
+      g.compute_duals();
+      return phase1;
+    }
+    double reduced_cost(int j) const { return g.reduced_cost(j, phase1); }
+    void column(int q, double*) { g.column_ftran(q); }  // into alpha_, the driver's alpha
+    bool basis_change(int r, int q) {
+      const int p = g.head_[static_cast<size_t>(r)];
+      g.pivot_inverse(r);
+      g.pos_[static_cast<size_t>(p)] = -1;
+      g.head_[static_cast<size_t>(r)] = q;
+      g.pos_[static_cast<size_t>(q)] = r;
+      return ++since < kSet.refactor_every;
+    }
+    void refactor() {
+      g.refactor();
+      since = 0;
+    }
+    bool fresh() const { return since == 0; }
+    bool verify(bool p1) const { return g.accurate(p1); }
+  };
+
   const double* structural(int j) const { return cols_.data() + static_cast<size_t>(j - m_) * static_cast<size_t>(m_); }
 
 
@@ -390,25 +395,6 @@ class DenseMaster {
     return c - Eigen::Map<const Eigen::VectorXd>(structural(j), m_).dot(y_);
   }
 
-  void choose_entering(bool phase1, int& q, double& dq) {
-    q = dantzig_entering(m_ + n_, pos_.data(), basis_view(), [&](int j) { return reduced_cost(j, phase1); }, bland_,
-                         kSet, dq);
-  }
-
-  // Moves entering q (bounded_primal.hpp); returns the leaving row position, -1 for a bound flip,
-  // -2 if unbounded.
-  int ratio_and_update(int q, double dq) {
-    column_ftran(q);
-    const int leave = primal_ratio_step(basis_view(), alpha_.data(), q, dq, bland_, degenerate_, kSet);
-    if (leave < 0) return leave;
-    const int p = head_[static_cast<size_t>(leave)];
-    pivot_inverse(leave);
-    pos_[static_cast<size_t>(p)] = -1;
-    head_[static_cast<size_t>(leave)] = q;
-    pos_[static_cast<size_t>(q)] = leave;
-    return leave;
-  }
-
   int m_ = 0, n_ = 0;
   std::vector<double> lo_, up_, cost_, x_;  // per variable: logicals 0..m-1, then structurals
   std::vector<double> cols_;                // structural columns, dense, column-major (m each)
@@ -416,8 +402,7 @@ class DenseMaster {
   std::vector<int> pos_;                    // pos_[j]: j's basis position, -1 if nonbasic
   Eigen::MatrixXd binv_;
   Eigen::VectorXd alpha_, rhs_, cb_, y_, rowr_;
-  bool factored_ = false, bland_ = false;
-  int degenerate_ = 0;
+  bool factored_ = false;
   long pivots_ = 0;
 };
 

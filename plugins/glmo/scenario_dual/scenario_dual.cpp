@@ -374,14 +374,13 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   void recompute_basics();
   bool set_basic_costs();
   void price(bool phase1);
-  int choose_entering(bool phase1, double& dq);
   lp::PrimalBasisView basis_view() { return {D_, head_.data(), xv_.data(), lo_.data(), up_.data()}; }
-  int ratio_and_update(int q, double dq, bool bland);
   void pivot(int leave_slot, int q);
   bool primal_feasible() const;
   double dual_value() const;
   enum class Outcome { kOptimal, kInfeasible, kUnbounded, kFailed };
   Outcome run(long& pivots);
+  struct PrimalColumns;
   // The dual simplex on the dual LP (scenario_dual_dual.inc): the explicit inverse of the whole
   // basis, rank-one updates, dual steepest-edge pricing, bound-flipping ratio test.
   bool refactor();
@@ -459,8 +458,6 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   Eigen::VectorXd lam_price_;      // N: P pi
   std::vector<double> dj_;         // nv reduced costs (nonbasic)
   std::vector<double> vals_;       // model variable values (x map)
-  bool bland_ = false;
-  int degenerate_ = 0;
   // The dual simplex's buffers.
   std::vector<double> binv_;       // D x D: B^{-1} by column (column q: dual row q, entries by slot)
   kern::Kernels kern_;
@@ -790,20 +787,6 @@ void ScenarioDualGlmo::price(bool phase1) {
         (phase1 ? 0.0 : cost_[static_cast<size_t>(2 * D_ + t)]) - lam_price_[lam_row_[static_cast<size_t>(t)]];
 }
 
-int ScenarioDualGlmo::choose_entering(bool, double& dq) {
-  return lp::dantzig_entering(nv_, pos_.data(), basis_view(), [&](int j) { return dj_[static_cast<size_t>(j)]; },
-                              bland_, kSet, dq);
-}
-
-// Moves entering q (alpha_ = B^{-1} M_q) by the LP engine's primal ratio test; returns the
-// leaving slot, -1 for a bound flip, -2 if unbounded.
-int ScenarioDualGlmo::ratio_and_update(int q, double dq, bool bland) {
-  bool b = bland;
-  const int leave = lp::primal_ratio_step(basis_view(), alpha_.data(), q, dq, b, degenerate_, kSet);
-  if (b) bland_ = true;
-  return leave;
-}
-
 // The basis change: q in, the variable of slot `leave` out; refactorized.
 void ScenarioDualGlmo::pivot(int leave, int q) {
   const int p = head_[static_cast<size_t>(leave)];
@@ -844,47 +827,50 @@ double ScenarioDualGlmo::dual_value() const {
   return constant_ - s;
 }
 
-ScenarioDualGlmo::Outcome ScenarioDualGlmo::run(long& pivots) {
-  bland_ = false;
-  degenerate_ = 0;
-  const long max_pivots = 20L * (nv_ + D_) + 100;
-  int rounds = 0;
-  factor();
-  recompute_basics();
-  bool priced = false;  // phase 2 after a bound flip: the basis and pi are unchanged, so are the reduced costs
-  while (true) {
-    if (pivots >= max_pivots) return Outcome::kFailed;
-    const bool phase1 = priced ? false : set_basic_costs();
-    if (!priced) price(phase1);
-    priced = false;
-    double dq = 0.0;
-    const int q = choose_entering(phase1, dq);
-    if (q < 0) {
-      // A candidate end: x_B recomputed from scratch must agree.
-      recompute_basics();
-      const bool feasible = primal_feasible();
-      if (feasible == !phase1) {
-        if (!phase1) {
-          // Reduced costs with the recomputed values' basic costs: same pi, still optimal.
-          return Outcome::kOptimal;
-        }
-        return Outcome::kInfeasible;
-      }
-      if (++rounds > kSet.max_rounds) return Outcome::kFailed;
-      continue;
-    }
-    ftran(q);
-    const int leave = ratio_and_update(q, dq, bland_);
-    if (leave == -2) {
-      if (phase1) return Outcome::kFailed;
-      return Outcome::kUnbounded;
-    }
-    ++pivots;
-    if (leave >= 0)
-      pivot(leave, q);
-    else
-      priced = !phase1;  // the ratio test kept every basic variable feasible
+// The column access of the engine's primal driver (bounded_primal.hpp): columns through the LU
+// of D_R, refactorized at every basis change; a candidate end is accepted when x_B recomputed
+// from scratch agrees with the phase.
+struct ScenarioDualGlmo::PrimalColumns {
+  ScenarioDualGlmo& g;
+  lp::PrimalBasisView view() { return g.basis_view(); }
+  int vars() const { return g.nv_; }
+  const int* pos() const { return g.pos_.data(); }
+  bool price() {
+    const bool phase1 = g.set_basic_costs();
+    g.price(phase1);
+    return phase1;
   }
+  double reduced_cost(int j) const { return g.dj_[static_cast<size_t>(j)]; }
+  void column(int q, double*) { g.ftran(q); }  // into alpha_, the driver's alpha
+  bool basis_change(int r, int q) {
+    g.pivot(r, q);
+    return true;
+  }
+  void refactor() {
+    g.factor();
+    g.recompute_basics();
+  }
+  bool fresh() const { return true; }
+  bool verify(bool phase1) {
+    g.recompute_basics();
+    return g.primal_feasible() == !phase1;
+  }
+};
+
+ScenarioDualGlmo::Outcome ScenarioDualGlmo::run(long& pivots) {
+  PrimalColumns cols{*this};
+  cols.refactor();
+  switch (lp::primal_simplex(cols, alpha_.data(), kSet, 20L * (nv_ + D_) + 100, pivots)) {
+    case lp::PrimalExit::kOptimal:
+      return Outcome::kOptimal;
+    case lp::PrimalExit::kInfeasible:
+      return Outcome::kInfeasible;
+    case lp::PrimalExit::kUnbounded:
+      return Outcome::kUnbounded;
+    case lp::PrimalExit::kFailed:
+      break;
+  }
+  return Outcome::kFailed;
 }
 
 // ---- The dual simplex on the dual LP --------------------------------------------------------
