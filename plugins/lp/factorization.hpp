@@ -40,6 +40,21 @@ concept Factorization = requires(F f, const F cf, double* v, const double* a, in
   { f.update(a, r) } -> std::same_as<bool>;
 };
 
+// Partial pivoting in column k of a row-major matrix (row stride `stride`): the row among
+// k..m-1 with the largest |entry| (the first on ties); best is that |entry|.
+inline int partial_pivot(const double* a, size_t stride, int k, int m, double& best) {
+  int p = k;
+  best = std::abs(a[static_cast<size_t>(k) * stride + static_cast<size_t>(k)]);
+  for (int r = k + 1; r < m; ++r) {
+    const double v = std::abs(a[static_cast<size_t>(r) * stride + static_cast<size_t>(k)]);
+    if (v > best) {
+      best = v;
+      p = r;
+    }
+  }
+  return p;
+}
+
 // Dense LU with partial pivoting (row-major, P B = L U, L unit lower) and an eta file: the
 // updates since the factorization are kept as their columns alpha (at most max_etas of them)
 // and applied after the LU in ftran, before it (transposed, in reverse) in btran.
@@ -81,15 +96,8 @@ class DenseLU {
     etas_ = 0;
     for (int r = 0; r < m; ++r) perm_[static_cast<size_t>(r)] = r;
     for (int k = 0; k < m; ++k) {
-      int p = k;
-      double best = std::abs(a[static_cast<size_t>(k) * M + static_cast<size_t>(k)]);
-      for (int r = k + 1; r < m; ++r) {
-        const double v = std::abs(a[static_cast<size_t>(r) * M + static_cast<size_t>(k)]);
-        if (v > best) {
-          best = v;
-          p = r;
-        }
-      }
+      double best = 0.0;
+      const int p = partial_pivot(a, M, k, m, best);
       if (!(best > limit(k))) return k;
       if (p != k) {
         std::swap_ranges(a + static_cast<size_t>(k) * M, a + static_cast<size_t>(k + 1) * M, a + static_cast<size_t>(p) * M);

@@ -925,15 +925,8 @@ bool ScenarioDualGlmo::build_binv() {
     }
   }
   for (int c = 0; c < k; ++c) {
-    int p = c;
-    double best = std::abs(lu_[static_cast<size_t>(c) * K + static_cast<size_t>(c)]);
-    for (int a = c + 1; a < k; ++a) {
-      const double v = std::abs(lu_[static_cast<size_t>(a) * K + static_cast<size_t>(c)]);
-      if (v > best) {
-        best = v;
-        p = a;
-      }
-    }
+    double best = 0.0;
+    const int p = lp::partial_pivot(lu_.data(), K, c, k, best);
     if (!(best > kSet.singular_tol * std::max(1.0, scale))) return false;
     perm_[static_cast<size_t>(c)] = p;
     double* rc = lu_.data() + static_cast<size_t>(c) * K;
