@@ -3,6 +3,10 @@
 // that a gap tolerance needs gap reports.
 #include <doctest/doctest.h>
 
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -16,6 +20,7 @@
 #include <vector>
 
 #include "engine_support.hpp"
+#include "scfw/core/output_file.hpp"
 #include "scfw/core/report.hpp"
 #include "scfw/core/solution.hpp"
 #include "scfw/core/stopping.hpp"
@@ -342,12 +347,105 @@ TEST_CASE("trace: a write that fails aborts the run and names the file") {
   CHECK(s.iterations == 1);
   CHECK(trace.failed());
   CHECK(s.reason == "/dev/full: cannot write the trace file (No space left on device)");
-  CHECK_THROWS_WITH_AS(write_json_file("/dev/full", json::object()),
-                       "/dev/full: cannot write the summary file (No space left on device)", Error);
+}
+
+TEST_CASE("outputs: never written over a device, written whole or not at all") {
+  TempDir dir;
   Solution sol;
   sol.x.values = Vec::Zero(2);
-  CHECK_THROWS_WITH_AS(write_solution("/dev/full", sol),
-                       "/dev/full: cannot write the solution file (No space left on device)", Error);
+  // A device (or a FIFO, a folder) is never replaced, /dev/full and /dev/null included.
+  CHECK_THROWS_WITH_AS(write_json_file("/dev/full", json::object()),
+                       "/dev/full: cannot write the summary file (it is a character device; scfw replaces only "
+                       "regular files)", Error);
+  CHECK_THROWS_WITH_AS(write_solution("/dev/null", sol),
+                       "/dev/null: cannot write the solution file (it is a character device; scfw replaces only "
+                       "regular files)", Error);
+  const fs::path fifo = dir.path / "fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const std::string fifo_message = fifo.string() + ": cannot write the trace file (it is a FIFO; scfw replaces only regular files)";
+  CHECK_THROWS_WITH_AS(write_output_file(fifo, "trace file", [](std::ostream&) {}), fifo_message.c_str(), Error);
+  CHECK(special_file_kind(dir.path) == "a directory");
+  CHECK(special_file_kind(dir.path / "absent") == "");
+
+  // A writer that fails half-way leaves the previous file and no temporary.
+  const fs::path file = dir.path / "out.csv";
+  write_output_file(file, "trace file", [](std::ostream& out) { out << "old\n"; });
+  ::chmod(file.c_str(), 0640);
+  CHECK_THROWS_WITH(write_output_file(file, "trace file",
+                                      [](std::ostream& out) {
+                                        out << std::string(1 << 20, 'x');
+                                        throw Error("stopped");
+                                      }),
+                    "stopped");
+  auto content = [](const fs::path& p) {
+    std::ifstream in(p);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  CHECK(content(file) == "old\n");
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 2);  // fifo, out.csv
+  // A complete write replaces it and keeps its mode; through a symlink, the file it names.
+  const fs::path link = dir.path / "link.csv";
+  fs::create_symlink("out.csv", link);
+  write_output_file(link, "trace file", [](std::ostream& out) { out << "new\n"; });
+  CHECK(fs::is_symlink(link));
+  CHECK(content(file) == "new\n");
+  CHECK((fs::status(file).permissions() & fs::perms::all) == (fs::perms::owner_read | fs::perms::owner_write | fs::perms::group_read));
+
+  // A write the system refuses half-way (here a file size limit, as a full disk would): the
+  // previous file stays. In a child process, which the limit must not outlive.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    ::signal(SIGXFSZ, SIG_IGN);
+    const struct rlimit limit {4096, 4096};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      write_output_file(file, "solution file", [](std::ostream& out) { out << std::string(1 << 20, 'y'); });
+    } catch (const Error& e) {
+      const std::string expected = file.string() + ": cannot write the solution file (File too large)";
+      ::_exit(e.what() == expected ? 0 : 3);
+    }
+    ::_exit(4);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(content(file) == "new\n");
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 3);
+}
+
+TEST_CASE("outputs: a run refuses outputs that would replace an input, another output or a device") {
+  TempDir dir;
+  const fs::path problem = dir.path / "p.json", trace = dir.path / "t.csv";
+  write_output_file(problem, "problem", [](std::ostream& out) { out << "{}\n"; });
+  fs::create_symlink("p.json", dir.path / "alias.json");
+  CHECK_NOTHROW(check_outputs({{"trace", trace}, {"solution", dir.path / "s.json"}, {"summary", "-"}},
+                              {{"the problem file", problem}}));
+  const std::string onto_input =
+      (dir.path / "alias.json").string() + ": the solution would overwrite the problem file, an input of this run";
+  CHECK_THROWS_WITH_AS(check_outputs({{"trace", trace}, {"solution", dir.path / "alias.json"}}, {{"the problem file", problem}}),
+                       onto_input.c_str(), InputError);
+  const std::string twice = (dir.path / "." / "t.csv").string() + ": the trace and the solution name the same file; give each its own";
+  CHECK_THROWS_WITH_AS(check_outputs({{"trace", trace}, {"solution", dir.path / "." / "t.csv"}}, {}), twice.c_str(),
+                       InputError);
+  CHECK_THROWS_WITH_AS(check_outputs({{"checkpoint", "/dev/null"}}, {}),
+                       "/dev/null: is a character device, not a regular file: the checkpoint cannot be written there",
+                       InputError);
+}
+
+TEST_CASE("solution: a name that is not UTF-8 is written as Latin-1 in JSON and reads back") {
+  TempDir dir;
+  Solution sol;
+  sol.problem = "p";
+  sol.x.values = Vec::Ones(2);
+  sol.x.names = {"caf\xe9", "ok"};
+  const fs::path file = dir.path / "s.json";
+  write_solution(file, sol);
+  const Labelled back = read_solution_x(file);
+  REQUIRE(back.names.size() == 2);
+  CHECK(back.names[0] == "caf\xc3\xa9");  // U+00E9
+  CHECK(back.names[1] == "ok");
 }
 
 TEST_CASE("JSON summary: status, numbers and plugins of the run") {

@@ -191,10 +191,10 @@ struct TraceFile {
   void close() {
     stream->close();
     if (csv.failed()) throw scfw::Error(csv.error());
-    if (stream->fail()) throw scfw::Error(path + ": cannot write the trace file");
+    if (stream->fail()) throw scfw::Error(path + ": cannot write the trace file" + stream->reason());
   }
   std::string path;
-  std::unique_ptr<std::ofstream> stream;
+  std::unique_ptr<scfw::OutputFile> stream;
   scfw::TraceCsv csv;
 };
 

@@ -450,6 +450,18 @@ int cmd_run(const std::vector<std::string>& args) {
     outputs.progress = 0;
   }
   const scfw::SolverOptions& options = composed.options;
+  // Before anything is written: no output may replace a special file, an input or another output
+  // (output_file.hpp). A run resumed from CK may write its checkpoints to CK again.
+  {
+    auto given = [&](const char* option) { return vm.count(option) ? vm[option].as<std::string>() : std::string(); };
+    const std::vector<scfw::RunPath> written{{"trace", options.trace},
+                                             {"solution", outputs.solution},
+                                             {"summary", outputs.summary_json}};
+    std::vector<scfw::RunPath> all_written = written;
+    all_written.push_back({"checkpoint", given("checkpoint")});
+    scfw::check_outputs(all_written, {{"the problem file", file}, {"the start point", outputs.start}});
+    scfw::check_outputs(written, {{"the checkpoint being resumed", given("resume")}});
+  }
   scfw::Solver solver(composed, options);
   std::unique_ptr<scfw_app::RunCheckpoint> checkpoint;
   try {
@@ -464,7 +476,7 @@ int cmd_run(const std::vector<std::string>& args) {
     solver.set_start(scfw::check_start(composed.problem, scfw::read_solution_x(outputs.start), outputs.start));
 
   // The trace: header when the run begins, one flushed row per gap report.
-  std::unique_ptr<std::ofstream> trace_file;
+  std::unique_ptr<scfw::OutputFile> trace_file;
   std::unique_ptr<scfw::TraceCsv> trace;
   if (!options.trace.empty() && checkpoint->resumed()) {
     solver.add_callback(checkpoint->continue_trace(options.trace));
@@ -520,10 +532,10 @@ int cmd_run(const std::vector<std::string>& args) {
   // The outputs: a write that fails ends the run with exit 1 and the file's name.
   if (trace) {
     trace_file->close();
-    if (!trace->failed() && trace_file->fail())
-      throw scfw::Error(options.trace + ": cannot write the trace file");
     if (trace->failed()) throw scfw::Error(trace->error());
+    if (trace_file->fail()) throw scfw::Error(options.trace + ": cannot write the trace file" + trace_file->reason());
   }
+  checkpoint->finish_trace();
   if (summary.status != scfw::Status::Failed) {
     if (!outputs.solution.empty()) {
       // Every rank: f(y_K) in the solution sums over the ranks' rows (a collective).

@@ -15,7 +15,7 @@ namespace scfw_app {
 po::options_description checkpoint_options() {
   po::options_description o("checkpoints (docs/checkpoint.md)");
   o.add_options()("checkpoint", po::value<std::string>()->value_name("CK"),
-                  "write the run's state to CK (through CK.tmp and a rename) every --checkpoint-every\n"
+                  "write the run's state to CK (whole, through a temporary and a rename) every --checkpoint-every\n"
                   "iterations and/or --checkpoint-seconds seconds (default: every 60 s), and when the run\n"
                   "is stopped early (Ctrl-C, a time limit)")(
       "checkpoint-every", po::value<std::string>()->value_name("N"), "checkpoint every N iterations")(

@@ -27,6 +27,10 @@ class RunCheckpoint {
   bool resumed() const { return resumed_ != nullptr; }
   /// The trace of a resumed run: the checkpoint's rows, then the new ones.
   scfw::Callback& continue_trace(const std::string& path);
+  /// After the run: puts the resumed run's trace in place (nothing without continue_trace()).
+  void finish_trace() {
+    if (trace_) trace_->finish();
+  }
   /// Sets the solver up to resume and/or to write checkpoints. Call after the other callbacks.
   void attach(scfw::Solver& solver);
   /// Lines for the run summary ("" when the options were not used).

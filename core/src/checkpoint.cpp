@@ -6,6 +6,7 @@
 #include <iterator>
 #include <system_error>
 
+#include "scfw/core/output_file.hpp"
 #include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 #include "scfw/state.hpp"
@@ -151,22 +152,12 @@ void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck) {
     text += "plugin " + p.role + " " + p.library + " " + p.version + " " + p.name + "\n";  // a name may have spaces
   text += "state\n" + w.text() + "end\n";
 
-  std::filesystem::path tmp = file;
-  tmp += ".tmp";
-  std::error_code ec;
-  if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path(), ec);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) throw Error(file.string() + ": cannot write checkpoint (" + tmp.string() + ")");
-  }
-  std::filesystem::rename(tmp, file, ec);
-  if (ec) throw Error(file.string() + ": cannot write checkpoint (rename: " + ec.message() + ")");
+  write_output_file(file, "checkpoint", [&](std::ostream& out) { out << text; });
 }
 
 Checkpoint read_checkpoint(const std::filesystem::path& file) {
   const std::string where = file.string() + ": ";
+  check_data_path(file.string());  // a FIFO or a device would be read without end
   errno = 0;
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(where + "cannot open checkpoint" + open_failure(errno));
@@ -376,6 +367,12 @@ ResumedTrace::ResumedTrace(const std::filesystem::path& path, const std::string&
     *file_ << saved_trace;
   file_->flush();
   trace_ = std::make_unique<TraceCsv>(*file_);
+}
+
+void ResumedTrace::finish() {
+  file_->close();
+  if (trace_->failed()) throw Error(trace_->error());
+  if (file_->fail()) throw Error(file_->target().string() + ": cannot write the trace file" + file_->reason());
 }
 
 }  // namespace scfw

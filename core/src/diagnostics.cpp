@@ -80,20 +80,6 @@ void check_file_name(const std::string& source, const std::string& pointer, cons
     input_error(source, pointer, "the file name holds a control character (shown as ?): \"" + excerpt(name) + "\"");
 }
 
-std::string file_type_name(const std::filesystem::file_status& st) {
-  namespace fs = std::filesystem;
-  switch (st.type()) {
-    case fs::file_type::regular: return "a regular file";
-    case fs::file_type::directory: return "a directory";
-    case fs::file_type::symlink: return "a symbolic link";
-    case fs::file_type::block: return "a block device";
-    case fs::file_type::character: return "a character device";
-    case fs::file_type::fifo: return "a FIFO";
-    case fs::file_type::socket: return "a socket";
-    default: return "an unknown kind of file";
-  }
-}
-
 std::string quoted_list(std::vector<std::string> names, bool sorted) {
   if (sorted) {
     std::sort(names.begin(), names.end());

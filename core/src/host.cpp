@@ -40,14 +40,20 @@ Composition Host::compose(const nlohmann::json& problem, const std::string& sour
 Summary solve(Composition& c, const std::vector<Callback*>& callbacks) {
   Solver solver(c, c.options);
   for (Callback* cb : callbacks) solver.add_callback(*cb);
-  std::unique_ptr<std::ofstream> trace_file;
+  std::unique_ptr<OutputFile> trace_file;
   std::optional<TraceCsv> trace;
   if (!c.options.trace.empty()) {
     trace_file = open_trace_file(c.options.trace);
-    trace.emplace(*trace_file);
+    trace.emplace(*trace_file, c.options.trace);
     solver.add_callback(*trace);
   }
-  return solver.run();
+  Summary summary = solver.run();
+  if (trace_file) {
+    trace_file->close();  // the complete trace replaces the file only now (output_file.hpp)
+    if (trace->failed()) throw Error(trace->error());
+    if (trace_file->fail()) throw Error(c.options.trace + ": cannot write the trace file" + trace_file->reason());
+  }
+  return summary;
 }
 
 const char* param_type_token(ParamType type) {

@@ -188,7 +188,7 @@ json read_json_file(const fs::path& file) {
   if (ec) throw InputError(name + ": cannot open file" + open_failure(ec.value()));
   if (!fs::exists(st)) throw InputError(name + ": cannot open file" + open_failure(ENOENT));
   if (fs::is_directory(st)) throw InputError(name + ": is a directory");
-  if (!fs::is_regular_file(st)) throw InputError(name + ": is not a regular file (" + diagnostics::file_type_name(st) + ")");
+  if (!fs::is_regular_file(st)) throw InputError(name + ": is not a regular file (" + file_type_name(st) + ")");
   const std::uintmax_t size = fs::file_size(file, ec);
   if (ec) throw InputError(name + ": cannot open file" + open_failure(ec.value()));
   if (size > kMaxJsonFileBytes)

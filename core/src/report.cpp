@@ -125,18 +125,12 @@ CallbackResult ProgressLog::on_iteration(const IterationState& s) {
   return CallbackResult::Continue;
 }
 
-std::unique_ptr<std::ofstream> open_trace_file(const fs::path& path) {
-  const std::string fail = path.string() + ": cannot write trace file";
-  std::error_code ec;
-  const fs::path parent = path.parent_path();
-  if (!parent.empty()) {
-    fs::create_directories(parent, ec);
-    if (ec) throw InputError(fail);
+std::unique_ptr<OutputFile> open_trace_file(const fs::path& path) {
+  try {
+    return std::make_unique<OutputFile>(path, "trace file");
+  } catch (const Error& e) {
+    throw InputError(e.what());
   }
-  if (fs::is_directory(path, ec)) throw InputError(fail);
-  auto file = std::make_unique<std::ofstream>(path, std::ios::out | std::ios::trunc);
-  if (!*file) throw InputError(fail);
-  return file;
 }
 
 ProgressLine::ProgressLine(std::ostream& out, double min_interval_seconds)

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "scfw/core/format.hpp"
+#include "scfw/core/output_file.hpp"
 
 #include "scfw/core/diagnostics.hpp"
 #include "scfw/core/params_json.hpp"
@@ -67,9 +68,51 @@ std::string name_or_empty(const Labelled& l, Eigen::Index i) {
   return l.names.empty() ? std::string() : l.names[static_cast<size_t>(i)];
 }
 
+// The length of the valid UTF-8 sequence at text[i] (1 to 4 bytes), 0 when none starts there.
+size_t utf8_sequence(std::string_view text, size_t i) {
+  const auto byte = [&](size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0u; };
+  const unsigned c = byte(0);
+  const auto cont = [&](size_t k) { return (byte(k) & 0xC0u) == 0x80u; };
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) return cont(1) ? 2 : 0;
+  if (c >= 0xE0 && c <= 0xEF) {
+    const unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;  // no overlongs, no surrogates
+    return byte(1) >= lo && byte(1) <= hi && cont(2) ? 3 : 0;
+  }
+  if (c >= 0xF0 && c <= 0xF4) {
+    const unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    return byte(1) >= lo && byte(1) <= hi && cont(2) && cont(3) ? 4 : 0;
+  }
+  return 0;
+}
+
+// `name` as JSON can hold it: unchanged when it is valid UTF-8; else every byte outside a valid
+// sequence is read as Latin-1 (0xE9 becomes U+00E9, "é"), which is what a name in a Latin-1 data
+// file meant. --start compares names after the same mapping, so a solution reads back.
+std::string json_name(std::string_view name) {
+  std::string out;
+  out.reserve(name.size());
+  for (size_t i = 0; i < name.size();) {
+    const size_t n = utf8_sequence(name, i);
+    if (n > 0) {
+      out.append(name.substr(i, n));
+      i += n;
+    } else {
+      const auto c = static_cast<unsigned char>(name[i++]);
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+
 json labelled_json(const Labelled& l) {
   json o = json::object();
-  if (!l.names.empty()) o["names"] = l.names;
+  if (!l.names.empty()) {
+    json names = json::array();
+    for (const std::string& n : l.names) names.push_back(json_name(n));
+    o["names"] = std::move(names);
+  }
   json values = json::array();
   for (Eigen::Index i = 0; i < l.values.size(); ++i)
     values.push_back(std::isfinite(l.values[i]) ? json(l.values[i]) : json(nullptr));
@@ -85,11 +128,6 @@ json grid_json(const Vec& x, const std::vector<int>& shape) {
     rows.push_back(std::move(row));
   }
   return rows;
-}
-
-std::string write_error_reason() {
-  const int e = errno;
-  return e ? std::string(" (") + std::strerror(e) + ")" : std::string();
 }
 
 void write_csv(std::ostream& out, const Solution& s) {
@@ -225,28 +263,10 @@ Solution make_solution(const Problem& problem, const Summary& summary, const Bes
   return s;
 }
 
-void write_output_file(const fs::path& path, const std::string& what,
-                       const std::function<void(std::ostream&)>& write) {
-  const std::string fail = path.string() + ": cannot write the " + what;
-  std::error_code ec;
-  if (!path.parent_path().empty()) {
-    fs::create_directories(path.parent_path(), ec);
-    if (ec) throw Error(fail + " (" + ec.message() + ")");
-  }
-  errno = 0;
-  std::ofstream out(path, std::ios::out | std::ios::trunc);
-  if (!out) throw Error(fail + write_error_reason());
-  write(out);
-  out.flush();
-  if (!out) throw Error(fail + write_error_reason());
-  out.close();
-  if (out.fail()) throw Error(fail + write_error_reason());
-}
-
 void write_solution(const fs::path& path, const Solution& solution) {
   write_output_file(path, "solution file", [&](std::ostream& out) {
     if (ends_with_json(path))
-      out << solution_json(solution).dump(1) << '\n';
+      out << solution_json(solution).dump(1, ' ', false, json::error_handler_t::replace) << '\n';
     else
       write_csv(out, solution);
   });
@@ -339,7 +359,7 @@ Vec check_start(const Problem& problem, const Labelled& start, const std::string
   const std::vector<std::string> names = problem.oracle->variable_names();
   if (!names.empty() && !start.names.empty())
     for (size_t i = 0; i < names.size(); ++i)
-      if (names[i] != start.names[i])
+      if (json_name(names[i]) != json_name(start.names[i]))
         throw InputError(source + ": coordinate " + std::to_string(i + 1) + " is \"" + start.names[i] +
                          "\" in the start but \"" + names[i] + "\" in the problem");
   for (Eigen::Index i = 0; i < start.values.size(); ++i)

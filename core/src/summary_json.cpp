@@ -3,6 +3,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "scfw/core/output_file.hpp"
 #include "scfw/core/solution.hpp"
 #include "scfw/error.hpp"
 
@@ -116,7 +117,9 @@ json to_json(const Summary& s, const RunRecord& r) {
 }
 
 void write_json_file(const fs::path& path, const json& value) {
-  const std::string text = value.dump(2) + "\n";
+  // Text from the system (a library path, a message quoting a file name) may not be UTF-8:
+  // replaced (U+FFFD), never an exception after the run.
+  const std::string text = value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   if (path == "-") {
     std::cout << text;
     std::cout.flush();

@@ -24,7 +24,7 @@ for file in "$SOURCE"/examples/*.json; do
   run "$SCFW" run "$name.json" --iterations 120 --trace part.csv --checkpoint ck/$name.ckpt --checkpoint-every 70
   expect_rc 0 "$name: run with --checkpoint"
   expect_contains "$OUT" "checkpoint      ck/$name.ckpt written 1 time" "$name: the summary names the checkpoint"
-  [[ -f ck/$name.ckpt && ! -e ck/$name.ckpt.tmp ]] || fail "$name: no ck/$name.ckpt, or a .tmp left behind"
+  [[ -f ck/$name.ckpt && -z "$(find ck -name ".$name.ckpt.*")" ]] || fail "$name: no ck/$name.ckpt, or a temporary left behind"
   [[ "$(sed -n 1p ck/$name.ckpt)" == "scfw-checkpoint 1" ]] || fail "$name: checkpoint header"
 
   run "$SCFW" run "$name.json" --iterations 120 --trace part.csv --resume ck/$name.ckpt
@@ -97,6 +97,6 @@ mkdir -p blocked && chmod 555 blocked
 if [[ ! -w blocked ]]; then  # (root ignores the mode)
   run "$SCFW" run p.json --checkpoint blocked/c.ckpt --checkpoint-every 10
   expect_rc 1 "an unwritable checkpoint"
-  expect_contains "$ERR" "error: iteration 10 (checkpoint): blocked/c.ckpt: cannot write checkpoint" "an unwritable checkpoint"
+  expect_contains "$ERR" "error: iteration 10 (checkpoint): blocked/c.ckpt: cannot write the checkpoint (Permission denied)" "an unwritable checkpoint"
 fi
 echo "checkpoint: every example resumes bit for bit; refusals name what differs"

@@ -65,7 +65,7 @@ expect_rc 2 "--iterations 0"
 # A trace that cannot be written.
 run "$SCFW" run ok.json --trace /dev/null/trace.csv
 expect_rc 2 "unwritable trace"
-expect_stderr "error: /dev/null/trace.csv: cannot write trace file" "unwritable trace"
+expect_stderr "error: /dev/null/trace.csv: cannot write the trace file (Not a directory)" "unwritable trace"
 
 # validate: the composed problem in one line, then what a run will hold (docs/memory.md).
 run "$SCFW" validate --memory-limit 1GiB ok.json

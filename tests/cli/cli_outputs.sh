@@ -130,18 +130,49 @@ run "$SCFW" run p.json --gap-tolerance 1e-3
 expect_rc 2 "--gap-tolerance without reports"
 expect_stderr 'error: --gap-tolerance: a gap tolerance needs gap reports during the run, but "report": {"every"} is 0 with 100 iterations, so the gap is computed only after the last one; set "report": {"every": N} with N < 100' "--gap-tolerance without reports"
 
-# Outputs that cannot be written: exit 1, one line naming the file.
+# Outputs that would destroy something are refused before the run: exit 2, one line.
 write_problem q.json '{ "plugin": "max" }' 20 '{ "every": 5 }'
 run "$SCFW" run q.json --trace /dev/full --quiet
-expect_rc 1 "--trace /dev/full"
-[[ "$(tail -n1 <<<"$ERR")" == "error: /dev/full: cannot write the trace file (No space left on device)" ]] ||
-  fail "--trace /dev/full: stderr $ERR"
-run "$SCFW" run q.json --solution /dev/full --quiet
-expect_rc 1 "--solution /dev/full"
-expect_stderr "error: /dev/full: cannot write the solution file (No space left on device)" "--solution /dev/full"
-run "$SCFW" run q.json --summary-json /dev/full --quiet
-expect_rc 1 "--summary-json /dev/full"
-expect_stderr "error: /dev/full: cannot write the summary file (No space left on device)" "--summary-json /dev/full"
+expect_rc 2 "--trace /dev/full"
+expect_stderr "error: /dev/full: is a character device, not a regular file: the trace cannot be written there" "--trace /dev/full"
+run "$SCFW" run q.json --checkpoint /dev/null --quiet
+expect_rc 2 "--checkpoint /dev/null"
+expect_stderr "error: /dev/null: is a character device, not a regular file: the checkpoint cannot be written there" "--checkpoint /dev/null"
+mkfifo pipe
+run "$SCFW" run q.json --summary-json pipe --quiet
+expect_rc 2 "--summary-json FIFO"
+expect_stderr "error: pipe: is a FIFO, not a regular file: the summary cannot be written there" "--summary-json FIFO"
+run "$SCFW" run q.json --solution ./q.json --quiet
+expect_rc 2 "--solution onto the problem"
+expect_stderr "error: ./q.json: the solution would overwrite the problem file, an input of this run" "--solution onto the problem"
+run "$SCFW" run q.json --trace same.csv --solution same.csv --quiet
+expect_rc 2 "trace and solution on one path"
+expect_stderr "error: same.csv: the trace and the solution name the same file; give each its own" "trace and solution on one path"
+[[ ! -e same.csv && "$(cat q.json | head -c 1)" == "{" ]] || fail "a refused run wrote something"
+
+# Inputs that are not regular files are refused before a byte is read (/dev/zero would never end).
+run "$SCFW" run q.json --resume /dev/zero --quiet
+expect_rc 2 "--resume /dev/zero"
+expect_stderr "error: /dev/zero: is not a regular file (a character device)" "--resume /dev/zero"
+run "$SCFW" run q.json --start pipe --quiet
+expect_rc 2 "--start FIFO"
+expect_stderr "error: pipe: is not a regular file (a FIFO)" "--start FIFO"
+
+# A write that fails (here a file-size limit, as a full disk): exit 1, one line naming the file,
+# and the previous file is kept whole.
+sed 's/"dim": 20/"dim": 200/' q.json >wide.json
+run "$SCFW" run wide.json --solution kept.csv --quiet
+expect_rc 0 "a first solution"
+cp kept.csv kept.before
+[[ $(stat -c %s kept.csv) -gt 1024 ]] || fail "the solution is too small to test a 1 KiB limit"
+run bash -c "trap '' XFSZ; ulimit -f 1; exec \"\$0\" run q.json --trace big.csv --iterations 2000 --quiet" "$SCFW"
+expect_rc 1 "a trace beyond the file size limit"
+expect_stderr "error: big.csv: cannot write the trace file (File too large)" "a trace beyond the file size limit"
+run bash -c "trap '' XFSZ; ulimit -f 1; exec \"\$0\" run wide.json --solution kept.csv --quiet" "$SCFW"
+expect_rc 1 "a solution beyond the file size limit"
+expect_stderr "error: kept.csv: cannot write the solution file (File too large)" "a solution beyond the file size limit"
+cmp -s kept.csv kept.before || fail "the previous solution was not kept whole"
+[[ ! -e big.csv && -z "$(find . -name '.big.csv.*' -o -name '.kept.csv.*')" ]] || fail "a partial output or a temporary was left"
 
 # --progress off a terminal: plain lines, the first after the first iteration with a tiny interval.
 run "$SCFW" run q.json --progress 1e-9 --quiet

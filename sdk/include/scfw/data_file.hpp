@@ -55,8 +55,26 @@ inline std::string excerpt(std::string_view text, std::size_t keep = 40) {
 /// U+2028, U+2029): the characters a one-line message must not show raw.
 inline bool has_control_character(std::string_view text) { return excerpt(text, text.size()) != text; }
 
-/// Throws InputError("<path>: is a directory") when `path` names a folder. A missing file is left
-/// to the loader's own "cannot open" message (open_data_file below).
+/// What a file system entry is, for messages: "a regular file", "a directory", "a FIFO",
+/// "a character device", ... ("a symbolic link" only for a status taken without following it).
+inline std::string file_type_name(const std::filesystem::file_status& st) {
+  namespace fs = std::filesystem;
+  switch (st.type()) {
+    case fs::file_type::regular: return "a regular file";
+    case fs::file_type::directory: return "a directory";
+    case fs::file_type::symlink: return "a symbolic link";
+    case fs::file_type::block: return "a block device";
+    case fs::file_type::character: return "a character device";
+    case fs::file_type::fifo: return "a FIFO";
+    case fs::file_type::socket: return "a socket";
+    default: return "an unknown kind of file";
+  }
+}
+
+/// Throws InputError("<path>: is a directory") when `path` names a folder, and
+/// InputError("<path>: is not a regular file (a FIFO)") for a FIFO, a device (/dev/zero would be
+/// read without end) or a socket: only regular files, which have a size, are read. A missing file
+/// is left to the loader's own "cannot open" message (open_data_file below).
 /// A path holding a control character is refused the same way ("<path, each control character
 /// shown as ?>: ..."): every message of a loader starts with the path, and must stay one line.
 inline void check_data_path(const std::string& path) {
@@ -64,7 +82,10 @@ inline void check_data_path(const std::string& path) {
     throw InputError(excerpt(path, path.size()) +
                      ": the file name holds a control character (shown as ?); rename the file");
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw InputError(path + ": is a directory");
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(st)) throw InputError(path + ": is a directory");
+  if (std::filesystem::exists(st) && !std::filesystem::is_regular_file(st))
+    throw InputError(path + ": is not a regular file (" + file_type_name(st) + ")");
 }
 
 /// " (<why>)" for a failure that left `err` (an errno value): the system's words, such as "No such
@@ -73,9 +94,11 @@ inline std::string open_failure(int err) {
   return err != 0 ? " (" + std::generic_category().message(err) + ")" : std::string();
 }
 
-/// Opens `in` on `path`; when that fails, throws InputError("<path>: cannot open file (<why>)").
+/// Opens `in` on `path` after check_data_path(path); when that fails, throws
+/// InputError("<path>: cannot open file (<why>)").
 inline void open_data_file(std::ifstream& in, const std::string& path,
                            std::ios::openmode mode = std::ios::in) {
+  check_data_path(path);
   errno = 0;
   in.open(path, mode);
   if (!in) throw InputError(path + ": cannot open file" + open_failure(errno));

@@ -7,6 +7,7 @@
 
 #include "internal.hpp"
 #include "scfw/core/format.hpp"
+#include "scfw/error.hpp"
 
 namespace scfw::compare_detail {
 
@@ -18,6 +19,11 @@ std::string safe_name(const std::string& label) {
   std::string s;
   for (char c : label) s += std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' ? c : '_';
   return s.empty() ? std::string("method") : s;
+}
+
+void finish(OutputFile& file) {
+  file.close();
+  if (file.fail()) throw Error(file.target().string() + ": cannot write the " + file.what() + file.reason());
 }
 
 std::vector<std::pair<long, double>> read_trace_gaps(const std::filesystem::path& file) {

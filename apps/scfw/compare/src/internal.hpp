@@ -6,7 +6,13 @@
 #include <utility>
 #include <vector>
 
+#include "scfw/core/output_file.hpp"
+
 namespace scfw::compare_detail {
+
+/// Renames a complete table, plot data or script into place (output_file.hpp); throws Error
+/// "<path>: cannot write the <what> (<reason>)" when a write failed.
+void finish(OutputFile& file);
 
 /// A number as written to the CSV files: %.17g (round-trips a double), "nan", "inf", "-inf".
 std::string num(double v);

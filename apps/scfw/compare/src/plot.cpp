@@ -61,11 +61,11 @@ std::string render(const fs::path& gnuplot, const fs::path& out, const std::stri
   std::string warning;
   for (const char* fmt : {"svg", "png"}) {
     const fs::path script = out / "plot" / (stem + "." + fmt + ".gp");
-    std::ofstream f(script);
+    OutputFile f(script, "plot script");
     if (std::string(fmt) == "svg") f << "set terminal svg size 720,480 dynamic font 'Helvetica,12'\n";
     else f << "set terminal pngcairo size 900,600 font 'Helvetica,11'\n";
     f << "set output " << gp_quote((out / (stem + "." + fmt)).string()) << "\n" << body;
-    f.close();
+    compare_detail::finish(f);
     if (gnuplot.empty()) continue;
     const fs::path log = out / "plot" / (stem + "." + fmt + ".log");
     std::string error;

@@ -200,10 +200,11 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
           ++result.problems_composed;
         }
         Solver solver(*problem, fresh ? fresh->method : *method, so);
-        std::unique_ptr<std::ostream> file;
-        if (P > 1) file = std::make_unique<std::ostringstream>();  // rank 0 writes it (below)
+        std::unique_ptr<std::ostringstream> text;  // with several ranks, rank 0 writes it (below)
+        std::unique_ptr<OutputFile> file;
+        if (P > 1) text = std::make_unique<std::ostringstream>();
         else file = open_trace_file(out / r.trace);
-        TraceCsv trace(*file, (out / r.trace).string());
+        TraceCsv trace(P > 1 ? static_cast<std::ostream&>(*text) : *file, (out / r.trace).string());
         solver.add_callback(trace);
         std::optional<StopRequest> stop;
         if (options.stop_requested) {
@@ -216,9 +217,11 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
         const nlohmann::json summary_json =
             to_json(s, describe_run(registry, *problem, fresh ? fresh->method : *method, so, SCFW_VERSION));
         if (P > 1) {
-          trace_text[order[slot]] = static_cast<std::ostringstream&>(*file).str();
+          trace_text[order[slot]] = text->str();
           summary_text[order[slot]] = summary_json.dump();
         } else {
+          file->close();
+          if (file->fail()) throw Error((out / r.trace).string() + ": cannot write the trace file" + file->reason());
           write_json_file(summary_file, summary_json);
         }
         r.ok = s.status == Status::IterationLimit && s.has_gap;
@@ -266,7 +269,7 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
         auto file = open_trace_file(out / r.trace);
         *file << trace;
         file->close();
-        if (!*file) throw Error((out / r.trace).string() + ": cannot write the trace file");
+        if (file->fail()) throw Error((out / r.trace).string() + ": cannot write the trace file" + file->reason());
         write_json_file(out / "summaries" / fs::path(r.trace).filename().replace_extension(".json"),
                         nlohmann::json::parse(summary));
         ++done;

@@ -13,6 +13,7 @@ namespace fs = std::filesystem;
 
 namespace scfw {
 
+using compare_detail::finish;
 using compare_detail::num;
 using compare_detail::short_num;
 
@@ -20,7 +21,7 @@ void write_tables(const Experiment& e, const fs::path& out, CompareResult& resul
   using compare_detail::read_trace_gaps;
   // summary.csv, slopes.csv, runs.csv
   {
-    std::ofstream f(out / "summary.csv");
+    OutputFile f(out / "summary.csv", "summary table");
     f << "method,K,runs,final_gap_mean,final_gap_std,final_gap_min,final_gap_max,best_gap_mean,best_gap_std,"
          "objective_mean,sec_per_iter_oracle,sec_per_iter_tracker,sec_per_iter_glmo,sec_per_iter_update,"
          "sec_per_iter_gap,sec_per_iter_total,final_gap_slope,best_gap_slope\n";
@@ -32,14 +33,16 @@ void write_tables(const Experiment& e, const fs::path& out, CompareResult& resul
         << ',' << num(r.per_iteration.update) << ',' << num(r.per_iteration.gap) << ','
         << num(r.per_iteration.total()) << ',' << num(r.final_slope) << ',' << num(r.best_slope) << '\n';
     }
+    finish(f);
     result.files.push_back(out / "summary.csv");
-    std::ofstream s(out / "slopes.csv");
+    OutputFile s(out / "slopes.csv", "slopes table");
     s << "method,final_gap_slope,best_gap_slope,final_gap_intercept_log10,best_gap_intercept_log10\n";
     for (const auto& sl : result.slopes)
       s << '"' << sl.label << "\"," << num(sl.final_slope) << ',' << num(sl.best_slope) << ','
         << num(sl.final_intercept) << ',' << num(sl.best_intercept) << '\n';
+    finish(s);
     result.files.push_back(out / "slopes.csv");
-    std::ofstream rr(out / "runs.csv");
+    OutputFile rr(out / "runs.csv", "runs table");
     rr << "method,K,seed,ok,final_gap,best_gap,final_objective,seconds,trace,error\n";
     for (const auto& r : result.runs) {
       std::string err = r.error;
@@ -49,12 +52,13 @@ void write_tables(const Experiment& e, const fs::path& out, CompareResult& resul
          << num(r.final_gap) << ',' << num(r.best_gap) << ',' << num(r.final_objective) << ',' << num(r.seconds)
          << ',' << r.trace << ",\"" << err << "\"\n";
     }
+    finish(rr);
     result.files.push_back(out / "runs.csv");
   }
 
   // Plot data: per K, per method: iteration, mean, min, max of the gap over the seeds.
   for (long K : e.budgets) {
-    std::ofstream dat(out / "plot" / ("gap_K" + std::to_string(K) + ".dat"));
+    OutputFile dat(out / "plot" / ("gap_K" + std::to_string(K) + ".dat"), "plot data");
     for (size_t m = 0; m < e.methods.size(); ++m) {
       std::map<long, std::vector<double>> at;
       for (const auto& r : result.runs) {
@@ -74,9 +78,10 @@ void write_tables(const Experiment& e, const fs::path& out, CompareResult& resul
       if (!any) dat << "1 nan nan nan\n";
       dat << "\n\n";
     }
+    finish(dat);
   }
   {
-    std::ofstream dat(out / "plot" / "rate.dat");
+    OutputFile dat(out / "plot" / "rate.dat", "plot data");
     for (size_t m = 0; m < e.methods.size(); ++m) {
       dat << "# " << e.methods[m].label << "\n";
       for (const auto& r : result.rows)
@@ -84,6 +89,7 @@ void write_tables(const Experiment& e, const fs::path& out, CompareResult& resul
           dat << r.K << ' ' << num(r.final_gap_mean) << ' ' << num(r.best_gap_mean) << '\n';
       dat << "\n\n";
     }
+    finish(dat);
   }
 
 }

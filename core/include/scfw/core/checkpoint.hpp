@@ -8,8 +8,8 @@
 //
 // Its header records the scfw version, the problem (the blocks and settings that determine the
 // iterates) and the plugin set; resuming under any other refuses with one line naming what
-// differs. The file is written to FILE.tmp and renamed over FILE, so a crash mid-write leaves the
-// previous checkpoint intact.
+// differs. The file is written whole through a temporary and a rename (output_file.hpp), so a
+// crash mid-write leaves the previous checkpoint intact.
 //
 //   scfw::Checkpointer ck(composed, fingerprint, "0.4.0", "run.ckpt", every, seconds);
 //   solver.add_callback(ck.trace_capture());   // the trace rows go into each checkpoint
@@ -25,6 +25,7 @@
 
 #include "scfw/core/loop.hpp"
 #include "scfw/core/problem.hpp"
+#include "scfw/core/output_file.hpp"
 #include "scfw/core/report.hpp"
 
 namespace scfw {
@@ -57,7 +58,8 @@ struct Checkpoint {
   std::string algorithm_glmo, gap_glmo, domain, tracker;  ///< saved component states ("" = none)
 };
 
-/// Writes `ck` to `file` through `file`.tmp and a rename. Throws scfw::Error when it cannot.
+/// Writes `ck` to `file` whole, through an exclusive temporary and a rename (output_file.hpp).
+/// Throws scfw::Error "<file>: cannot write the checkpoint (<reason>)" when it cannot.
 void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck);
 /// Reads a checkpoint file. Throws InputError "<file>: ..." when it is not one.
 Checkpoint read_checkpoint(const std::filesystem::path& file);
@@ -104,9 +106,12 @@ class ResumedTrace final : public Callback {
  public:
   ResumedTrace(const std::filesystem::path& path, const std::string& saved_trace);
   CallbackResult on_iteration(const IterationState& s) override { return trace_->on_iteration(s); }
+  /// Renames the complete trace into place (output_file.hpp). Throws Error "<path>: cannot
+  /// write the trace file (<reason>)" when a write failed; until then `path` is untouched.
+  void finish();
 
  private:
-  std::unique_ptr<std::ofstream> file_;
+  std::unique_ptr<OutputFile> file_;
   std::unique_ptr<TraceCsv> trace_;
 };
 

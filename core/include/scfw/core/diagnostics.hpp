@@ -35,10 +35,6 @@ std::string excerpt(std::string_view text);
 /// (scfw::check_data_path): every message about the file would start with it.
 void check_file_name(const std::string& source, const std::string& pointer, const std::string& name);
 
-/// "a character device", "a FIFO", "a socket", "a block device", "a symbolic link", "a directory",
-/// "a regular file", or "an unknown kind of file", for "is not a regular file (...)".
-std::string file_type_name(const std::filesystem::file_status& st);
-
 /// "\"a\", \"b\", \"c\"": sorted and without duplicates unless `sorted` is false.
 std::string quoted_list(std::vector<std::string> names, bool sorted = true);
 

@@ -1,7 +1,7 @@
 // scfw core: reports as solver callbacks (loop.hpp). Printing and tracing stay out of the
 // iteration loop: each is a Callback that reads the IterationState the loop hands over.
 //
-//   std::unique_ptr<std::ofstream> file = scfw::open_trace_file("out/trace.csv");
+//   std::unique_ptr<scfw::OutputFile> file = scfw::open_trace_file("out/trace.csv");
 //   scfw::TraceCsv trace(*file);
 //   solver.add_callback(trace);
 //   scfw::ProgressLine progress(std::cerr);
@@ -16,6 +16,7 @@
 #include <string>
 
 #include "scfw/core/loop.hpp"
+#include "scfw/core/output_file.hpp"
 
 namespace scfw {
 
@@ -58,9 +59,10 @@ class TraceCsv final : public Callback {
   IterationState last_;  // the last iteration seen (its y pointer is not kept valid)
 };
 
-/// Creates the parent folders of `path` and opens it for writing (truncating).
-/// Throws InputError("<path>: cannot write trace file") when either fails.
-std::unique_ptr<std::ofstream> open_trace_file(const std::filesystem::path& path);
+/// The trace file at `path`, written through an exclusive temporary (output_file.hpp): `path`
+/// keeps its previous content until close() renames the complete trace into place. Throws
+/// InputError("<path>: cannot write the trace file (<reason>)") when it cannot be created.
+std::unique_ptr<OutputFile> open_trace_file(const std::filesystem::path& path);
 
 /// Plain progress lines for logs (stderr off a terminal, `scfw run --progress SECONDS`): at most
 /// one every `interval_seconds` of run time, each a whole line

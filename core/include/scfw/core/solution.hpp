@@ -93,12 +93,6 @@ Solution make_solution(const Problem& problem, const Summary& summary, const Bes
 /// folders. Throws Error "<path>: cannot write the solution file (<reason>)" when any write fails.
 void write_solution(const std::filesystem::path& path, const Solution& solution);
 
-/// Writes an output file of a run (solution, summary): creates its folder, truncates it, lets
-/// `write` fill it, and checks the stream after the flush and the close, so a full disk is an
-/// Error "<path>: cannot write the <what> (<reason>)", never a silently short file.
-void write_output_file(const std::filesystem::path& path, const std::string& what,
-                       const std::function<void(std::ostream&)>& write);
-
 /// The x part of a solution file (CSV or JSON by extension). Malformed file: InputError
 /// "<path>: <line or pointer>: <what>".
 Labelled read_solution_x(const std::filesystem::path& path);
