@@ -475,7 +475,7 @@ int cmd_run(const std::vector<std::string>& args) {
   if (!outputs.start.empty() && !checkpoint->resumed())
     solver.set_start(scfw::check_start(composed.problem, scfw::read_solution_x(outputs.start), outputs.start));
 
-  // The trace: header when the run begins, one flushed row per gap report.
+  // The trace: header when the run begins, one row per gap report, renamed into place at the end.
   std::unique_ptr<scfw::OutputFile> trace_file;
   std::unique_ptr<scfw::TraceCsv> trace;
   if (!options.trace.empty() && checkpoint->resumed()) {

@@ -26,7 +26,8 @@ inline constexpr const char* kTraceHeader =
 
 /// Writes the header (kTraceHeader) when the run begins, then one CSV row per iteration that
 /// carries an exact gap (IterationState::has_gap). Every row is flushed as it is written, so the
-/// rows written so far stay readable when the run fails or is interrupted. A run that ends early
+/// rows written so far reach the stream (for scfw's own trace files, an OutputFile that the
+/// host renames into place when the run ends, failed or interrupted included). A run that ends early
 /// (interrupted, time limit, a callback's stop) gets a last row for its final point y_k when no
 /// report was made there: with its objective and gap when the final report computed them, else
 /// with those two fields empty. `out` must outlive the run.
