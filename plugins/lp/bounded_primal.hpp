@@ -86,22 +86,21 @@ inline int dantzig_entering(int nvars, const int* pos, const PrimalBasisView& b,
   double best = 0.0;
   dq = 0.0;
   for (int j = 0; j < nvars; ++j) {
-    if (pos[j] >= 0) continue;
-    const double lo = b.lo[static_cast<size_t>(j)], up = b.up[static_cast<size_t>(j)];
-    if (lo == up) continue;
-    const double d = dj(j), v = b.x[static_cast<size_t>(j)];
-    const bool can_up = v < up - bound_tol(up), can_down = v > lo + bound_tol(lo);
-    const double gain = (d < -s.dual_tol && can_up) ? -d : (d > s.dual_tol && can_down) ? d : 0.0;
-    if (gain <= 0.0) continue;
+    const size_t k = static_cast<size_t>(j);
+    const double lo = b.lo[k], up = b.up[k];
+    if (pos[j] >= 0 || lo == up) continue;
+    // The cheap tests first: |d_j| must beat the tolerance (and, unless Bland, the best so far),
+    // and j must be off the bound d_j pushes it towards.
+    const double d = dj(j), gain = std::abs(d), v = b.x[k];
+    if (!(gain > s.dual_tol) || (!bland && !(gain > best))) continue;
+    if (d < 0.0 ? (v >= up || !(v < up - bound_tol(up))) : (v <= lo || !(v > lo + bound_tol(lo)))) continue;
     if (bland) {
       dq = d;
       return j;
     }
-    if (gain > best) {
-      best = gain;
-      q = j;
-      dq = d;
-    }
+    best = gain;
+    q = j;
+    dq = d;
   }
   return q;
 }
@@ -172,6 +171,9 @@ inline int primal_ratio_step(const PrimalBasisView& b, const double* alpha, int 
 //   bool price();                         c_B (composite_basic_costs), the duals and the reduced
 //                                         costs; returns whether phase 1
 //   double reduced_cost(int j);           of nonbasic j, after price()
+//   optional int entering(bool bland, double& dq);   the pricing itself, where the formulation
+//                                         knows a cheaper pass that picks what dantzig_entering
+//                                         would (its reduced cost in dq; -1: none)
 //   void column(int q, double* alpha);    alpha = B^{-1} a_q by position
 //   bool basis_change(int r, int q);      q entered at position r (values already moved): update
 //                                         the factorization; false asks for a refactorization
@@ -192,8 +194,12 @@ PrimalExit primal_simplex(P& cols, double* alpha, const Settings& s, long max_pi
     if (pivots >= max_pivots) return PrimalExit::kFailed;
     const bool phase1 = cols.price();
     double dq = 0.0;
-    const int q = dantzig_entering(cols.vars(), cols.pos(), cols.view(), [&](int j) { return cols.reduced_cost(j); },
-                                   bland, s, dq);
+    int q;
+    if constexpr (requires { cols.entering(bland, dq); })
+      q = cols.entering(bland, dq);
+    else
+      q = dantzig_entering(cols.vars(), cols.pos(), cols.view(), [&](int j) { return cols.reduced_cost(j); }, bland,
+                           s, dq);
     if (q < 0) {
       if (cols.verify(phase1)) return phase1 ? PrimalExit::kInfeasible : PrimalExit::kOptimal;
       if (verified >= s.max_rounds) return PrimalExit::kFailed;

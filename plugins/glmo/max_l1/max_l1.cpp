@@ -1,6 +1,9 @@
 // GLMO `max_l1`: x_{k+1} in argmin_{x in X} F(z_k + V_k (x - y_k), x)  (paper, Alg. 1 line 7) for
-// F(u) = max_i u_i over the l1 ball ||x||_1 <= r (Task 1), exactly, by a revised simplex on an LP
-// of n + 1 rows that keeps its basis from one solve to the next (docs/design.md, "The LP engine").
+// F(u) = max_i u_i over the l1 ball ||x||_1 <= r (Task 1), exactly, on an LP of n + 1 rows whose
+// basis is kept from one solve to the next. This file holds the formulation and its column
+// access; the simplex is the LP engine's (plugins/lp: the dual driver while the kept basis is
+// dual feasible, else the primal one, over a dense LU with an eta file; docs/design.md, "The LP
+// engine").
 //
 // The LP. With g = z - V y and x = p - q (p, q >= 0):
 //     min t   s.t.  t - V_i (p - q) - s_i = g_i   (i = 1..n),   sum_j (p_j + q_j) + s_0 = r,
@@ -23,6 +26,8 @@
 #include <scfw/scfw.hpp>
 
 #include "cold_clp.hpp"
+#include "bounded_dual.hpp"
+#include "bounded_primal.hpp"
 #include "factorization.hpp"
 #include "glmo_lp.hpp"
 
@@ -32,7 +37,6 @@
 #include <limits>
 #include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace {
@@ -203,6 +207,8 @@ class MaxL1Glmo final : public scfw::Glmo {
   }
 
  private:
+  struct DualColumns;
+  struct PrimalColumns;
   std::string decline_reason(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
                              Shape* out, lp::GlmoModel* model = nullptr) const;
   void set_head(const int* head);
@@ -210,11 +216,13 @@ class MaxL1Glmo final : public scfw::Glmo {
   // The LP's column c as a dense m-vector.
   void column(int c, double* a) const;
   bool factorize();
-  void ftran(double* v) { lu_.ftran(v); }  // v := B^{-1} v
-  void btran(double* v) { lu_.btran(v); }  // v := B^{-T} v
+  void refactor();
   void compute_xb();
-  int compute_duals(bool phase1);
-  int solve_from_basis(bool bland, long& pivots, long limit);
+  void compute_duals(const double* cb);
+  bool feasible(bool dual) const;
+  const double* pivot_row(int r);
+  bool update(int r, const double* col);
+  bool solve_from_basis(long& pivots, long limit);
 
   int max_outputs_ = 100;
   scfw::Memory memory_;  // the run's account, charged in setup()
@@ -224,16 +232,17 @@ class MaxL1Glmo final : public scfw::Glmo {
   int n_ = 0, d_ = 0, m_ = 0, nc_ = 0, col_t_ = 0;
   double radius_ = 0.0;
   long solves_ = 0, cold_ = 0;
-  bool fresh_ = true;
-  bool shifted_ = false;  // some shift_ is nonzero  // no solve yet: the first one starts from the slack basis
+  bool fresh_ = true;  // no solve yet: the first one starts from the slack basis
 
-  // Per solve.
+  // Per solve. x_, dj_ (reduced costs), lo_, up_, cost_ and alpha_ (the pivot row) per column;
+  // cb_, yv_, col_ per basis position.
   const scfw::Mat* V_ = nullptr;
   scfw::Vec g_, lam_, w_, rvec_, rw_;
   std::vector<int> head_, pos_;
-  std::vector<double> xb_, yv_, dj_, shift_, col_, colmax_;  // dj_: reduced costs
+  std::vector<double> x_, dj_, lo_, up_, cost_, alpha_, cb_, yv_, col_, colmax_;
   // B's dense LU and the product-form updates since it (at most kSet.refactor_every).
   lp::DenseLU lu_;
+  lp::BoundedDual dual_;
 };
 
 std::string MaxL1Glmo::decline_reason(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
@@ -250,6 +259,7 @@ std::string MaxL1Glmo::decline_reason(const scfw::OuterFunction& outer, const sc
   return {};
 }
 
+
 void MaxL1Glmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d) {
   Shape s;
   lp::GlmoModel gm;
@@ -263,24 +273,32 @@ void MaxL1Glmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& doma
   d_ = d;
   m_ = n + 1;
   radius_ = s.radius;
-  // Columns: p_j (j < d), q_j (d + j), s_i (2 d + i), s_0 (2 d + n), t (2 d + n + 1).
+  // Columns: p_j (j < d), q_j (d + j), s_i (2 d + i), s_0 (2 d + n), t (2 d + n + 1); every one
+  // in [0, inf) but t, free and of cost 1.
   nc_ = 2 * d + n + 2;
   col_t_ = nc_ - 1;
-  const size_t m = static_cast<size_t>(m_);
+  const size_t m = static_cast<size_t>(m_), nc = static_cast<size_t>(nc_);
   g_.setZero(n);
   lam_.setZero(n);
   rvec_.setZero(n);
   w_.setZero(d);
   rw_.setZero(d);
   head_.assign(m, 0);
-  pos_.assign(static_cast<size_t>(nc_), -1);
+  pos_.assign(nc, -1);
   lu_.resize(m_, kSet.refactor_every);
-  xb_.assign(m, 0.0);
+  dual_.resize(m_, nc_);
+  x_.assign(nc, 0.0);
+  dj_.assign(nc, 0.0);
+  alpha_.assign(nc, 0.0);
+  lo_.assign(nc, 0.0);
+  up_.assign(nc, scfw::inf);
+  cost_.assign(nc, 0.0);
+  lo_[static_cast<size_t>(col_t_)] = -scfw::inf;
+  cost_[static_cast<size_t>(col_t_)] = 1.0;
+  cb_.assign(m, 0.0);
   yv_.assign(m, 0.0);
   col_.assign(m, 0.0);
   colmax_.assign(m, 1.0);
-  dj_.assign(static_cast<size_t>(nc_), 0.0);
-  shift_.assign(static_cast<size_t>(nc_), 0.0);
   cold_basis();  // a valid basis until the first solve replaces it by the slack basis for its g
   fresh_ = true;
   solves_ = cold_ = fallbacks_ = 0;
@@ -359,277 +377,196 @@ bool MaxL1Glmo::factorize() {
   return lu_.factor([this](int k) { return kSet.singular_tol * colmax_[static_cast<size_t>(k)]; }) < 0;
 }
 
-void MaxL1Glmo::compute_xb() {
-  for (int i = 0; i < n_; ++i) xb_[static_cast<size_t>(i)] = g_[i];
-  xb_[static_cast<size_t>(n_)] = radius_;
-  ftran(xb_.data());
+// A fresh factorization of the basis (a singular one is replaced by the slack basis, always
+// regular) and the values from it.
+void MaxL1Glmo::refactor() {
+  if (!factorize()) {
+    cold_basis();
+    factorize();
+  }
+  compute_xb();
 }
 
-// y = B^{-T} c_B (c: 1 on t, plus the shifts; phase 1: -1 on the negative basics), lambda =
-// y_0..n-1, mu = -y_n, and the reduced cost of every nonbasic column (0 for the basic ones).
-// Returns the most negative reduced cost's column below -kSet.dual_tol, -1 when there is none (the
-// pass that writes them finds it; a basic column found there, whose reduced cost is rounding,
-// sends the choice through a scan of the nonbasic ones).
-int MaxL1Glmo::compute_duals(bool phase1) {
-  for (int r = 0; r < m_; ++r) {
-    const int c = head_[static_cast<size_t>(r)];
-    if (phase1) yv_[static_cast<size_t>(r)] = c != col_t_ && xb_[static_cast<size_t>(r)] < -kSet.primal_tol ? -1.0 : 0.0;
-    else yv_[static_cast<size_t>(r)] = (c == col_t_ ? 1.0 : 0.0) + shift_[static_cast<size_t>(c)];
-  }
-  btran(yv_.data());
+// x_B = B^{-1} (g, r); every nonbasic column sits at 0.
+void MaxL1Glmo::compute_xb() {
+  for (int i = 0; i < n_; ++i) yv_[static_cast<size_t>(i)] = g_[i];
+  yv_[static_cast<size_t>(n_)] = radius_;
+  lu_.ftran(yv_.data());
+  std::fill(x_.begin(), x_.end(), 0.0);
+  for (int r = 0; r < m_; ++r) x_[static_cast<size_t>(head_[static_cast<size_t>(r)])] = yv_[static_cast<size_t>(r)];
+}
+
+// y = B^{-T} c_B (cb by position), lambda = y_0..n-1, mu = -y_n, and every reduced cost: p_j:
+// mu + (V^T lambda)_j, q_j: mu - (V^T lambda)_j, s_i: lambda_i, s_0: mu (0 for the basic ones).
+void MaxL1Glmo::compute_duals(const double* cb) {
+  std::copy_n(cb, static_cast<size_t>(m_), yv_.begin());
+  lu_.btran(yv_.data());
   for (int i = 0; i < n_; ++i) lam_[i] = yv_[static_cast<size_t>(i)];
   const double mu = -yv_[static_cast<size_t>(n_)];
   w_.noalias() = V_->transpose() * lam_;
   double* dp = dj_.data();
   double* dq = dj_.data() + d_;
   const double* w = w_.data();
-  int enter = -1;
-  double dmin = -kSet.dual_tol;
-  // p_j: (shift + mu) + w_j, q_j: (shift + mu) - w_j; without shifts the base is mu itself (the
-  // common case, kept free of the shift loads by the compile-time flag).
-  const auto price = [&](auto shifted) {
-    const double* sp = shift_.data();
-    const double* sq = shift_.data() + d_;
-    for (int j = 0; j < d_; ++j) {
-      double base_p = mu, base_q = mu;
-      if constexpr (decltype(shifted)::value) {
-        base_p = sp[j] + mu;
-        base_q = sq[j] + mu;
-      }
-      const double a = base_p + w[j], b = base_q - w[j];
-      dp[j] = a;
-      dq[j] = b;
-      if (a < dmin || b < dmin) {
-        if (a <= b) {
-          dmin = a;
-          enter = j;
-        } else {
-          dmin = b;
-          enter = d_ + j;
-        }
-      }
-    }
-  };
-  if (shifted_) price(std::true_type{});
-  else price(std::false_type{});
-  for (int i = 0; i <= n_; ++i) {
-    const size_t c = static_cast<size_t>(2 * d_ + i);
-    const double v = shift_[c] + (i < n_ ? lam_[i] : mu);
-    dj_[c] = v;
-    if (v < dmin) {
-      dmin = v;
-      enter = static_cast<int>(c);
-    }
+  for (int j = 0; j < d_; ++j) {
+    dp[j] = mu + w[j];
+    dq[j] = mu - w[j];
   }
-  bool enter_basic = false;
-  for (int r = 0; r < m_; ++r) {
-    const int c = head_[static_cast<size_t>(r)];
-    dj_[static_cast<size_t>(c)] = 0.0;
-    enter_basic = enter_basic || c == enter;
-  }
-  if (!enter_basic) return enter;
-  enter = -1;
-  dmin = -kSet.dual_tol;
-  for (int c = 0; c < nc_ - 1; ++c)
-    if (dj_[static_cast<size_t>(c)] < dmin) {
-      dmin = dj_[static_cast<size_t>(c)];
-      enter = c;
-    }
-  return enter;
+  for (int i = 0; i < n_; ++i) dj_[static_cast<size_t>(2 * d_ + i)] = lam_[i];
+  dj_[static_cast<size_t>(2 * d_ + n_)] = mu;
+  for (int r = 0; r < m_; ++r) dj_[static_cast<size_t>(head_[static_cast<size_t>(r)])] = 0.0;
 }
 
-// Rounds from the current basis until a verified optimum (returns 0), or 1 when the basis matrix
-// is singular, 2 at the pivot limit, 3 when a ratio test or phase 1 finds no candidate (numerical
-// trouble: the LP is feasible and bounded).
-int MaxL1Glmo::solve_from_basis(bool bland, long& pivots, long limit) {
-  if (shifted_) std::fill(shift_.begin(), shift_.end(), 0.0);
-  shifted_ = false;
-  int degenerate = 0;
-  bool refactor = true;
-  for (long round = 0;; ++round) {
-    if (refactor && !factorize()) return 1;
-    refactor = false;
-    compute_xb();
-    const int tpos = pos_[static_cast<size_t>(col_t_)];
-    // The most negative basic value (t excluded: free); Bland: the first basic index below 0.
-    int leave = -1;
-    double worst = -kSet.primal_tol;
-    for (int r = 0; r < m_; ++r) {
-      if (r == tpos) continue;
-      const double v = xb_[static_cast<size_t>(r)];
-      if (bland ? (v < -kSet.primal_tol && (leave < 0 || head_[static_cast<size_t>(r)] < head_[static_cast<size_t>(leave)]))
-                : v < worst) {
-        worst = v;
-        leave = r;
-      }
-    }
-    if (leave < 0 && shifted_) {  // primal feasible: the shifts go, the costs are the LP's again
-      std::fill(shift_.begin(), shift_.end(), 0.0);
-      shifted_ = false;
-    }
-    const int dantzig = compute_duals(false);
-    // Entering candidate of the primal simplex: the most negative reduced cost (Bland: the first).
-    auto price = [&](int candidate) -> int {
-      if (!bland) return candidate;
-      int enter = -1;
-      double dmin = -kSet.dual_tol;
-      for (int c = 0; c < nc_ - 1; ++c) {
-        const double dc = dj_[static_cast<size_t>(c)];
-        if (dc < dmin) {
-          enter = c;
-          if (bland) break;
-          dmin = dc;
-        }
-      }
-      return enter;
-    };
-    int enter = price(dantzig);
-    if (leave < 0 && enter < 0) return 0;  // fresh factorization, x_B >= 0, d >= 0 on the LP's costs
-    if (round >= limit) return 2;
-    int r_out = -1;
-    if (leave >= 0 && enter >= 0 && !shifted_) {
-      // Neither primal nor dual feasible: a primal phase-1 pivot on the sum of the infeasibilities
-      // (cost -1 on the negative basics), whose ratio test stops where a feasible basic reaches 0
-      // or an infeasible one becomes feasible.
-      enter = price(compute_duals(true));
-      if (enter < 0) return 3;  // the infeasibility cannot be reduced: numerically not feasible
-      column(enter, col_.data());
-      ftran(col_.data());
-      double best = scfw::inf, big = 0.0;
-      for (int r = 0; r < m_; ++r) {
-        if (r == tpos) continue;
-        const double a = col_[static_cast<size_t>(r)], v = xb_[static_cast<size_t>(r)];
-        double ratio;
-        if (v >= -kSet.primal_tol && a > kSet.pivot_tol) ratio = std::max(0.0, v) / a;
-        else if (v < -kSet.primal_tol && a < -kSet.pivot_tol) ratio = v / a;
-        else continue;
-        if (ratio < best || (ratio == best && std::abs(a) > big)) {
-          best = ratio;
-          big = std::abs(a);
-          r_out = r;
-        }
-      }
-      if (r_out < 0) return 3;
-      degenerate = best <= 0.0 ? degenerate + 1 : 0;
-    } else if (leave < 0) {
-      // Primal simplex pivot.
-      column(enter, col_.data());
-      ftran(col_.data());
-      // Harris: the largest step any row allows with its tolerance, then among the rows whose
-      // exact ratio is within it the largest pivot (Bland: the exact minimum, first basic index).
-      if (bland) {
-        double best = scfw::inf;
-        for (int r = 0; r < m_; ++r) {
-          const double a = col_[static_cast<size_t>(r)];
-          if (r == tpos || a <= kSet.pivot_tol) continue;
-          const double ratio = std::max(0.0, xb_[static_cast<size_t>(r)]) / a;
-          if (ratio < best || (ratio == best && head_[static_cast<size_t>(r)] < head_[static_cast<size_t>(r_out)])) {
-            best = ratio;
-            r_out = r;
-          }
-        }
-      } else {
-        double bound = scfw::inf;
-        for (int r = 0; r < m_; ++r) {
-          const double a = col_[static_cast<size_t>(r)];
-          if (r == tpos || a <= kSet.pivot_tol) continue;
-          bound = std::min(bound, (xb_[static_cast<size_t>(r)] + kSet.primal_tol) / a);
-        }
-        double big = 0.0;
-        for (int r = 0; r < m_; ++r) {
-          const double a = col_[static_cast<size_t>(r)];
-          if (r == tpos || a <= kSet.pivot_tol) continue;
-          if (xb_[static_cast<size_t>(r)] / a <= bound && a > big) {
-            big = a;
-            r_out = r;
-          }
-        }
-      }
-      if (r_out < 0) return 3;
-      degenerate = xb_[static_cast<size_t>(r_out)] <= 0.0 ? degenerate + 1 : 0;
-    } else {
-      // Dual simplex pivot. The reduced costs are >= -kSet.dual_tol, or the shifts of earlier dual
-      // pivots made them so; the ones within the tolerance below 0 are shifted to 0 (x_B does not
-      // depend on the costs), so the ratio test sees a dual feasible basis.
-      for (int c = 0; c < nc_ - 1; ++c) {
-        const double dc = dj_[static_cast<size_t>(c)];
-        if (dc < 0.0 && pos_[static_cast<size_t>(c)] < 0) {
-          shift_[static_cast<size_t>(c)] -= dc;
-          dj_[static_cast<size_t>(c)] = 0.0;
-          shifted_ = true;
-        }
-      }
-      // The pivot row alpha_j = e_r^T B^{-1} a_j = rho^T a_j.
-      std::fill(yv_.begin(), yv_.end(), 0.0);
-      yv_[static_cast<size_t>(leave)] = 1.0;
-      btran(yv_.data());
-      for (int i = 0; i < n_; ++i) rvec_[i] = yv_[static_cast<size_t>(i)];
-      const double rn = yv_[static_cast<size_t>(n_)];
-      rw_.noalias() = V_->transpose() * rvec_;
-      auto alpha = [&](int c) -> double {
-        if (c < d_) return rn - rw_[c];
-        if (c < 2 * d_) return rn + rw_[c - d_];
-        if (c < 2 * d_ + n_) return -yv_[static_cast<size_t>(c - 2 * d_)];
-        return rn;
-      };
-      // Entering: among alpha_j < 0, the smallest d_j / |alpha_j| (Harris: the largest |alpha_j|
-      // among the ratios within the tolerance's bound; Bland: the exact minimum, first index).
-      enter = -1;
-      if (bland) {
-        double best = scfw::inf;
-        for (int c = 0; c < nc_ - 1; ++c) {
-          if (pos_[static_cast<size_t>(c)] >= 0) continue;
-          const double a = alpha(c);
-          if (a >= -kSet.pivot_tol) continue;
-          const double ratio = std::max(0.0, dj_[static_cast<size_t>(c)]) / -a;
-          if (ratio < best) {
-            best = ratio;
-            enter = c;
-          }
-        }
-      } else {
-        double bound = scfw::inf;
-        for (int c = 0; c < nc_ - 1; ++c) {
-          if (pos_[static_cast<size_t>(c)] >= 0) continue;
-          const double a = alpha(c);
-          if (a >= -kSet.pivot_tol) continue;
-          bound = std::min(bound, (dj_[static_cast<size_t>(c)] + kSet.dual_tol) / -a);
-        }
-        double big = 0.0;
-        for (int c = 0; c < nc_ - 1; ++c) {
-          if (pos_[static_cast<size_t>(c)] >= 0) continue;
-          const double a = alpha(c);
-          if (a >= -kSet.pivot_tol) continue;
-          if (dj_[static_cast<size_t>(c)] / -a <= bound && -a > big) {
-            big = -a;
-            enter = c;
-          }
-        }
-      }
-      if (enter < 0) return 3;
-      degenerate = dj_[static_cast<size_t>(enter)] <= 0.0 ? degenerate + 1 : 0;
-      r_out = leave;
-      // The entering column through the inverse, for the update; its pivot element must agree
-      // with the row's, else the next round refactorizes.
-      const double arow = alpha(enter);
-      column(enter, col_.data());
-      ftran(col_.data());
-      if (!(std::abs(col_[static_cast<size_t>(r_out)] - arow) <= kSet.pivot_agreement * std::max(1.0, std::abs(arow)))) refactor = true;
-    }
-    // The update of the inverse (product form), or a refactorization at the next round.
-    if (!refactor) {
-      double amax = 0.0;
-      for (int r = 0; r < m_; ++r) amax = std::max(amax, std::abs(col_[static_cast<size_t>(r)]));
-      if (!(std::abs(col_[static_cast<size_t>(r_out)]) >= kSet.update_pivot_ratio * amax && lu_.update(col_.data(), r_out))) {
-        refactor = true;
-      }
-    }
-    pos_[static_cast<size_t>(head_[static_cast<size_t>(r_out)])] = -1;
-    head_[static_cast<size_t>(r_out)] = enter;
-    pos_[static_cast<size_t>(enter)] = r_out;
-    ++pivots;
-    if (degenerate >= kSet.degenerate_run) bland = true;
+// Every basic value within its bounds (dual: every reduced cost >= -kSet.dual_tol; t is basic).
+bool MaxL1Glmo::feasible(bool dual) const {
+  if (dual) return std::none_of(dj_.begin(), dj_.end() - 1, [](double v) { return v < -kSet.dual_tol; });
+  for (int r = 0; r < m_; ++r) {
+    const int c = head_[static_cast<size_t>(r)];
+    if (c != col_t_ && x_[static_cast<size_t>(c)] < -kSet.primal_tol) return false;
   }
+  return true;
+}
+
+// The pivot row alpha_c = e_r^T B^{-1} a_c of every column, by one pass of V^T rho.
+const double* MaxL1Glmo::pivot_row(int r) {
+  std::fill(yv_.begin(), yv_.end(), 0.0);
+  yv_[static_cast<size_t>(r)] = 1.0;
+  lu_.btran(yv_.data());
+  for (int i = 0; i < n_; ++i) rvec_[i] = yv_[static_cast<size_t>(i)];
+  const double rn = yv_[static_cast<size_t>(n_)];
+  rw_.noalias() = V_->transpose() * rvec_;
+  double* ap = alpha_.data();
+  double* aq = alpha_.data() + d_;
+  for (int j = 0; j < d_; ++j) {
+    ap[j] = rn - rw_[j];
+    aq[j] = rn + rw_[j];
+  }
+  for (int i = 0; i < n_; ++i) alpha_[static_cast<size_t>(2 * d_ + i)] = -yv_[static_cast<size_t>(i)];
+  alpha_[static_cast<size_t>(2 * d_ + n_)] = rn;
+  alpha_[static_cast<size_t>(col_t_)] = rvec_.sum();
+  return alpha_.data();
+}
+
+// The entering column col = B^{-1} a_q took position r (head_ already says so): its product-form
+// update, kept when its pivot is not small against the column; false asks for a refactorization.
+bool MaxL1Glmo::update(int r, const double* col) {
+  double amax = 0.0;
+  for (int i = 0; i < m_; ++i) amax = std::max(amax, std::abs(col[i]));
+  return std::abs(col[r]) >= kSet.update_pivot_ratio * amax && lu_.update(col, r);
+}
+
+// The column access of the engine's dual driver (plugins/lp/bounded_dual.hpp): no column has a
+// finite upper bound, so nothing flips; the leaving row is the most infeasible one.
+struct MaxL1Glmo::DualColumns {
+  MaxL1Glmo& g;
+  int vars() const { return g.nc_; }
+  int movable_count() const { return g.nc_; }
+  int movable(int i) const { return i; }
+  lp::Side side(int j) const {
+    return g.pos_[static_cast<size_t>(j)] >= 0 ? lp::Side::kSkip : j == g.col_t_ ? lp::Side::kFree : lp::Side::kLower;
+  }
+  double weight(int) const { return 1.0; }
+  const double* pivot_row(int r) { return g.pivot_row(r); }
+  void column(int q, double* out) const {
+    g.column(q, out);
+    g.lu_.ftran(out);
+  }
+  void add_column(int j, double dx, double* w) const {
+    g.column(j, g.col_.data());
+    for (int i = 0; i < g.m_; ++i) w[i] += g.col_[static_cast<size_t>(i)] * dx;
+  }
+  void ftran(const double* w, double* out) const {
+    std::copy_n(w, static_cast<size_t>(g.m_), out);
+    g.lu_.ftran(out);
+  }
+  void moved(int) const {}
+  bool basis_change(int r, int p, int q, const double* col) {
+    g.pos_[static_cast<size_t>(p)] = -1;
+    g.pos_[static_cast<size_t>(q)] = r;
+    return g.update(r, col);
+  }
+};
+
+// The column access of the engine's primal driver (plugins/lp/bounded_primal.hpp): the
+// composite phase 1 from any basis; a candidate end is accepted when x_B recomputed from the
+// factorization agrees with the phase.
+struct MaxL1Glmo::PrimalColumns {
+  MaxL1Glmo& g;
+  lp::PrimalBasisView view() { return {g.m_, g.head_.data(), g.x_.data(), g.lo_.data(), g.up_.data()}; }
+  int vars() const { return g.nc_; }
+  const int* pos() const { return g.pos_.data(); }
+  bool price() {
+    const bool phase1 = lp::composite_basic_costs(view(), g.cost_.data(), g.cb_.data());
+    g.compute_duals(g.cb_.data());
+    return phase1;
+  }
+  double reduced_cost(int j) const { return g.dj_[static_cast<size_t>(j)]; }
+  // Every nonbasic column but t sits at 0 with no upper bound, so Dantzig's choice is the most
+  // negative reduced cost (the first on ties; Bland: the first below -dual_tol).
+  int entering(bool bland, double& dq) const {
+    if (g.pos_[static_cast<size_t>(g.col_t_)] < 0)
+      return lp::dantzig_entering(g.nc_, g.pos_.data(), {g.m_, g.head_.data(), g.x_.data(), g.lo_.data(), g.up_.data()},
+                                  [this](int j) { return g.dj_[static_cast<size_t>(j)]; }, bland, kSet, dq);
+    int q = -1;
+    dq = -kSet.dual_tol;
+    const double* d = g.dj_.data();
+    for (int c = 0; c < g.col_t_; ++c)
+      if (d[c] < dq) {
+        dq = d[c];
+        q = c;
+        if (bland) break;
+      }
+    if (q < 0) dq = 0.0;
+    return q;
+  }
+  void column(int q, double* alpha) const {
+    g.column(q, alpha);
+    g.lu_.ftran(alpha);
+  }
+  bool basis_change(int r, int q) {
+    g.pos_[static_cast<size_t>(g.head_[static_cast<size_t>(r)])] = -1;
+    g.head_[static_cast<size_t>(r)] = q;
+    g.pos_[static_cast<size_t>(q)] = r;
+    return g.update(r, g.col_.data());
+  }
+  void refactor() { g.refactor(); }
+  bool fresh() const { return g.lu_.etas() == 0; }
+  bool verify(bool phase1) {
+    g.compute_xb();
+    return g.feasible(false) == !phase1;
+  }
+};
+
+// From the kept basis to a verified optimum (true): the dual driver while the basis is primal
+// infeasible and dual feasible (after z drifts), then the primal one, which prices a primal
+// feasible basis and ends at once when it is optimal. False at the pivot limit or in numerical
+// trouble (the LP is feasible and bounded).
+bool MaxL1Glmo::solve_from_basis(long& pivots, long limit) {
+  DualColumns dual_cols{*this};
+  const lp::DualBasisView view{m_, head_.data(), x_.data(), dj_.data(), lo_.data(), up_.data()};
+  dual_.start();
+  refactor();
+  for (int checks = 0; !feasible(false);) {
+    for (int r = 0; r < m_; ++r) cb_[static_cast<size_t>(r)] = cost_[static_cast<size_t>(head_[static_cast<size_t>(r)])];
+    compute_duals(cb_.data());
+    if (!feasible(true)) break;
+    switch (dual_.run(dual_cols, view, kSet, limit, pivots)) {
+      case lp::BoundedDual::Exit::kOptimal:  // checked on values recomputed from the factorization
+        if (++checks > kSet.max_rounds) return false;
+        compute_xb();
+        break;
+      case lp::BoundedDual::Exit::kDisagree:
+        if (++checks > kSet.max_rounds) return false;
+        refactor();
+        break;
+      case lp::BoundedDual::Exit::kRefactor:
+        refactor();
+        break;
+      default:  // no entering column (numerical: the LP is feasible) or the pivot limit
+        return false;
+    }
+  }
+  PrimalColumns primal_cols{*this};
+  return lp::primal_simplex(primal_cols, col_.data(), kSet, limit, pivots) == lp::PrimalExit::kOptimal;
 }
 
 scfw::GlmoResult MaxL1Glmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) {
@@ -644,14 +581,14 @@ scfw::GlmoResult MaxL1Glmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, 
   long pivots = 0;
   const long limit = 50 + 10L * m_;
   if (fresh_) cold_basis();
-  int status = solve_from_basis(false, pivots, limit);
-  if (status != 0) {
+  bool solved = solve_from_basis(pivots, limit);
+  if (!solved) {
     if (!fresh_) ++cold_;
     cold_basis();
-    status = solve_from_basis(true, pivots, 4 * limit);
+    solved = solve_from_basis(pivots, pivots + 4 * limit);
   }
   fresh_ = false;
-  if (status != 0) {
+  if (!solved) {
     // The last resort: the LP solved cold by Clp; the next solve starts from this g's slack
     // basis (kept in head_, so a checkpoint taken now resumes the same way).
     ++fallbacks_;
@@ -666,7 +603,7 @@ scfw::GlmoResult MaxL1Glmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, 
   x.setZero();
   for (int r = 0; r < m_; ++r) {
     const int c = head_[static_cast<size_t>(r)];
-    const double v = std::max(0.0, xb_[static_cast<size_t>(r)]);
+    const double v = std::max(0.0, x_[static_cast<size_t>(c)]);
     if (c < d_) x[c] += v;
     else if (c < 2 * d_) x[c - d_] -= v;
   }
