@@ -261,32 +261,32 @@ TEST_CASE("state blocks keep every bit, and a mismatched block is named") {
 
   StateReader r2(w.text(), "glmo test");
   std::vector<float> wrong;
-  CHECK_THROWS_WITH_AS(r2.get("values", wrong), "glmo test: saved state, block \"values\": type f64 saved, f32 expected",
+  CHECK_THROWS_WITH_AS(r2.get("values", wrong), "glmo test: block values: type f64 saved, f32 expected",
                        Error);
   StateReader r3(w.text(), "glmo test");
-  CHECK_THROWS_WITH_AS(r3.get("count", count), "glmo test: saved state, block \"count\": found block \"values\" instead",
+  CHECK_THROWS_WITH_AS(r3.get("count", count), "glmo test: block count: found block \"values\" instead",
                        Error);
   // What a damaged state shows of itself: control characters as '?'.
   std::vector<double> values;
   StateReader r5(std::string("val\x01ues f64 1 -\n"), "glmo test");
-  CHECK_THROWS_WITH_AS(r5.get("values", values), "glmo test: saved state, block \"values\": found block \"val?ues\" instead",
+  CHECK_THROWS_WITH_AS(r5.get("values", values), "glmo test: block values: found block \"val?ues\" instead",
                        Error);
   StateReader r6(std::string("values f\x7f 1 -\n"), "glmo test");
-  CHECK_THROWS_WITH_AS(r6.get("values", values), "glmo test: saved state, block \"values\": type f? saved, f64 expected",
+  CHECK_THROWS_WITH_AS(r6.get("values", values), "glmo test: block values: type f? saved, f64 expected",
                        Error);
   StateReader r7(std::string("values f64 x\x7f -\n"), "glmo test");
-  CHECK_THROWS_WITH_AS(r7.get("values", values), "glmo test: saved state, block \"values\": malformed count \"x?\"",
+  CHECK_THROWS_WITH_AS(r7.get("values", values), "glmo test: block values: malformed count \"x?\"",
                        Error);
   for (const char* count_text : {"1x", "-1", "+1", "99999999999999999999999"}) {
     StateReader r8(std::string("values f64 ") + count_text + " -\n", "glmo test");
     CHECK_THROWS_WITH_AS(r8.get("values", values),
-                         ("glmo test: saved state, block \"values\": malformed count \"" + std::string(count_text) + "\"").c_str(),
+                         ("glmo test: block values: malformed count \"" + std::string(count_text) + "\"").c_str(),
                          Error);
   }
   StateReader r4(w.text(), "glmo test");
   std::vector<double> fixed(3);
   CHECK_THROWS_WITH_AS(r4.get_same_size("values", fixed),
-                       "glmo test: saved state, block \"values\": 5 values saved, 3 expected", Error);
+                       "glmo test: block values: 5 values saved, 3 expected", Error);
 }
 
 TEST_CASE("a GLMO with warm state it cannot save makes --checkpoint an error naming it") {

@@ -20,6 +20,16 @@ bool valid_name(std::string_view s) {
   return true;
 }
 
+/// Bytes per value of a type tag: "f64" 8, "i32" 4, "u8" and "str" 1.
+std::size_t element_width(std::string_view type) {
+  if (type == "str") return 1;
+  std::size_t bits = 0;
+  const auto [ptr, ec] = std::from_chars(type.data() + 1, type.data() + type.size(), bits);
+  if (type.size() < 2 || ec != std::errc() || ptr != type.data() + type.size() || bits == 0 || bits % 8)
+    throw Error("state block type \"" + std::string(type) + "\" is not a known type");
+  return bits / 8;
+}
+
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -50,7 +60,7 @@ void StateWriter::put(std::string_view name, std::string_view text) {
 StateReader::StateReader(std::string text, std::string owner) : text_(std::move(text)), owner_(std::move(owner)) {}
 
 std::size_t StateReader::get_raw(std::string_view name, std::string_view type, std::vector<unsigned char>& out) {
-  const std::string where = owner_ + ": saved state, block \"" + std::string(name) + "\": ";
+  const std::string where = owner_ + ": block " + std::string(name) + ": ";
   if (at_end()) throw Error(where + "missing (the saved state ends before it)");
   const std::size_t eol = text_.find('\n', pos_);
   const std::string_view line(text_.data() + pos_, (eol == std::string::npos ? text_.size() : eol) - pos_);
@@ -73,9 +83,17 @@ std::size_t StateReader::get_raw(std::string_view name, std::string_view type, s
   const char* const end = count_text.data() + count_text.size();
   if (const auto [ptr, ec] = std::from_chars(count_text.data(), end, count); ec != std::errc() || ptr != end)
     throw Error(where + "malformed count \"" + excerpt(count_text) + "\"");
+  // The bytes must be exactly `count` values of the type, checked before any is decoded: a count
+  // with fewer (or no) bytes behind it would otherwise be read past the block by the caller.
+  const std::size_t width = element_width(type);
+  const std::size_t bytes = hex == "-" ? 0 : hex.size() / 2;
+  if ((hex != "-" && hex.size() % 2) || (hex == "-" && count != 0) || count > bytes / width ||
+      count * width != bytes)
+    throw Error(where + std::to_string(count) + " " + std::string(type) + " values declared, " +
+                (hex.size() % 2 && hex != "-" ? "an odd number of hex digits" : std::to_string(bytes) + " bytes") +
+                " follow");
   out.clear();
   if (hex != "-") {
-    if (hex.size() % 2) throw Error(where + "malformed bytes");
     out.resize(hex.size() / 2);
     for (std::size_t i = 0; i < out.size(); ++i) {
       const int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
@@ -83,8 +101,6 @@ std::size_t StateReader::get_raw(std::string_view name, std::string_view type, s
       out[i] = static_cast<unsigned char>(hi * 16 + lo);
     }
   }
-  if (count == 0 ? !out.empty() : out.size() % count != 0)
-    throw Error(where + std::to_string(out.size()) + " bytes do not hold " + count_text + " values");
   return count;
 }
 
@@ -94,10 +110,12 @@ void StateReader::get(std::string_view name, std::string& text) {
   text.assign(bytes.begin(), bytes.end());
 }
 
+void StateReader::refuse(std::string_view name, const std::string& what) const {
+  throw Error(owner_ + ": block " + std::string(name) + ": " + what);
+}
+
 void StateReader::check_count(std::string_view name, std::size_t got, std::size_t want) const {
-  if (got != want)
-    throw Error(owner_ + ": saved state, block \"" + std::string(name) + "\": " + std::to_string(got) +
-                " values saved, " + std::to_string(want) + " expected");
+  if (got != want) refuse(name, std::to_string(got) + " values saved, " + std::to_string(want) + " expected");
 }
 
 std::string_view StateReader::next_name() const {
@@ -109,7 +127,8 @@ std::string_view StateReader::next_name() const {
 void StateReader::expect_end() const {
   if (!at_end()) {
     const std::size_t sp = text_.find(' ', pos_);
-    throw Error(owner_ + ": saved state has a block \"" + text_.substr(pos_, sp - pos_) + "\" that was not read back");
+    throw Error(owner_ + ": block " + excerpt(std::string_view(text_).substr(pos_, sp - pos_)) +
+                ": saved but not read back");
   }
 }
 

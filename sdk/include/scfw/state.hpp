@@ -15,13 +15,23 @@
 //     r.get("basis_status", stat_);   // sizes must match the set-up component's: else an error
 //     r.get("head", head_);
 //     r.get("x", x_);
+//     r.check_range("head", head_, 0, columns_ - 1);  // what a saved state can hold, no more
+//     r.check_finite("x", x_);
 //   }
+//
+// A checkpoint can be damaged or edited, so load_state() checks what it loads before using it:
+// sizes (get_same_size), indices in range and values finite and within the bounds the component
+// itself produces (check_range, check_finite, refuse). Every message names the owner (the
+// checkpoint and the component) and the block.
 #pragma once
 
 #include <Eigen/Core>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -37,6 +47,19 @@ std::string type_tag() {
   std::string t = std::is_floating_point_v<T> ? "f" : (std::is_signed_v<T> ? "i" : "u");
   return t + std::to_string(8 * sizeof(T));
 }
+/// A value for a message: integers exactly, floating point to 17 digits.
+template <class T>
+std::string show(T v) {
+  if constexpr (std::is_integral_v<T>) {
+    return std::to_string(v);
+  } else {
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.17g", static_cast<double>(v));
+    return buf;
+  }
+}
+/// " at <i>" for a message about value i of a block of n (nothing when n is 1).
+inline std::string at(std::size_t i, std::size_t n) { return n == 1 ? std::string() : " at " + std::to_string(i); }
 }  // namespace state_detail
 
 /// Collects named, typed blocks of raw bytes (see the file comment). The text it produces
@@ -77,8 +100,8 @@ class StateWriter {
 };
 
 /// Reads back what a StateWriter wrote, block by block in the same order. A block of another
-/// name, type or (for fixed-size targets) count is an scfw::Error naming the owner, the block and
-/// what differs.
+/// name, type or (for fixed-size targets) count, or whose bytes are not exactly its count of
+/// values, is an scfw::Error "<owner>: block <name>: <what differs>".
 class StateReader {
  public:
   /// `owner` names the component in messages ("glmo dense_simplex").
@@ -130,8 +153,34 @@ class StateReader {
   void expect_end() const;
   const std::string& owner() const { return owner_; }
 
- private:
+  /// Throws scfw::Error "<owner>: block <name>: <what>": for a load_state() that refuses a value
+  /// it would never have saved.
+  [[noreturn]] void refuse(std::string_view name, const std::string& what) const;
+  /// Refuses the block unless it holds `want` values ("5 values saved, 3 expected").
   void check_count(std::string_view name, std::size_t got, std::size_t want) const;
+  /// Refuses the block unless every one of `values` (a std::vector, an Eigen object) lies in
+  /// [lo, hi]: "value -1 at 0 is outside [0, 9]" (no "at" for a block of one value). A NaN is in
+  /// no range.
+  template <class Values, class T>
+  void check_range(std::string_view name, const Values& values, T lo, T hi) const {
+    const auto* p = std::data(values);
+    const auto n = static_cast<std::size_t>(std::size(values));
+    for (std::size_t i = 0; i < n; ++i)
+      if (!(p[i] >= lo && p[i] <= hi))
+        refuse(name, "value " + state_detail::show(p[i]) + state_detail::at(i, n) + " is outside [" +
+                         state_detail::show(lo) + ", " + state_detail::show(hi) + "]");
+  }
+  /// Refuses the block unless every one of `values` is finite: "value inf at 3 is not finite".
+  template <class Values>
+  void check_finite(std::string_view name, const Values& values) const {
+    const auto* p = std::data(values);
+    const auto n = static_cast<std::size_t>(std::size(values));
+    for (std::size_t i = 0; i < n; ++i)
+      if (!std::isfinite(p[i]))
+        refuse(name, "value " + state_detail::show(p[i]) + state_detail::at(i, n) + " is not finite");
+  }
+
+ private:
 
   std::string text_;
   std::string owner_;
