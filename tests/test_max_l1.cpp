@@ -240,7 +240,7 @@ TEST_CASE("max_l1's saved state resumes bitwise: 10 solves, save, a fresh GLMO l
   bad.put("solves", std::int64_t{0});
   bad.put("cold", std::int64_t{0});
   StateReader rb(bad.text(), "max_l1");
-  CHECK_THROWS_WITH(other->load_state(rb), "max_l1: the saved basis does not fit this LP (3 basic columns for 11 rows)");
+  CHECK_THROWS_WITH(other->load_state(rb), "max_l1: block head: the saved basis does not fit this LP (3 basic columns for 11 rows)");
 }
 
 TEST_CASE("max_l1 in a problem file: a Task 1 run ends where dense_simplex's does; refusals word for word") {

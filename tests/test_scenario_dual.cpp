@@ -237,7 +237,7 @@ TEST_CASE("scenario_dual's saved state resumes bitwise: 10 solves, save, a fresh
   bad.put("unit_at", unit_at);
   bad.put("dense", std::vector<int>{});
   StateReader rb(bad.text(), "scenario_dual");
-  CHECK_THROWS_WITH(other->load_state(rb), "scenario_dual: the saved basis does not fit this LP (0 basic multipliers for "
+  CHECK_THROWS_WITH(other->load_state(rb), "scenario_dual: block dense: the saved basis does not fit this LP (0 basic multipliers for "
                                            "11 uncovered dual rows)");
 }
 

@@ -9,6 +9,9 @@
 #include <scfw/state.hpp>
 
 #include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace scfw::lp {
@@ -25,26 +28,39 @@ inline void save_clp_state(ClpSimplex& lp, scfw::StateWriter& w) {
   w.put("clp_problem_status", std::vector<int>{lp.status(), lp.secondaryStatus()});
 }
 
+/// Loads what save_clp_state() wrote, checked before Clp sees any of it: every status one of
+/// Clp's six (its low three bits), the solutions finite, the dual bound and infeasibility cost
+/// positive and at most 1e20 (Clp starts both at 1e10), the problem status one of Clp's.
 inline void load_clp_state(ClpSimplex& lp, scfw::StateReader& r) {
   const int rows = lp.numberRows(), cols = lp.numberColumns();
-  auto take = [&](const char* name, double* to, int count) {
-    std::vector<double> v(static_cast<size_t>(count));
-    r.get_same_size(name, v);
-    std::copy(v.begin(), v.end(), to);
-  };
   std::vector<unsigned char> status(static_cast<size_t>(rows + cols));
   r.get_same_size("clp_status", status);
-  lp.copyinStatus(status.data());
-  take("clp_columns", lp.primalColumnSolution(), cols);
-  take("clp_rows", lp.primalRowSolution(), rows);
-  take("clp_duals", lp.dualRowSolution(), rows);
-  take("clp_reduced", lp.dualColumnSolution(), cols);
+  for (size_t i = 0; i < status.size(); ++i)
+    if ((status[i] & 7) > ClpSimplex::isFixed)
+      r.refuse("clp_status", "value " + std::to_string(status[i]) + " at " + std::to_string(i) +
+                                 " is not a Clp basis status");
+  std::vector<std::vector<double>> arrays;
+  for (const auto& [name, count] : {std::pair{"clp_columns", cols}, std::pair{"clp_rows", rows},
+                                    std::pair{"clp_duals", rows}, std::pair{"clp_reduced", cols}}) {
+    std::vector<double> v(static_cast<size_t>(count));
+    r.get_same_size(name, v);
+    r.check_finite(name, v);
+    arrays.push_back(std::move(v));
+  }
   std::vector<double> bounds(2);
   r.get_same_size("clp_bounds", bounds);
-  lp.setDualBound(bounds[0]);
-  lp.setInfeasibilityCost(bounds[1]);
+  r.check_range("clp_bounds", bounds, std::numeric_limits<double>::min(), 1e20);
   std::vector<int> st(2);
   r.get_same_size("clp_problem_status", st);
+  r.check_range("clp_problem_status", std::vector<int>{st[0]}, -1, 5);
+  r.check_range("clp_problem_status", std::vector<int>{st[1]}, 0, 1000);
+  lp.copyinStatus(status.data());
+  std::copy(arrays[0].begin(), arrays[0].end(), lp.primalColumnSolution());
+  std::copy(arrays[1].begin(), arrays[1].end(), lp.primalRowSolution());
+  std::copy(arrays[2].begin(), arrays[2].end(), lp.dualRowSolution());
+  std::copy(arrays[3].begin(), arrays[3].end(), lp.dualColumnSolution());
+  lp.setDualBound(bounds[0]);
+  lp.setInfeasibilityCost(bounds[1]);
   lp.setProblemStatus(st[0]);
   lp.setSecondaryStatus(st[1]);
 }

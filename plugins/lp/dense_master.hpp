@@ -75,33 +75,82 @@ class DenseMaster {
     w.put("degenerate", 0);
     w.put("pivots", static_cast<std::int64_t>(pivots_));
   }
-  void load(scfw::StateReader& r) {
-    r.get("m", m_);
-    r.get("n", n_);
-    r.get("lo", lo_);
-    r.get("up", up_);
-    r.get("cost", cost_);
-    r.get("x", x_);
-    r.get("cols", cols_);
-    r.get("head", head_);
-    r.get("pos", pos_);
-    int rows = 0, cols = 0;
-    r.get("binv_rows", rows);
-    r.get("binv_cols", cols);
-    binv_.resize(rows, cols);
-    r.get("binv", binv_);
-    for (auto* v : {&alpha_, &rhs_, &cb_, &y_, &rowr_}) {
-      std::vector<double> tmp;
-      r.get("work", tmp);
-      *v = Eigen::Map<const Eigen::VectorXd>(tmp.data(), static_cast<Eigen::Index>(tmp.size()));
+  /// Loads what save() wrote for a master of `rows` rows, checked before any of it is used: the
+  /// sizes those of m rows and n columns, the basis m distinct variables whose positions agree,
+  /// the values finite (bounds may be infinite, never NaN), the inverse m x m.
+  void load(scfw::StateReader& r, int rows) {
+    const auto whole = [&](const char* name, auto& v, std::size_t size) {
+      r.get(name, v);
+      r.check_count(name, v.size(), size);
+    };
+    int m = 0, n = 0;
+    r.get("m", m);
+    r.check_range("m", std::vector<int>{m}, rows, rows);
+    r.get("n", n);
+    r.check_range("n", std::vector<int>{n}, 0, std::numeric_limits<int>::max() - m);
+    const auto vars = static_cast<std::size_t>(m) + static_cast<std::size_t>(n);
+    std::vector<double> lo, up, cost, x, cols;
+    std::vector<int> head, pos;
+    whole("lo", lo, vars);
+    r.check_range("lo", lo, -kInf, kInf);
+    whole("up", up, vars);
+    r.check_range("up", up, -kInf, kInf);
+    whole("cost", cost, vars);
+    r.check_finite("cost", cost);
+    whole("x", x, vars);
+    r.check_finite("x", x);
+    r.get("cols", cols);
+    if (cols.size() / static_cast<std::size_t>(std::max(m, 1)) != static_cast<std::size_t>(n) ||
+        cols.size() % static_cast<std::size_t>(std::max(m, 1)) != 0)
+      r.refuse("cols", std::to_string(cols.size()) + " values saved, " + std::to_string(m) + " x " + std::to_string(n) +
+                           " expected");
+    r.check_finite("cols", cols);
+    whole("head", head, static_cast<std::size_t>(m));
+    r.check_range("head", head, 0, static_cast<int>(vars) - 1);
+    whole("pos", pos, vars);
+    r.check_range("pos", pos, -1, m - 1);
+    for (int i = 0; i < m; ++i)
+      if (pos[static_cast<std::size_t>(head[static_cast<std::size_t>(i)])] != i)
+        r.refuse("pos", "basis position " + std::to_string(i) + " holds variable " +
+                            std::to_string(head[static_cast<std::size_t>(i)]) + ", whose position is not " +
+                            std::to_string(i));
+    if (std::count_if(pos.begin(), pos.end(), [](int p) { return p >= 0; }) != m)
+      r.refuse("pos", "more variables have a basis position than the basis holds");
+    int brows = 0, bcols = 0;
+    r.get("binv_rows", brows);
+    r.check_range("binv_rows", std::vector<int>{brows}, m, m);
+    r.get("binv_cols", bcols);
+    r.check_range("binv_cols", std::vector<int>{bcols}, m, m);
+    Eigen::MatrixXd binv(m, m);
+    r.get("binv", binv);
+    r.check_finite("binv", binv);
+    std::vector<double> work[5];
+    for (auto& w : work) {
+      whole("work", w, static_cast<std::size_t>(m));
+      r.check_finite("work", w);
     }
     int flag = 0;
     r.get("factored", flag);
-    factored_ = flag != 0;
-    r.get("bland", flag);
-    r.get("degenerate", flag);
+    r.check_range("factored", std::vector<int>{flag}, 0, 1);
+    int unused = 0;
+    r.get("bland", unused);
+    r.get("degenerate", unused);
     std::int64_t p = 0;
     r.get("pivots", p);
+    r.check_range("pivots", std::vector<std::int64_t>{p}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
+    m_ = m;
+    n_ = n;
+    lo_ = std::move(lo);
+    up_ = std::move(up);
+    cost_ = std::move(cost);
+    x_ = std::move(x);
+    cols_ = std::move(cols);
+    head_ = std::move(head);
+    pos_ = std::move(pos);
+    binv_ = std::move(binv);
+    Eigen::VectorXd* to[] = {&alpha_, &rhs_, &cb_, &y_, &rowr_};
+    for (int i = 0; i < 5; ++i) *to[i] = Eigen::Map<const Eigen::VectorXd>(work[i].data(), m);
+    factored_ = flag != 0;
     pivots_ = static_cast<long>(p);
   }
 

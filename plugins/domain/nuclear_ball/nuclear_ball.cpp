@@ -175,7 +175,10 @@ class NuclearBall final : public scfw::Domain {
   // Checkpoints: the Lanczos path starts from the previous call's right vector v_; the rest of
   // the work space is rewritten by every call.
   void save_state(scfw::StateWriter& w) const override { w.put("lanczos_start", v_); }
-  void load_state(scfw::StateReader& r) override { r.get("lanczos_start", v_); }
+  void load_state(scfw::StateReader& r) override {
+    r.get("lanczos_start", v_);
+    r.check_finite("lanczos_start", v_);
+  }
 
   scfw::Vec initial_point() const override { return scfw::Vec::Zero(dim()); }
 

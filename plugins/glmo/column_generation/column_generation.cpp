@@ -63,6 +63,7 @@
 #include "glmo_lp.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <cmath>
 #include <cstdint>
 #include <memory>
@@ -209,18 +210,30 @@ class ColumnGeneration final : public scfw::Glmo {
     r.get("atom_count", count);
     std::vector<double> atoms;
     r.get("atoms", atoms);
-    if (count < 0 || atoms.size() % static_cast<size_t>(d_) != 0)
-      throw scfw::Error("column_generation: saved atoms do not have dimension " + std::to_string(d_));
+    r.check_range("atom_count", std::vector<std::int64_t>{count}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
+    if (atoms.size() % static_cast<size_t>(d_) != 0)
+      r.refuse("atoms", std::to_string(atoms.size()) + " values do not make atoms of dimension " + std::to_string(d_));
+    r.check_finite("atoms", atoms);
     r.get("prints", prints_);
+    r.check_finite("prints", prints_);
     r.get("clp_status", status_);
+    for (size_t i = 0; i < status_.size(); ++i)
+      if ((status_[i] & 7) > ClpSimplex::isFixed)
+        r.refuse("clp_status", "value " + std::to_string(status_[i]) + " at " + std::to_string(i) + " is not a Clp basis status");
     r.get("first_atom", first_atom_);
+    r.check_range("first_atom", std::vector<int>{first_atom_}, 0, std::numeric_limits<int>::max());
     std::int64_t f = 0;
     r.get("fallbacks", f);
+    r.check_range("fallbacks", std::vector<std::int64_t>{f}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
     fallbacks_ = static_cast<long>(f);
     int live = 0;
     r.get("dense_live", live);
+    r.check_range("dense_live", std::vector<int>{live}, 0, 1);
     dense_live_ = live != 0;
-    if (dense_live_) dm_.load(r);
+    if (dense_live_) {
+      dm_.load(r, elim_.rows);
+      r.check_range("first_atom", std::vector<int>{first_atom_}, 0, dm_.columns());
+    }
     int mode = 0;
     std::vector<int> kinds, shapes, index;
     std::vector<std::int64_t> sizes;
@@ -234,8 +247,13 @@ class ColumnGeneration final : public scfw::Glmo {
     r.get("rank_one_scale", scales);
     r.get("rank_one_u", us);
     r.get("rank_one_v", vs);
-    const auto bad = [&] { return scfw::Error("column_generation: the saved atoms are inconsistent"); };
-    if (mode < 0 || mode > 2 || kinds.size() != static_cast<size_t>(count) || index.size() != values.size()) throw bad();
+    r.check_finite("sparse_value", values);
+    r.check_finite("rank_one_scale", scales);
+    r.check_finite("rank_one_u", us);
+    r.check_finite("rank_one_v", vs);
+    const auto bad = [&] { return scfw::Error(r.owner() + ": block atom_kinds: the saved atoms are inconsistent"); };
+    r.check_range("atom_mode", std::vector<int>{mode}, 0, 2);
+    if (kinds.size() != static_cast<size_t>(count) || index.size() != values.size()) throw bad();
     mode_ = static_cast<Mode>(mode);
     atoms_.assign(static_cast<size_t>(count), scfw::Atom());
     size_t dense_at = 0, sparse_at = 0, entry_at = 0, r1_at = 0, u_at = 0, v_at = 0;

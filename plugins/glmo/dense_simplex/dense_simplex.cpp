@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -79,15 +80,39 @@ class DenseSimplexGlmo final : public scfw::Glmo {
     w.put("solves", static_cast<std::int64_t>(solves_));
     w.put("fallbacks", static_cast<std::int64_t>(fallbacks_));
   }
+  // What is loaded is checked first (a damaged basis would index outside the LP): every status
+  // one of the four, the basis m distinct variables each with the basic status and no other
+  // variable basic, the values finite.
   void load_state(scfw::StateReader& r) override {
-    r.get_same_size("head", head_);
-    r.get_same_size("status", stat_);
-    r.get_same_size("x", x_);
-    std::int64_t v = 0;
-    r.get("solves", v);
-    solves_ = static_cast<long>(v);
-    r.get("fallbacks", v);
-    fallbacks_ = static_cast<long>(v);
+    std::vector<int> head(head_.size());
+    std::vector<signed char> stat(stat_.size());
+    std::vector<double> x(x_.size());
+    r.get_same_size("head", head);
+    r.check_range("head", head, 0, nt_ - 1);
+    r.get_same_size("status", stat);
+    r.check_range("status", stat, static_cast<signed char>(kBasic), static_cast<signed char>(kAtZero));
+    std::vector<char> seen(stat.size(), 0);
+    for (size_t i = 0; i < head.size(); ++i) {
+      const auto j = static_cast<size_t>(head[i]);
+      if (seen[j]) r.refuse("head", "variable " + std::to_string(j) + " is basic twice");
+      if (stat[j] != kBasic)
+        r.refuse("head", "variable " + std::to_string(j) + " is in the basis but its status is not basic");
+      seen[j] = 1;
+    }
+    if (std::count(stat.begin(), stat.end(), static_cast<signed char>(kBasic)) != static_cast<long>(head.size()))
+      r.refuse("status", "more variables are basic than the basis holds");
+    r.get_same_size("x", x);
+    r.check_finite("x", x);
+    std::int64_t solves = 0, fallbacks = 0;
+    r.get("solves", solves);
+    r.check_range("solves", std::vector<std::int64_t>{solves}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
+    r.get("fallbacks", fallbacks);
+    r.check_range("fallbacks", std::vector<std::int64_t>{fallbacks}, std::int64_t{0}, solves);
+    head_ = std::move(head);
+    stat_ = std::move(stat);
+    x_ = std::move(x);
+    solves_ = static_cast<long>(solves);
+    fallbacks_ = static_cast<long>(fallbacks);
   }
 
  private:

@@ -186,21 +186,23 @@ class MaxL1Glmo final : public scfw::Glmo {
     std::vector<int> head;
     r.get("head", head);
     if (static_cast<int>(head.size()) != m_)
-      throw scfw::Error("max_l1: the saved basis does not fit this LP (" + std::to_string(head.size()) +
-                        " basic columns for " + std::to_string(m_) + " rows)");
+      r.refuse("head", "the saved basis does not fit this LP (" + std::to_string(head.size()) + " basic columns for " +
+                           std::to_string(m_) + " rows)");
     std::vector<char> in(static_cast<size_t>(nc_), 0);
     bool has_t = false;
     for (int c : head) {
       if (c < 0 || c >= nc_ || in[static_cast<size_t>(c)])
-        throw scfw::Error("max_l1: the saved basis does not fit this LP (column " + std::to_string(c) + ")");
+        r.refuse("head", "the saved basis does not fit this LP (column " + std::to_string(c) + ")");
       in[static_cast<size_t>(c)] = 1;
       has_t = has_t || c == col_t_;
     }
-    if (!has_t) throw scfw::Error("max_l1: the saved basis does not fit this LP (t is not basic)");
+    if (!has_t) r.refuse("head", "the saved basis does not fit this LP (t is not basic)");
     std::int64_t v = 0;
     r.get("solves", v);
+    r.check_range("solves", std::vector<std::int64_t>{v}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
     solves_ = static_cast<long>(v);
     r.get("cold", v);
+    r.check_range("cold", std::vector<std::int64_t>{v}, std::int64_t{0}, static_cast<std::int64_t>(solves_));
     cold_ = static_cast<long>(v);
     set_head(head.data());
     fresh_ = false;

@@ -307,13 +307,12 @@ class ScenarioDualGlmo final : public scfw::Glmo {
     for (int q = 0; q < D_; ++q) {
       const int j = unit_at_[static_cast<size_t>(q)];
       if (j < -1 || j >= 2 * D_ || (j >= 0 && unit_row(j) != q))
-        throw scfw::Error("scenario_dual: the saved basis does not fit this LP (unit column of dual row " +
-                          std::to_string(q) + ")");
+        r.refuse("unit_at", "the saved basis does not fit this LP (unit column of dual row " + std::to_string(q) + ")");
       if (j < 0) ++uncovered;
     }
     if (static_cast<int>(dense.size()) != uncovered)
-      throw scfw::Error("scenario_dual: the saved basis does not fit this LP (" + std::to_string(dense.size()) +
-                        " basic multipliers for " + std::to_string(uncovered) + " uncovered dual rows)");
+      r.refuse("dense", "the saved basis does not fit this LP (" + std::to_string(dense.size()) +
+                            " basic multipliers for " + std::to_string(uncovered) + " uncovered dual rows)");
     std::fill(pos_.begin(), pos_.end(), -1);
     for (int q = 0; q < D_; ++q)
       if (unit_at_[static_cast<size_t>(q)] >= 0) pos_[static_cast<size_t>(unit_at_[static_cast<size_t>(q)])] = q;
@@ -321,18 +320,21 @@ class ScenarioDualGlmo final : public scfw::Glmo {
     for (int t = 0; t < k_; ++t) {
       const int j = dense[static_cast<size_t>(t)];
       if (j < 2 * D_ || j >= nv_ || pos_[static_cast<size_t>(j)] >= 0)
-        throw scfw::Error("scenario_dual: the saved basis does not fit this LP (basic multiplier " + std::to_string(j) + ")");
+        r.refuse("dense", "the saved basis does not fit this LP (basic multiplier " + std::to_string(j) + ")");
       dense_[static_cast<size_t>(t)] = j;
       pos_[static_cast<size_t>(j)] = 0;  // its slot is set by the next factorization
     }
     r.get_same_size("values", xv_);
+    r.check_finite("values", xv_);
     std::int64_t v = 0;
-    r.get("solves", v);
-    solves_ = static_cast<long>(v);
-    r.get("fallbacks", v);
-    fallbacks_ = static_cast<long>(v);
-    r.get("primal_finished", v);
-    primal_finished_ = static_cast<long>(v);
+    const auto count = [&](const char* name) {
+      r.get(name, v);
+      r.check_range(name, std::vector<std::int64_t>{v}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
+      return static_cast<long>(v);
+    };
+    solves_ = count("solves");
+    fallbacks_ = count("fallbacks");
+    primal_finished_ = count("primal_finished");
   }
 
   std::string describe() const override {
