@@ -23,6 +23,7 @@
 #include "scfw/core/format.hpp"
 #include "scfw/core/memory_limit.hpp"
 #include "scfw/core/plugin_lookup.hpp"
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 #include "scfw/memory.hpp"
 
@@ -235,9 +236,25 @@ std::unique_ptr<Domain> build_domain(const ProblemBlocks& b, const Context& ctx,
   return domain;
 }
 
+/// Sets a record of the data files opened on this thread (data_file.hpp) for its lifetime; the
+/// problem then keeps each path once, in the order first read, for checkpoints.
+struct DataFileRecord {
+  std::vector<std::string> read;
+  std::vector<std::string>* before;
+  DataFileRecord() : before(record_data_files(&read)) {}
+  ~DataFileRecord() { record_data_files(before); }
+  DataFileRecord(const DataFileRecord&) = delete;
+  DataFileRecord& operator=(const DataFileRecord&) = delete;
+  void move_to(std::vector<std::string>& files) {
+    for (std::string& path : read)
+      if (std::find(files.begin(), files.end(), path) == files.end()) files.push_back(std::move(path));
+  }
+};
+
 Problem build_problem(const ProblemBlocks& b, const std::string& source, const std::string& name,
                       const fs::path& base_dir, const MemoryAccount* memory, const Ranks* shard) {
   const std::string src = source.empty() ? std::string("<input>") : source;
+  DataFileRecord record;
   Problem problem;
   problem.source = source;
   problem.name = name;
@@ -290,6 +307,7 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   Context renew_ctx = ctx;
   renew_ctx.memory = Memory();
   problem.make_domain = [b, renew_ctx, src] { return build_domain(b, renew_ctx, src, nullptr); };
+  record.move_to(problem.data_files);
   return problem;
 }
 

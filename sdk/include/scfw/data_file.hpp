@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "scfw/error.hpp"
 
@@ -94,14 +95,23 @@ inline std::string open_failure(int err) {
   return err != 0 ? " (" + std::generic_category().message(err) + ")" : std::string();
 }
 
+/// The data files a problem reads, for the fingerprints of a checkpoint (docs/checkpoint.md):
+/// while the host has set a record on the current thread (around composing a problem),
+/// open_data_file() appends each path it opens to it. Returns the record set before (nullptr:
+/// none), for the host to put back.
+std::vector<std::string>* record_data_files(std::vector<std::string>* record);
+/// Appends `path` to the current thread's record, if one is set.
+void note_data_file(const std::string& path);
+
 /// Opens `in` on `path` after check_data_path(path); when that fails, throws
-/// InputError("<path>: cannot open file (<why>)").
+/// InputError("<path>: cannot open file (<why>)"). The path is noted (record_data_files).
 inline void open_data_file(std::ifstream& in, const std::string& path,
                            std::ios::openmode mode = std::ios::in) {
   check_data_path(path);
   errno = 0;
   in.open(path, mode);
   if (!in) throw InputError(path + ": cannot open file" + open_failure(errno));
+  note_data_file(path);
 }
 
 /// A field of a text data file without the spaces, tabs and carriage returns around it.

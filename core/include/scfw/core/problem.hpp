@@ -69,6 +69,9 @@ struct Problem {
 
   PluginNames plugins;             ///< oracle, outer, domain
   std::vector<std::string> notes;  ///< choices the host made about the problem, for the summary
+  /// The data files its plugins read while it was composed (through open_data_file), each once,
+  /// in the order first read: a checkpoint records their fingerprints (docs/checkpoint.md).
+  std::vector<std::string> data_files;
 
   /// Calls counted by the host wrappers around every plugin object of the problem and of the
   /// methods composed on it.
