@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <filesystem>
 #include <fstream>
@@ -229,9 +231,17 @@ TEST_CASE("a truncated or foreign file is not a checkpoint") {
   const fs::path file = scratch("bad.ckpt");
   { std::ofstream(file) << "hello\n"; }
   CHECK_THROWS_WITH_AS(read_checkpoint(file), (file.string() + ": not an scfw checkpoint").c_str(), InputError);
-  { std::ofstream(file) << "scfw-checkpoint 1\nscfw 1\nstate\n"; }
+  { std::ofstream(file) << "scfw-checkpoint 2\nscfw 1\nstate\n"; }
   CHECK_THROWS_WITH_AS(read_checkpoint(file), (file.string() + ": truncated checkpoint (no end line)").c_str(),
                        InputError);
+  { std::ofstream(file) << "scfw-checkpoint 1\nscfw 1\nstate\nend\n"; }
+  CHECK_THROWS_WITH_AS(read_checkpoint(file),
+                       (file.string() + ": checkpoint format 1 (an earlier scfw, without a checksum) is not resumed; "
+                                        "run again from the start to write a format 2 checkpoint").c_str(),
+                       InputError);
+  { std::ofstream(file) << "scfw-checkpoint 2\nscfw 1\nstate\nend\n"; }
+  CHECK_THROWS_WITH_AS(read_checkpoint(file),
+                       (file.string() + ": checkpoint is damaged: no checksum line before its end").c_str(), InputError);
   CHECK_THROWS_WITH_AS(read_checkpoint(scratch("missing.ckpt")),
                        (scratch("missing.ckpt").string() + ": cannot open checkpoint (No such file or directory)").c_str(), InputError);
 }
@@ -287,6 +297,267 @@ TEST_CASE("state blocks keep every bit, and a mismatched block is named") {
   std::vector<double> fixed(3);
   CHECK_THROWS_WITH_AS(r4.get_same_size("values", fixed),
                        "glmo test: block values: 5 values saved, 3 expected", Error);
+}
+
+TEST_CASE("a block's bytes must be exactly its declared count of values, checked before any is read") {
+  std::vector<double> values;
+  // A count with no bytes behind it (the reader used to copy 3 doubles out of an empty buffer).
+  StateReader r1(std::string("values f64 3 -\n"), "CK");
+  CHECK_THROWS_WITH_AS(r1.get("values", values), "CK: block values: 3 f64 values declared, 0 bytes follow", Error);
+  // A short block: 8 bytes held 2 doubles by the old divisibility check.
+  StateReader r2(std::string("values f64 2 000000000000f03f\n"), "CK");
+  CHECK_THROWS_WITH_AS(r2.get("values", values), "CK: block values: 2 f64 values declared, 8 bytes follow", Error);
+  StateReader r3(std::string("values f64 18446744073709551615 000000000000f03f\n"), "CK");
+  CHECK_THROWS_WITH_AS(r3.get("values", values),
+                       "CK: block values: 18446744073709551615 f64 values declared, 8 bytes follow", Error);
+  StateReader r4(std::string("values f64 1 000000000000f03\n"), "CK");
+  CHECK_THROWS_WITH_AS(r4.get("values", values), "CK: block values: 1 f64 values declared, an odd number of hex digits follow",
+                       Error);
+  std::string text;
+  StateReader r5(std::string("text str 4 6162\n"), "CK");
+  CHECK_THROWS_WITH_AS(r5.get("text", text), "CK: block text: 4 str values declared, 2 bytes follow", Error);
+  StateReader r6(std::string("values f64 1 000000000000f03f\n"), "CK");
+  r6.get("values", values);
+  CHECK(values == std::vector<double>{1.0});
+  // What load_state() checks with the reader's helpers.
+  StateReader r7(std::string(""), "CK: glmo x");
+  CHECK_THROWS_WITH_AS(r7.check_range("head", std::vector<int>{0, -1}, 0, 9), "CK: glmo x: block head: value -1 at 1 is outside [0, 9]",
+                       Error);
+  CHECK_THROWS_WITH_AS(r7.check_range("bound", std::vector<double>{1e300}, 0.0, 1e20),
+                       "CK: glmo x: block bound: value 1.0000000000000001e+300 is outside [0, 1e+20]", Error);
+  CHECK_THROWS_WITH_AS(r7.check_finite("x", std::vector<double>{0, std::numeric_limits<double>::quiet_NaN()}),
+                       "CK: glmo x: block x: value nan at 1 is not finite", Error);
+}
+
+namespace {
+/// The checkpoint file's text, and the same written back.
+std::string slurp(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+void spill(const fs::path& file, const std::string& text) { std::ofstream(file, std::ios::binary) << text; }
+/// The hex digits of block `name` (a line "<name> <type> <count> <hex>").
+std::size_t block_hex(const std::string& text, const std::string& name) {
+  const std::size_t line = text.find("\n" + name + " ");
+  REQUIRE(line != std::string::npos);
+  std::size_t at = line + 1;
+  for (int spaces = 0; spaces < 3; ++at)
+    if (text[at] == ' ') ++spaces;
+  return at;
+}
+std::string checksum_of(const std::string& text) {
+  const std::size_t at = text.rfind("\nchecksum fnv1a64 ");
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a64(text.substr(0, at + 1))));
+  return buf;
+}
+}  // namespace
+
+TEST_CASE("a damaged checkpoint is refused by its checksum before anything of it is read") {
+  nlohmann::json doc = document("dro_chi2", 300);
+  const fs::path file = scratch("damaged.ckpt");
+  run_until(doc, 180, file);
+  const std::string good = slurp(file);
+  const std::string f = file.string();
+  const std::string recorded = good.substr(good.rfind("checksum fnv1a64 ") + 17, 16);
+  CHECK(recorded == checksum_of(good));
+
+  // One hex digit of y flipped.
+  std::string y = good;
+  const std::size_t at = block_hex(y, "y") + 5;
+  y[at] = y[at] == '0' ? '1' : '0';
+  spill(file, y);
+  CHECK_THROWS_WITH_AS(read_checkpoint(file),
+                       (f + ": checkpoint is damaged: checksum " + recorded + " recorded, " + checksum_of(y) +
+                        " computed over its contents").c_str(),
+                       InputError);
+  // The iteration edited from 180 to 100.
+  std::string k = good;
+  const std::size_t it = block_hex(k, "iteration");
+  REQUIRE(k.substr(it, 16) == "b400000000000000");
+  k.replace(it, 16, "6400000000000000");
+  spill(file, k);
+  CHECK_THROWS_WITH_AS(read_checkpoint(file),
+                       (f + ": checkpoint is damaged: checksum " + recorded + " recorded, " + checksum_of(k) +
+                        " computed over its contents").c_str(),
+                       InputError);
+  // Behind a right checksum, the blocks are still checked: a cut y, a y with no bytes at all.
+  spill(file, good);
+  const std::string d = std::to_string(read_checkpoint(file).state.y.size());
+  std::string cut = good;
+  const std::size_t yb = block_hex(cut, "y");
+  cut.erase(yb + 16, cut.find('\n', yb) - yb - 16);
+  spill(file, reseal_checkpoint(cut));
+  CHECK_THROWS_WITH_AS(read_checkpoint(file), (f + ": block y: " + d + " f64 values declared, 8 bytes follow").c_str(),
+                       InputError);
+  std::string none = good;
+  none.replace(yb, none.find('\n', yb) - yb, "-");
+  spill(file, reseal_checkpoint(none));
+  CHECK_THROWS_WITH_AS(read_checkpoint(file), (f + ": block y: " + d + " f64 values declared, 0 bytes follow").c_str(),
+                       InputError);
+  // A value no run holds: a NaN in y.
+  std::string nan = good;
+  nan.replace(yb, 16, "000000000000f87f");
+  spill(file, reseal_checkpoint(nan));
+  CHECK_THROWS_WITH_AS(read_checkpoint(file), (f + ": block y: value nan at 0 is not finite").c_str(), InputError);
+  spill(file, reseal_checkpoint(good));
+  CHECK(read_checkpoint(file).state.done == 180);
+}
+
+namespace {
+/// `state` (a plugin's blocks) with the hex digits of block `name` from digit `at` replaced by
+/// `hex`; the block's count of values stays.
+std::string with_block_hex(const std::string& state, const std::string& name, std::size_t at, const std::string& hex) {
+  std::string out = state;
+  const std::size_t line = ("\n" + out).find("\n" + name + " ");
+  REQUIRE(line != std::string::npos);
+  std::size_t pos = line;
+  for (int spaces = 0; spaces < 3; ++pos)
+    if (out[pos] == ' ') ++spaces;
+  REQUIRE(pos + at + hex.size() <= out.find('\n', pos));
+  out.replace(pos + at, hex.size(), hex);
+  return out;
+}
+/// The count of block `name` of a plugin's state.
+std::string block_count(const std::string& state, const std::string& name) {
+  std::istringstream in(state);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(name + " ", 0) == 0) {
+      std::istringstream ls(line);
+      std::string n, type, count;
+      ls >> n >> type >> count;
+      return count;
+    }
+  FAIL("no block " << name);
+  return "";
+}
+std::string hex_of(double v) {
+  unsigned char b[8];
+  std::memcpy(b, &v, 8);
+  std::string out;
+  for (unsigned char c : b) {
+    const char* digits = "0123456789abcdef";
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+}  // namespace
+
+TEST_CASE("a plugin's load_state refuses a state it could not have saved, naming the checkpoint and the block") {
+  nlohmann::json doc = document("minimax_synthetic", 60);
+  const fs::path file = scratch("plugin.ckpt");
+  const std::string f = file.string();
+  SUBCASE("dense_simplex: a basis index of -1 (it gave \"double free or corruption\")") {
+    doc["glmo"] = {{"plugin", "dense_simplex"}};
+    run_until(doc, 25, file);
+    Checkpoint ck = read_checkpoint(file);
+    const long nt = std::stol(block_count(ck.algorithm_glmo, "status"));
+    ck.algorithm_glmo = with_block_hex(ck.algorithm_glmo, "head", 0, "ffffffff");
+    Composition c = compose_doc(doc);
+    CHECK_THROWS_WITH_AS(restore_components(f, ck, c),
+                         (f + ": glmo dense_simplex: block head: value -1 at 0 is outside [0, " + std::to_string(nt - 1) + "]").c_str(),
+                         InputError);
+    // A basis variable whose status is not basic: the first status made "at lower" (00).
+    Checkpoint ck2 = read_checkpoint(file);
+    Composition c2 = compose_doc(doc);
+    // The variable in basis position 0 (head's first i32, little-endian) made "at lower" (00).
+    const std::size_t head_at = ck2.algorithm_glmo.find("head i32 ");
+    REQUIRE(head_at != std::string::npos);
+    std::string head_hex = ck2.algorithm_glmo.substr(ck2.algorithm_glmo.find(' ', head_at + 9) + 1, 8);
+    unsigned char bytes[4];
+    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<unsigned char>(std::stoi(head_hex.substr(2 * i, 2), nullptr, 16));
+    std::int32_t j = 0;
+    std::memcpy(&j, bytes, 4);
+    REQUIRE(j >= 0);
+    ck2.algorithm_glmo = with_block_hex(ck2.algorithm_glmo, "status", 2 * static_cast<std::size_t>(j), "00");
+    CHECK_THROWS_WITH_AS(restore_components(f, ck2, c2),
+                         (f + ": glmo dense_simplex: block head: variable " + std::to_string(j) +
+                          " is in the basis but its status is not basic").c_str(),
+                         InputError);
+    Checkpoint ck3 = read_checkpoint(file);
+    Composition c3 = compose_doc(doc);
+    ck3.algorithm_glmo = with_block_hex(ck3.algorithm_glmo, "x", 0, hex_of(std::numeric_limits<double>::infinity()));
+    CHECK_THROWS_WITH_AS(restore_components(f, ck3, c3), (f + ": glmo dense_simplex: block x: value inf at 0 is not finite").c_str(),
+                         InputError);
+    Checkpoint good = read_checkpoint(file);
+    Composition c4 = compose_doc(doc);
+    CHECK_NOTHROW(restore_components(f, good, c4));
+  }
+  SUBCASE("clp: a dual bound of 1e300 (it crashed inside Clp)") {
+    run_until(doc, 25, file);
+    Checkpoint ck = read_checkpoint(file);
+    ck.algorithm_glmo = with_block_hex(ck.algorithm_glmo, "clp_bounds", 0, hex_of(1e300));
+    Composition c = compose_doc(doc);
+    CHECK_THROWS_WITH_AS(restore_components(f, ck, c),
+                         (f + ": glmo clp: block clp_bounds: value 1.0000000000000001e+300 at 0 is outside "
+                              "[2.2250738585072014e-308, 1e+20]").c_str(),
+                         InputError);
+    Checkpoint ck2 = read_checkpoint(file);
+    ck2.algorithm_glmo = with_block_hex(ck2.algorithm_glmo, "clp_status", 0, "07");
+    Composition c2 = compose_doc(doc);
+    CHECK_THROWS_WITH_AS(restore_components(f, ck2, c2),
+                         (f + ": glmo clp: block clp_status: value 7 at 0 is not a Clp basis status").c_str(), InputError);
+    Checkpoint ck3 = read_checkpoint(file);
+    ck3.algorithm_glmo = with_block_hex(ck3.algorithm_glmo, "clp_duals", 0, hex_of(std::numeric_limits<double>::quiet_NaN()));
+    Composition c3 = compose_doc(doc);
+    CHECK_THROWS_WITH_AS(restore_components(f, ck3, c3), (f + ": glmo clp: block clp_duals: value nan at 0 is not finite").c_str(),
+                         InputError);
+  }
+}
+
+TEST_CASE("a data file changed between the run and the resume is refused, naming it") {
+  const fs::path csv = scratch("poly.csv");
+  const auto write_csv = [&](const std::string& last) {
+    std::ofstream out(csv);
+    for (int sign : {1, -1})
+      for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) out << (i == j ? sign : 0) << ",";
+        out << "1\n";
+      }
+    out << last << "\n";
+  };
+  write_csv("1,1,1,1,1,1,3");
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "seed": 5, "iterations": 40, "report": { "every": 10 },
+    "oracle": { "plugin": "least_squares_tasks", "batch": 1,
+                "synthetic": { "tasks": 3, "dim": 6, "rows_per_task": 30, "sparsity": 3, "seed": 2 } },
+    "outer":  { "plugin": "max" }, "glmo": { "plugin": "column_generation" } })");
+  doc["domain"] = {{"plugin", "polytope"}, {"file", csv.string()}};
+  const fs::path file = scratch("data.ckpt");
+  const std::string f = file.string();
+  run_until(doc, 15, file);
+  const Checkpoint ck = read_checkpoint(file);
+  REQUIRE(ck.identity.data.size() == 1);
+  CHECK(ck.identity.data[0].path == csv.string());
+  CHECK(ck.identity.data[0].size == fs::file_size(csv));
+  {
+    Composition c = compose_doc(doc);
+    CHECK_NOTHROW(check_identity(f, ck.identity, run_identity(test::registry(), doc, c, kVersion)));
+  }
+  const auto size_before = fs::file_size(csv);
+  write_csv("1,1,1,1,1,1,2");  // same size, other contents
+  {
+    Composition c = compose_doc(doc);
+    const RunIdentity now = run_identity(test::registry(), doc, c, kVersion);
+    char then_hash[17], now_hash[17];
+    std::snprintf(then_hash, sizeof then_hash, "%016llx", static_cast<unsigned long long>(ck.identity.data[0].hash));
+    std::snprintf(now_hash, sizeof now_hash, "%016llx", static_cast<unsigned long long>(now.data[0].hash));
+    CHECK_THROWS_WITH_AS(check_identity(f, ck.identity, now),
+                         (f + ": checkpoint: data file " + csv.string() +
+                          " differs from the one read when the checkpoint was taken (same size, other contents: FNV-1a " +
+                          then_hash + " then, " + now_hash + " now)").c_str(),
+                         InputError);
+  }
+  write_csv("1,1,1,1,1,1,2.5");
+  {
+    Composition c = compose_doc(doc);
+    CHECK_THROWS_WITH_AS(check_identity(f, ck.identity, run_identity(test::registry(), doc, c, kVersion)),
+                         (f + ": checkpoint: data file " + csv.string() + " differs from the one read when the checkpoint was taken (" +
+                          std::to_string(size_before) + " bytes then, " + std::to_string(size_before + 2) + " now)").c_str(),
+                         InputError);
+  }
 }
 
 TEST_CASE("a GLMO with warm state it cannot save makes --checkpoint an error naming it") {

@@ -67,6 +67,7 @@ RunCheckpoint::RunCheckpoint(const po::variables_map& vm, const scfw::Registry& 
     const std::string which = scfw::unsaveable_state(composed);
     if (!which.empty())
       throw scfw::InputError(resume_file_ + ": checkpoint: " + which + " keeps warm state it cannot restore");
+    scfw::check_state(resume_file_, resumed_->state, composed);
     scfw::restore_components(resume_file_, *resumed_, composed);
   }
   if (vm.count("checkpoint")) {

@@ -2,8 +2,11 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <system_error>
 
 #include "scfw/core/output_file.hpp"
@@ -15,7 +18,26 @@ namespace scfw {
 
 namespace {
 
-constexpr const char* kMagic = "scfw-checkpoint 1";
+// Format 2 added the checksum line; a format 1 file has none, so its contents cannot be checked,
+// and it is refused (docs/checkpoint.md).
+constexpr const char* kMagic = "scfw-checkpoint 2";
+constexpr const char* kMagicV1 = "scfw-checkpoint 1";
+constexpr const char* kChecksum = "checksum fnv1a64 ";
+
+std::string hex64(std::uint64_t h) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+/// Where the checksum line of `text` starts (npos when it has none before its end line).
+std::size_t checksum_line(const std::string& text) {
+  // "...\nchecksum fnv1a64 <hex>\nend\n": the line that ends just before "end".
+  if (text.size() < 6 || text.compare(text.size() - 5, 5, "\nend\n") != 0) return std::string::npos;
+  const std::size_t line = text.rfind('\n', text.size() - 6);
+  const std::size_t start = line == std::string::npos ? 0 : line + 1;
+  return text.compare(start, std::strlen(kChecksum), kChecksum) == 0 ? start : std::string::npos;
+}
 // The blocks of a problem file that determine the iterates, and the settings, in file order.
 const char* const kProblemKeys[] = {"oracle", "outer", "domain", "glmo", "tracker", "schedule", "seed", "iterations"};
 
@@ -92,6 +114,21 @@ RunIdentity run_identity(const Registry& registry, const nlohmann::json& doc, co
     if (name == "product") p.library = p.version = "host";  // composed by the host, not a plugin
     id.plugins.push_back(std::move(p));
   }
+  for (const std::string& path : c.problem.data_files) {
+    RunIdentity::DataFile f{path, 0, fnv1a64({})};
+    check_data_path(path);
+    errno = 0;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw InputError(path + ": cannot open file" + open_failure(errno));
+    std::vector<char> buf(1 << 16);
+    while (in.read(buf.data(), static_cast<std::streamsize>(buf.size())) || in.gcount() > 0) {
+      const auto got = static_cast<std::size_t>(in.gcount());
+      f.hash = fnv1a64(std::string_view(buf.data(), got), f.hash);
+      f.size += got;
+    }
+    if (in.bad()) throw InputError(path + ": cannot read file");
+    id.data.push_back(std::move(f));
+  }
   return id;
 }
 
@@ -105,7 +142,22 @@ std::string unsaveable_state(const Composition& c) {
   return out;
 }
 
-void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck) {
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h) {
+  for (const char c : bytes) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string reseal_checkpoint(const std::string& text) {
+  const std::size_t at = checksum_line(text);
+  if (at == std::string::npos) return text;
+  const std::string body = text.substr(0, at);
+  return body + kChecksum + hex64(fnv1a64(body)) + "\nend\n";
+}
+
+std::string checkpoint_text(const Checkpoint& ck) {
   StateWriter w;
   const LoopState& s = ck.state;
   w.put("iteration", static_cast<std::int64_t>(s.done));
@@ -150,8 +202,16 @@ void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck) {
   text += "problem " + ck.identity.problem.dump() + "\n";
   for (const auto& p : ck.identity.plugins)
     text += "plugin " + p.role + " " + p.library + " " + p.version + " " + p.name + "\n";  // a name may have spaces
-  text += "state\n" + w.text() + "end\n";
+  for (const auto& f : ck.identity.data)  // the path last: it may have spaces
+    text += "data " + std::to_string(f.size) + " " + hex64(f.hash) + " " + f.path + "\n";
+  text += "state\n" + w.text();
+  // The checksum covers every byte before its line: header, loop state and plugin states.
+  text += kChecksum + hex64(fnv1a64(text)) + "\nend\n";
+  return text;
+}
 
+void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck) {
+  const std::string text = checkpoint_text(ck);
   write_output_file(file, "checkpoint", [&](std::ostream& out) { out << text; });
 }
 
@@ -162,9 +222,25 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(where + "cannot open checkpoint" + open_failure(errno));
   const std::string all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return parse_checkpoint(all, file.string());
+}
+
+Checkpoint parse_checkpoint(const std::string& all, const std::string& file) {
+  const std::string where = file + ": ";
+  if (all.rfind(std::string(kMagicV1) + "\n", 0) == 0)
+    throw InputError(where + "checkpoint format 1 (an earlier scfw, without a checksum) is not resumed; "
+                             "run again from the start to write a format 2 checkpoint");
   if (all.rfind(std::string(kMagic) + "\n", 0) != 0) throw InputError(where + "not an scfw checkpoint");
   if (all.size() < 4 || all.compare(all.size() - 4, 4, "end\n") != 0)
     throw InputError(where + "truncated checkpoint (no end line)");
+  // The checksum first: nothing of a damaged file is read.
+  const std::size_t sum_at = checksum_line(all);
+  if (sum_at == std::string::npos) throw InputError(where + "checkpoint is damaged: no checksum line before its end");
+  const std::string recorded = all.substr(sum_at + std::strlen(kChecksum), all.size() - 5 - sum_at - std::strlen(kChecksum));
+  const std::string computed = hex64(fnv1a64(std::string_view(all).substr(0, sum_at)));
+  if (recorded != computed)
+    throw InputError(where + "checkpoint is damaged: checksum " + excerpt(recorded) + " recorded, " + computed +
+                     " computed over its contents");
   Checkpoint ck;
   size_t pos = std::string(kMagic).size() + 1;
   auto next_line = [&]() -> std::string {
@@ -174,7 +250,7 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
     return line;
   };
   for (;;) {
-    if (pos >= all.size()) throw InputError(where + "malformed checkpoint (no state)");
+    if (pos >= sum_at) throw InputError(where + "malformed checkpoint (no state)");
     const std::string line = next_line();
     if (line == "state") break;
     if (line.rfind("scfw ", 0) == 0) {
@@ -191,27 +267,41 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
       if (!(is >> p.role >> p.library >> p.version) || !std::getline(is >> std::ws, p.name) || p.name.empty())
         throw InputError(where + "malformed plugin line");
       ck.identity.plugins.push_back(std::move(p));
+    } else if (line.rfind("data ", 0) == 0) {
+      std::istringstream is(line.substr(5));
+      RunIdentity::DataFile f;
+      std::string hash;
+      char* end = nullptr;
+      if (!(is >> f.size >> hash) || hash.size() != 16 || !std::getline(is >> std::ws, f.path) || f.path.empty() ||
+          (f.hash = std::strtoull(hash.c_str(), &end, 16), end != hash.c_str() + 16))
+        throw InputError(where + "malformed data line \"" + excerpt(line) + "\"");
+      ck.identity.data.push_back(std::move(f));
     } else {
-      throw InputError(where + "malformed checkpoint line \"" + line.substr(0, 40) + "\"");
+      throw InputError(where + "malformed checkpoint line \"" + excerpt(line) + "\"");
     }
   }
-  StateReader r(all.substr(pos, all.size() - 4 - pos), file.string());
+  // The blocks, each checked against its declared count and type before it is decoded
+  // (StateReader::get_raw), and the loop state against what a run can hold.
+  StateReader r(all.substr(pos, sum_at - pos), file);
   try {
     LoopState& s = ck.state;
     std::int64_t i64 = 0, rows = 0, cols = 0;
     r.get("iteration", i64);
+    r.check_range("iteration", std::vector<std::int64_t>{i64}, std::int64_t{1}, std::int64_t{1} << 40);
     s.done = static_cast<long>(i64);
     const auto vec = [&](const char* name, Vec& v) {
       std::vector<double> values;
       r.get(name, values);
+      r.check_finite(name, values);
       v = Eigen::Map<const Vec>(values.data(), static_cast<Eigen::Index>(values.size()));
     };
     vec("y", s.y);
     vec("y_prev", s.y_prev);
     vec("z", s.z);
     r.get("V_rows", rows);
+    r.check_range("V_rows", std::vector<std::int64_t>{rows}, std::int64_t{0}, std::int64_t{1} << 24);
     r.get("V_cols", cols);
-    if (rows < 0 || cols < 0 || rows > (1 << 24) || cols > (1 << 30)) throw Error("bad V size");
+    r.check_range("V_cols", std::vector<std::int64_t>{cols}, std::int64_t{0}, std::int64_t{1} << 30);
     if (r.next_name() == "V_row_start") {
       std::vector<std::int64_t> row_start;
       std::vector<int> col;
@@ -219,35 +309,50 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
       r.get("V_row_start", row_start);
       r.get("V_col", col);
       r.get("V_values", values);
-      s.V = Jacobian(std::make_shared<const JacobianPattern>(static_cast<int>(rows), static_cast<int>(cols),
-                                                             std::move(row_start), std::move(col)));
-      if (static_cast<std::int64_t>(values.size()) != s.V.size()) throw Error("bad sparse V size");
+      r.check_finite("V_values", values);
+      try {
+        s.V = Jacobian(std::make_shared<const JacobianPattern>(static_cast<int>(rows), static_cast<int>(cols),
+                                                               std::move(row_start), std::move(col)));
+      } catch (const Error& e) {
+        r.refuse("V_col", e.what());
+      }
+      r.check_count("V_values", values.size(), static_cast<std::size_t>(s.V.size()));
       s.V.values() = Eigen::Map<const Vec>(values.data(), static_cast<Eigen::Index>(values.size()));
     } else {
+      // Read whole before V is allocated: its size is then bounded by the file's.
+      std::vector<double> values;
+      r.get("V", values);
+      r.check_count("V", values.size(), static_cast<std::size_t>(rows * cols));
+      r.check_finite("V", values);
       s.V = Jacobian(static_cast<int>(rows), static_cast<int>(cols));
-      r.get("V", s.V.dense());
+      if (!values.empty()) std::memcpy(s.V.dense().data(), values.data(), values.size() * sizeof(double));
     }
     std::string rng;
     r.get("rng", rng);
     std::istringstream rs(rng);
     rs >> s.rng;
-    if (!rs) throw Error("bad random engine state");
+    if (!rs) r.refuse("rng", "not the state of a random engine");
     r.get("best_gap", s.best_gap);
     std::uint8_t has_gap = 0;
     r.get("has_gap", has_gap);
+    r.check_range("has_gap", std::vector<std::uint8_t>{has_gap}, std::uint8_t{0}, std::uint8_t{1});
     s.has_gap = has_gap != 0;
     r.get("final_gap", s.final_gap);
     r.get("final_objective", s.final_objective);
     r.get("gap_slack", s.gap_slack);
     r.get("glmo_iterations", i64);
+    r.check_range("glmo_iterations", std::vector<std::int64_t>{i64}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
     s.glmo_iterations = static_cast<long>(i64);
     r.get("glmo_max_iterations", i64);
+    r.check_range("glmo_max_iterations", std::vector<std::int64_t>{i64}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
     s.glmo_max_iterations = static_cast<long>(i64);
     std::vector<double> t(5);
     r.get_same_size("times", t);
+    r.check_range("times", t, 0.0, std::numeric_limits<double>::max());
     s.times = PhaseTimes{t[0], t[1], t[2], t[3], t[4]};
     std::vector<std::int64_t> c(7);
     r.get_same_size("calls", c);
+    r.check_range("calls", c, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
     s.calls.draws = c[0];
     s.calls.values = c[1];
     s.calls.jacobians = c[2];
@@ -256,7 +361,9 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
     s.calls.glmo_solves = c[5];
     s.calls.outer_values = c[6];
     r.get("oracle_seconds", s.calls.oracle_seconds);
+    r.check_range("oracle_seconds", std::vector<double>{s.calls.oracle_seconds}, 0.0, std::numeric_limits<double>::max());
     r.get("seconds", s.seconds);
+    r.check_range("seconds", std::vector<double>{s.seconds}, 0.0, std::numeric_limits<double>::max());
     r.get("glmo_solver", s.glmo_solver);
     r.get("trace", ck.trace);
     r.get("state_glmo", ck.algorithm_glmo);
@@ -266,6 +373,8 @@ Checkpoint read_checkpoint(const std::filesystem::path& file) {
     r.expect_end();
   } catch (const InputError&) {
     throw;
+  } catch (const Error& e) {
+    throw InputError(e.what());  // a StateReader's message: "<file>: block <name>: ..."
   } catch (const std::exception& e) {
     throw InputError(where + "malformed checkpoint (" + e.what() + ")");
   }
@@ -301,6 +410,37 @@ void check_identity(const std::string& file, const RunIdentity& saved, const Run
   if (now.plugins.size() != saved.plugins.size())
     throw InputError(where + "the plugin set differs (" + std::to_string(saved.plugins.size()) +
                      " in the checkpoint, " + std::to_string(now.plugins.size()) + " loaded)");
+  // The data files in the order the problem read them; named by the path this run read.
+  for (std::size_t i = 0; i < saved.data.size() && i < now.data.size(); ++i) {
+    const RunIdentity::DataFile &a = saved.data[i], &b = now.data[i];
+    if (a.size != b.size)
+      throw InputError(where + "data file " + b.path + " differs from the one read when the checkpoint was taken (" +
+                       std::to_string(a.size) + " bytes then, " + std::to_string(b.size) + " now)");
+    if (a.hash != b.hash)
+      throw InputError(where + "data file " + b.path + " differs from the one read when the checkpoint was taken " +
+                       "(same size, other contents: FNV-1a " + hex64(a.hash) + " then, " + hex64(b.hash) + " now)");
+  }
+  if (saved.data.size() != now.data.size())
+    throw InputError(where + "the problem read " + std::to_string(saved.data.size()) +
+                     " data file(s) when the checkpoint was taken, " + std::to_string(now.data.size()) + " now");
+}
+
+void check_state(const std::string& file, const LoopState& r, const Composition& c) {
+  const std::string where = file + ": checkpoint: the saved ";
+  const long d = c.problem.dim(), n = c.problem.outputs(), K = c.options.iterations;
+  if (r.y.size() != d || r.y_prev.size() != d || r.z.size() != n || r.V.rows() != n || r.V.cols() != d)
+    throw InputError(where + "state has other dimensions than the problem (d = " + std::to_string(d) +
+                     ", n = " + std::to_string(n) + ")");
+  if (c.problem.oracle) {
+    const Jacobian V = make_jacobian(*c.problem.oracle);
+    if (!r.V.same_structure(V))
+      throw InputError(where + "V is " + (r.V.is_sparse() ? "sparse" : "dense") +
+                       (r.V.is_sparse() && V.is_sparse() ? " in another pattern than the oracle's Jacobian"
+                                                         : V.is_sparse() ? " but the oracle's Jacobian is sparse"
+                                                                         : " but the oracle's Jacobian is dense"));
+  }
+  if (r.done < 1 || r.done > K)
+    throw InputError(where + "state is at iteration " + std::to_string(r.done) + ", outside 1.." + std::to_string(K));
 }
 
 void restore_components(const std::string& file, const Checkpoint& ck_in, Composition& c) {

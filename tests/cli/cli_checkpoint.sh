@@ -7,6 +7,7 @@
 SCFW=$1
 SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.sh"
+EDIT="python3 $(cd "$(dirname "$0")" && pwd)/ck_edit.py"
 
 strip_seconds() { cut -d, -f1-4,6- "$1"; }
 # The summary lines that do not carry times.
@@ -25,7 +26,7 @@ for file in "$SOURCE"/examples/*.json; do
   expect_rc 0 "$name: run with --checkpoint"
   expect_contains "$OUT" "checkpoint      ck/$name.ckpt written 1 time" "$name: the summary names the checkpoint"
   [[ -f ck/$name.ckpt && -z "$(find ck -name ".$name.ckpt.*")" ]] || fail "$name: no ck/$name.ckpt, or a temporary left behind"
-  [[ "$(sed -n 1p ck/$name.ckpt)" == "scfw-checkpoint 1" ]] || fail "$name: checkpoint header"
+  [[ "$(sed -n 1p ck/$name.ckpt)" == "scfw-checkpoint 2" ]] || fail "$name: checkpoint header"
 
   run "$SCFW" run "$name.json" --iterations 120 --trace part.csv --resume ck/$name.ckpt
   expect_rc 0 "$name: resumed run"
@@ -71,11 +72,13 @@ expect_rc 2 "another domain"
 expect_stderr "error: a.ckpt: checkpoint: problem differs (domain)" "another domain"
 version=$("$SCFW" --version | cut -d' ' -f2)
 sed "2s/.*/scfw 0.0.1/" a.ckpt >old.ckpt
+$EDIT seal old.ckpt
 run "$SCFW" run p.json --resume old.ckpt
 expect_rc 2 "another scfw version"
 expect_stderr "error: old.ckpt: checkpoint: scfw version 0.0.1 in the checkpoint, $version running" "another scfw version"
 momentum=$(grep '^plugin tracker momentum .* momentum$' a.ckpt | cut -d' ' -f4)
 sed -E 's/^plugin tracker momentum [^ ]+ momentum$/plugin tracker momentum 0.0.1 momentum/' a.ckpt >plug.ckpt
+$EDIT seal plug.ckpt
 run "$SCFW" run p.json --resume plug.ckpt
 expect_rc 2 "another plugin version"
 expect_stderr "error: plug.ckpt: checkpoint: plugin tracker momentum version 0.0.1 in the checkpoint, $momentum loaded" \
@@ -87,6 +90,63 @@ expect_stderr "error: cut.ckpt: truncated checkpoint (no end line)" "a truncated
 run "$SCFW" run p.json --resume p.json
 expect_rc 2 "not a checkpoint"
 expect_stderr "error: p.json: not an scfw checkpoint" "not a checkpoint"
+
+# Damage: the checksum (over everything before its line) is checked before anything is read;
+# behind a right checksum every block is checked against its declared count.
+run "$SCFW" run p.json --iterations 200 --checkpoint k.ckpt --checkpoint-every 180
+expect_rc 0 "a checkpoint at 180"
+sum=$($EDIT checksum k.ckpt)
+digit=$(grep '^y f64' k.ckpt | cut -d' ' -f4 | cut -c6)
+$EDIT set k.ckpt flip.ckpt y 5 "$([[ $digit == 0 ]] && echo 1 || echo 0)"
+run "$SCFW" run p.json --iterations 200 --resume flip.ckpt
+expect_rc 2 "a flipped hex digit of y"
+expect_stderr "error: flip.ckpt: checkpoint is damaged: checksum $sum recorded, $($EDIT checksum flip.ckpt) computed over its contents" \
+  "a flipped hex digit of y"
+[[ "$(grep '^iteration ' k.ckpt)" == "iteration i64 1 b400000000000000" ]] || fail "the iteration block of k.ckpt"
+$EDIT set k.ckpt iter.ckpt iteration 0 64
+run "$SCFW" run p.json --iterations 200 --resume iter.ckpt
+expect_rc 2 "the iteration edited from 180 to 100"
+expect_stderr "error: iter.ckpt: checkpoint is damaged: checksum $sum recorded, $($EDIT checksum iter.ckpt) computed over its contents" \
+  "the iteration edited from 180 to 100"
+$EDIT cut k.ckpt short.ckpt y 16 seal
+run "$SCFW" run p.json --iterations 200 --resume short.ckpt
+expect_rc 2 "a truncated block"
+expect_stderr "error: short.ckpt: block y: 20 f64 values declared, 8 bytes follow" "a truncated block"
+$EDIT cut k.ckpt none.ckpt y 0
+sed -i -E 's/^(y f64 20 )$/\1-/' none.ckpt
+$EDIT seal none.ckpt
+run "$SCFW" run p.json --iterations 200 --resume none.ckpt
+expect_rc 2 "a count with no bytes behind it"
+expect_stderr "error: none.ckpt: block y: 20 f64 values declared, 0 bytes follow" "a count with no bytes behind it"
+sed '1s/.*/scfw-checkpoint 1/' k.ckpt >v1.ckpt
+run "$SCFW" run p.json --iterations 200 --resume v1.ckpt
+expect_rc 2 "a format 1 checkpoint"
+expect_stderr "error: v1.ckpt: checkpoint format 1 (an earlier scfw, without a checksum) is not resumed; run again from the start to write a format 2 checkpoint" \
+  "a format 1 checkpoint"
+
+# A data file that differs at resume (the same problem file in another folder, beside another
+# data file of the same name): refused, naming it.
+mkdir -p A B
+for i in 0 1 2 3 4 5; do
+  for sign in 1 -1; do row=(0 0 0 0 0 0); row[$i]=$sign; echo "$(IFS=,; echo "${row[*]}"),1"; done
+done >A/poly.csv
+echo "1,1,1,1,1,1,3" >>A/poly.csv
+sed -e 's/"domain": { "plugin": "l1_ball", "radius": 2 }/"domain": { "plugin": "polytope", "file": "poly.csv" }/' \
+  -e 's/"dim": 20/"dim": 6, "sparsity": 3/' p.json >A/p.json
+grep -q '"file": "poly.csv"' A/p.json || fail "could not write A/p.json"
+run "$SCFW" run A/p.json --checkpoint d.ckpt --checkpoint-every 40
+expect_rc 0 "a run over a polytope file"
+grep -q "^data $(wc -c <A/poly.csv) [0-9a-f]\{16\} A/poly.csv$" d.ckpt || fail "the checkpoint has no data line for A/poly.csv"
+cp A/p.json B/p.json
+sed 's/^1,1,1,1,1,1,3$/1,1,1,1,1,1,2.5/' A/poly.csv >B/poly.csv
+run "$SCFW" run B/p.json --resume d.ckpt
+expect_rc 2 "a data file that differs"
+expect_stderr "error: d.ckpt: checkpoint: data file B/poly.csv differs from the one read when the checkpoint was taken ($(wc -c <A/poly.csv) bytes then, $(wc -c <B/poly.csv) now)" \
+  "a data file that differs"
+cp A/poly.csv B/poly.csv
+run "$SCFW" run B/p.json --resume d.ckpt
+expect_rc 0 "the same data file in another folder"
+
 run "$SCFW" run p.json --checkpoint-every 10
 expect_rc 2 "--checkpoint-every alone"
 expect_contains "$ERR" "scfw run: --checkpoint-every: needs --checkpoint FILE" "--checkpoint-every alone"

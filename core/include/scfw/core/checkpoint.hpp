@@ -16,9 +16,11 @@
 //   solver.set_state_hook(ck);
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,9 +42,17 @@ struct RunIdentity {
   };
   std::vector<Plugin> plugins;
   std::string scfw_version;
+  /// Every data file the problem read (Problem::data_files): its size and FNV-1a 64 hash.
+  struct DataFile {
+    std::string path;
+    std::uint64_t size = 0, hash = 0;
+  };
+  std::vector<DataFile> data;
 };
 
-/// The identity of a composed run from its problem document (the options of `c` give seed and K).
+/// The identity of a composed run from its problem document (the options of `c` give seed and K),
+/// with the fingerprints of its data files (each read whole: InputError "<path>: ..." when one
+/// cannot be read).
 RunIdentity run_identity(const Registry& registry, const nlohmann::json& doc, const Composition& c,
                          const std::string& scfw_version);
 
@@ -58,16 +68,35 @@ struct Checkpoint {
   std::string algorithm_glmo, gap_glmo, domain, tracker;  ///< saved component states ("" = none)
 };
 
+/// 64-bit FNV-1a of `bytes`, continuing from `h`: the checkpoint's checksum.
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t h = 0xcbf29ce484222325ULL);
+
+/// The text of a checkpoint file: header, state blocks, the checksum line over all that, "end".
+std::string checkpoint_text(const Checkpoint& ck);
+/// `text` with its checksum line made right again (for tests and the fuzz target, which edit a
+/// checkpoint and must get past the checksum to reach what lies behind it); unchanged when it
+/// has no checksum line before its end line.
+std::string reseal_checkpoint(const std::string& text);
 /// Writes `ck` to `file` whole, through an exclusive temporary and a rename (output_file.hpp).
 /// Throws scfw::Error "<file>: cannot write the checkpoint (<reason>)" when it cannot.
 void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck);
-/// Reads a checkpoint file. Throws InputError "<file>: ..." when it is not one.
+/// Reads a checkpoint file. Throws InputError "<file>: ..." when it is not one, is damaged
+/// (checksum), or holds a block whose bytes are not its declared count of values.
 Checkpoint read_checkpoint(const std::filesystem::path& file);
+/// The same for a checkpoint's text; `file` names it in messages.
+Checkpoint parse_checkpoint(const std::string& text, const std::string& file);
 
 /// Refuses a checkpoint taken under another identity: InputError
 /// "<file>: checkpoint: <what differs>", e.g. "scfw version 0.3.0 in the checkpoint, 0.4.0 running",
-/// "problem differs (domain, seed)", "plugin glmo dense_simplex version 1.0.0 in the checkpoint, 1.1.0 loaded".
+/// "problem differs (domain, seed)", "plugin glmo dense_simplex version 1.0.0 in the checkpoint, 1.1.0 loaded",
+/// "data file d.csv differs from the one read when the checkpoint was taken (...)".
 void check_identity(const std::string& file, const RunIdentity& saved, const RunIdentity& now);
+
+/// Refuses a loop state that does not fit the composed run: InputError "<file>: checkpoint: the
+/// saved state has other dimensions than the problem (d = 20, n = 4)", "... V is dense but the
+/// oracle's Jacobian is sparse", "... is at iteration 0, outside 1..100". (The solver checks the
+/// same when it resumes, without the file to name.)
+void check_state(const std::string& file, const LoopState& state, const Composition& c);
 
 /// Loads the saved component states into the freshly composed `c` (before the run).
 void restore_components(const std::string& file, const Checkpoint& ck, Composition& c);
