@@ -9,7 +9,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 build=$1 target=$2 runs=$3 seconds=$4 work=$5
-declare -A max_len=([problem_json]=4096 [experiment_json]=4096 [libsvm]=1024 [price_csv]=1024 [udata]=1024 [polytope_csv]=512)
+declare -A max_len=([problem_json]=4096 [experiment_json]=4096 [libsvm]=1024 [price_csv]=1024 [udata]=1024 [polytope_csv]=512 [checkpoint]=131072)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=1:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 mkdir -p "$work/corpus/$target" "$work/artifacts" "$work/logs"
