@@ -400,6 +400,14 @@ TEST_CASE("a damaged checkpoint is refused by its checksum before anything of it
   nan.replace(yb, 16, "000000000000f87f");
   spill(file, reseal_checkpoint(nan));
   CHECK_THROWS_WITH_AS(read_checkpoint(file), (f + ": block y: value nan at 0 is not finite").c_str(), InputError);
+  // A control character in a line that messages quote (a plugin's name here).
+  std::string control = good;
+  const std::size_t plugin_end = control.find('\n', control.find("\nplugin tracker "));
+  const std::size_t plugin_at = control.rfind('\n', plugin_end - 1) + 1;
+  const std::string plugin_line = control.substr(plugin_at, plugin_end - plugin_at);
+  control.insert(plugin_end, "\x15");
+  spill(file, reseal_checkpoint(control));
+  CHECK_THROWS_WITH_AS(read_checkpoint(file), (f + ": malformed checkpoint line \"" + plugin_line + "?\"").c_str(), InputError);
   spill(file, reseal_checkpoint(good));
   CHECK(read_checkpoint(file).state.done == 180);
 }

@@ -253,6 +253,10 @@ Checkpoint parse_checkpoint(const std::string& all, const std::string& file) {
     if (pos >= sum_at) throw InputError(where + "malformed checkpoint (no state)");
     const std::string line = next_line();
     if (line == "state") break;
+    // Versions, plugin names and data paths are quoted in messages: never a control character
+    // (scfw writes none there: a data path holding one is refused before it is read).
+    if (line.rfind("problem ", 0) != 0 && has_control_character(line))
+      throw InputError(where + "malformed checkpoint line \"" + excerpt(line) + "\"");
     if (line.rfind("scfw ", 0) == 0) {
       ck.identity.scfw_version = line.substr(5);
     } else if (line.rfind("problem ", 0) == 0) {
