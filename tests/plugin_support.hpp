@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <random>
 #include <span>
@@ -26,6 +27,16 @@ inline Registry& registry() {
   static const bool loaded = (r.load_directory(SCFW_PLUGIN_DIR), true);
   (void)loaded;
   return r;
+}
+
+/// The message of the scfw::InputError that f throws, or "(no InputError)".
+inline std::string input_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
 }
 
 inline Context context(int d, int n, std::string base_dir = {}) {
