@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <unistd.h>
 #include <sstream>
 #include <string>
 
@@ -308,4 +310,48 @@ TEST_CASE("closest names for suggestions") {
   CHECK(r.closest(Kind::Outer, "maks") == std::vector<std::string>{"max", "fixture_sum"});
   CHECK(r.closest(Kind::Outer, "fixture_sun", 1) == std::vector<std::string>{"fixture_sum"});
   CHECK(r.closest(Kind::Domain, "maks").empty());
+}
+
+TEST_CASE("a truncated or non-ELF library is skipped before dlopen, not a SIGBUS inside it") {
+  const fs::path dir = fs::temp_directory_path() / ("scfw_truncated_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string bytes;
+  {
+    std::ifstream in(fixture("good") / "libgood.so", std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  REQUIRE(bytes.size() > 4096);
+  auto write = [&](const std::string& name, const std::string& content) {
+    std::ofstream(dir / name, std::ios::binary) << content;
+    return fs::weakly_canonical(dir / name).string();
+  };
+  const std::string short_tail = write("libshort_tail.so", bytes.substr(0, bytes.size() - 1));
+  const std::string half = write("libhalf.so", bytes.substr(0, bytes.size() / 2));
+  const std::string stub = write("libstub.so", bytes.substr(0, 30));
+  const std::string text = write("libtext.so", "not a library\n");
+  const std::string empty = write("libempty.so", "");
+  write("libgood_copy.so", bytes);
+
+  Registry r;
+  r.load_directory(dir);
+  // The good copy still loads; each damaged file is one failure with its reason.
+  CHECK(r.libraries().size() == 1);
+  CHECK(r.find(Kind::Outer, "fixture_sum") != nullptr);
+  CHECK(r.failures().size() == 5);
+  const std::string size = std::to_string(bytes.size());
+  REQUIRE(failure_for(r, short_tail) != nullptr);
+  // The linker puts the section header table last: one byte short cuts it.
+  CHECK(failure_for(r, short_tail)->reason == "cannot be loaded: truncated or damaged: its section header table ends at byte " +
+                                                  size + ", the file has " + std::to_string(bytes.size() - 1) + " bytes");
+  REQUIRE(failure_for(r, half) != nullptr);
+  CHECK(failure_for(r, half)->reason.rfind("cannot be loaded: truncated or damaged: its ", 0) == 0);
+  REQUIRE(failure_for(r, stub) != nullptr);
+  CHECK(failure_for(r, stub)->reason ==
+        "cannot be loaded: truncated or damaged: its ELF header ends at byte 64, the file has 30 bytes");
+  for (const auto& p : {text, empty}) {
+    REQUIRE(failure_for(r, p) != nullptr);
+    CHECK(failure_for(r, p)->reason == "cannot be loaded: not an ELF shared library (no ELF header)");
+  }
+  fs::remove_all(dir);
 }

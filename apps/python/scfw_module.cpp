@@ -650,7 +650,7 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
   scfw::OutputOptions outputs;
   {
     py::gil_scoped_release release;
-    const json doc = is_file ? scfw::read_json_file(problem) : json::parse(problem);
+    const json doc = is_file ? scfw::read_json_file(problem) : scfw::parse_json_text(problem, source);
     outputs = scfw::read_output_options(doc, source, base_dir, output_overrides);
     composed.emplace(h.compose(doc, source, base_dir, overrides));
   }
@@ -767,7 +767,7 @@ py::dict compare(const std::string& experiment, bool is_file, const std::string&
     if (is_file) {
       e.emplace(scfw::load_experiment(h.registry(), experiment));
     } else {
-      e.emplace(scfw::parse_experiment(h.registry(), json::parse(experiment), source, base_dir));
+      e.emplace(scfw::parse_experiment(h.registry(), scfw::parse_json_text(experiment, source), source, base_dir));
     }
     const size_t runs = e->methods.size() * e->seeds.size() * e->budgets.size();
     e->memory = scfw::memory_account(std::nullopt, static_cast<unsigned>(std::clamp<size_t>(runs, 1, jobs)));

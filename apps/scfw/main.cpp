@@ -840,7 +840,7 @@ int main(int argc, char** argv) {
   }
   const Command* cmd = find_command(command);
   if (!cmd) {
-    std::string msg = "scfw: unknown command '" + command + "'";
+    std::string msg = "scfw: unknown command '" + scfw::excerpt(command) + "'";
     const auto close = scfw::closest_names(command, {"run", "validate", "plugins", "describe", "compare"}, 1);
     if (!close.empty() && scfw::edit_distance(command, close[0]) <= 3) msg += "; did you mean '" + close[0] + "'?";
     std::cerr << msg << "\n\n" << kTopUsage;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "scfw/core/problem.hpp"
+#include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 
 namespace po = boost::program_options;
@@ -33,7 +34,7 @@ long positive_integer(const po::variables_map& vm, const char* option) {
   long v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size() || v < 1)
-    throw std::invalid_argument(std::string("--") + option + ": expected an integer >= 1, got '" + s + "'");
+    throw std::invalid_argument(std::string("--") + option + ": expected an integer >= 1, got '" + scfw::excerpt(s) + "'");
   return v;
 }
 
@@ -42,7 +43,7 @@ double positive_number(const po::variables_map& vm, const char* option) {
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || !end || *end != '\0' || !std::isfinite(v) || v <= 0)
-    throw std::invalid_argument(std::string("--") + option + ": expected a number > 0, got '" + s + "'");
+    throw std::invalid_argument(std::string("--") + option + ": expected a number > 0, got '" + scfw::excerpt(s) + "'");
   return v;
 }
 

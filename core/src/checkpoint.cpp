@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "scfw/core/output_file.hpp"
+#include "scfw/core/problem.hpp"
 #include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 #include "scfw/state.hpp"
@@ -23,6 +24,8 @@ namespace {
 constexpr const char* kMagic = "scfw-checkpoint 2";
 constexpr const char* kMagicV1 = "scfw-checkpoint 1";
 constexpr const char* kChecksum = "checksum fnv1a64 ";
+// The largest checkpoint written or read: 4 GiB (a Jacobian estimate V of 5e8 doubles).
+constexpr std::uintmax_t kMaxCheckpointBytes = std::uintmax_t{4} << 30;
 
 std::string hex64(std::uint64_t h) {
   char buf[17];
@@ -212,12 +215,16 @@ std::string checkpoint_text(const Checkpoint& ck) {
 
 void write_checkpoint(const std::filesystem::path& file, const Checkpoint& ck) {
   const std::string text = checkpoint_text(ck);
+  if (text.size() > kMaxCheckpointBytes)  // it could not be resumed
+    throw Error(file.string() + ": the checkpoint would have " + std::to_string(text.size()) +
+                " bytes; checkpoints are limited to " + std::to_string(kMaxCheckpointBytes) + " bytes (4 GiB)");
   write_output_file(file, "checkpoint", [&](std::ostream& out) { out << text; });
 }
 
 Checkpoint read_checkpoint(const std::filesystem::path& file) {
   const std::string where = file.string() + ": ";
   check_data_path(file.string());  // a FIFO or a device would be read without end
+  check_file_size(file.string(), kMaxCheckpointBytes, "checkpoints are");
   errno = 0;
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(where + "cannot open checkpoint" + open_failure(errno));
@@ -261,7 +268,8 @@ Checkpoint parse_checkpoint(const std::string& all, const std::string& file) {
       ck.identity.scfw_version = line.substr(5);
     } else if (line.rfind("problem ", 0) == 0) {
       try {
-        ck.identity.problem = nlohmann::json::parse(line.substr(8));
+        // Bounded nesting: a problem line nested millions deep would exhaust the stack.
+        ck.identity.problem = parse_json_text(std::string_view(line).substr(8), where.substr(0, where.size() - 2));
       } catch (const std::exception&) {
         throw InputError(where + "malformed checkpoint (problem line)");
       }

@@ -178,6 +178,20 @@ class DocumentBuilder final : public nlohmann::json_sax<json> {
 
 }  // namespace
 
+void check_file_size(const std::string& name, std::uintmax_t limit, const std::string& what,
+                     const std::string& advice) {
+  std::error_code ec;
+  const std::uintmax_t size = fs::file_size(name, ec);
+  if (ec) return;  // the reader's own "cannot open" names the reason
+  if (size > limit) {
+    const std::uintmax_t mib = limit >> 20;
+    throw InputError(name + ": the file has " + std::to_string(size) + " bytes; " + what + " limited to " +
+                     std::to_string(limit) + " bytes (" + (mib >= 1024 && mib % 1024 == 0 ? std::to_string(mib >> 10) + " GiB"
+                                                                                          : std::to_string(mib) + " MiB") +
+                     ")" + (advice.empty() ? "" : ": " + advice));
+  }
+}
+
 json read_json_file(const fs::path& file) {
   const std::string name = file.string();
   check_data_path(name);  // a control character in the name, a folder: the data readers' messages
@@ -191,9 +205,8 @@ json read_json_file(const fs::path& file) {
   if (!fs::is_regular_file(st)) throw InputError(name + ": is not a regular file (" + file_type_name(st) + ")");
   const std::uintmax_t size = fs::file_size(file, ec);
   if (ec) throw InputError(name + ": cannot open file" + open_failure(ec.value()));
-  if (size > kMaxJsonFileBytes)
-    throw InputError(name + ": the file has " + std::to_string(size) + " bytes; problem and experiment files are limited to " +
-                     std::to_string(kMaxJsonFileBytes) + " bytes (64 MiB): put large data in a data file the plugin reads");
+  check_file_size(name, kMaxJsonFileBytes, "problem and experiment files are",
+                  "put large data in a data file the plugin reads");
   std::ifstream in;
   open_data_file(in, name, std::ios::binary);
   std::string text;
@@ -201,7 +214,10 @@ json read_json_file(const fs::path& file) {
   in.read(text.data(), static_cast<std::streamsize>(size));
   if (in.bad() || static_cast<std::uintmax_t>(in.gcount()) != size || in.peek() != std::char_traits<char>::eof())
     throw InputError(name + ": the file changed while it was read");
+  return parse_json_text(text, name);
+}
 
+json parse_json_text(std::string_view text, const std::string& name) {
   DocumentBuilder builder(name);
   const bool ok = json::sax_parse(text, &builder);
   if (ok && !builder.failed()) return std::move(builder.document());

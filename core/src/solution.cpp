@@ -275,6 +275,9 @@ void write_solution(const fs::path& path, const Solution& solution) {
 Labelled read_solution_x(const fs::path& path) {
   const std::string src = path.string();
   Labelled x;
+  // A start holds one value per variable: 64 MiB, as a problem file.
+  check_data_path(src);
+  check_file_size(src, std::uintmax_t{64} << 20, "start files are");
   if (ends_with_json(path)) {
     const json doc = read_json_file(path);
     if (!doc.is_object() || !doc.contains("x")) diagnostics::input_error(src, "/x", "missing; a solution file has \"x\": {\"values\": [...]}");
@@ -321,7 +324,7 @@ Labelled read_solution_x(const fs::path& path) {
     const char* begin = cells[2].c_str();
     char* end = nullptr;
     const double v = std::strtod(begin, &end);
-    if (cells[2].empty() || *end != '\0') throw InputError(where + "not a number: \"" + cells[2] + "\"");
+    if (cells[2].empty() || *end != '\0') throw InputError(where + "not a number: \"" + excerpt(cells[2]) + "\"");
     if (values.empty()) named = !cells[1].empty();
     else if (named != !cells[1].empty()) throw InputError(where + "either every x row has a name or none has");
     values.push_back(v);

@@ -271,7 +271,7 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
         file->close();
         if (file->fail()) throw Error((out / r.trace).string() + ": cannot write the trace file" + file->reason());
         write_json_file(out / "summaries" / fs::path(r.trace).filename().replace_extension(".json"),
-                        nlohmann::json::parse(summary));
+                        parse_json_text(summary, "the summary of run " + r.trace));
         ++done;
         if (!r.ok) ++result.failed;
         result.compose_seconds += r.compose_seconds;

@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -132,6 +133,17 @@ struct MethodBlock {
 /// Reads and parses a JSON file. Malformed JSON: InputError
 /// "<file>: line L, column C: <parser message>". A missing file: InputError "<file>: cannot open file".
 nlohmann::json read_json_file(const std::filesystem::path& file);
+
+/// `text` parsed as read_json_file parses a file's contents (`name` starts every message): a
+/// syntax error located by line and column, a duplicate key, or objects and arrays nested
+/// deeper than 256 levels, each an InputError line. Every JSON scfw reads goes through here.
+nlohmann::json parse_json_text(std::string_view text, const std::string& name);
+
+/// InputError "<name>: the file has N bytes; <what> limited to L bytes (M MiB)[: <advice>]" when
+/// the file `name` is larger than `limit` bytes (`what` ends with "are" or "is"). A file that
+/// cannot be sized is left to the reader's own "cannot open" message.
+void check_file_size(const std::string& name, std::uintmax_t limit, const std::string& what,
+                     const std::string& advice = "");
 
 /// The problem of a document: its "oracle", "outer" and "domain" blocks (other keys are not
 /// looked at) and "name" (default: the stem of `source`). Relative data paths resolve against
