@@ -10,6 +10,7 @@
 //   batch    Oracle::evaluate of one sample of B rows per task (f and J),
 //   reduce   the host's rank-order sum of the n + n d outputs (Ranks::sum), alone, and of
 //            1 to 10^6 doubles (over more than one rank),
+//   stop     the per-iteration agreement of `scfw run` on a stop signal (Ranks::max of one int),
 // with x a fixed point of the l1 ball; the compute figures are the slowest rank's. It also prints
 // the seconds to read the rank's share and each rank's peak resident memory (VmHWM).
 // The second form writes a synthetic LIBSVM file (labels +-1, Z distinct features per row out of
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -178,6 +180,15 @@ int main(int argc, char** argv) {
         const double m = slowest(median(t));
         if (root) std::printf("  reduce %8zu doubles %11.1f us\n", len, 1e6 * m);
       }
+      std::vector<double> t;
+      for (int r = 0; r < repeats; ++r) {
+        world.sum(buffer.data(), 1);
+        t0 = Clock::now();
+        if (world.max(0) != 0) throw std::runtime_error("the stop agreement saw a signal");
+        t.push_back(since(t0));
+      }
+      const double stop = slowest(median(t));  // a collective: every rank
+      if (root) std::printf("  stop agreement (max of 1 int) %7.1f us\n", 1e6 * stop);
     }
   } catch (const std::exception& err) {
     if (root) std::fprintf(stderr, "error: %s\n", err.what());

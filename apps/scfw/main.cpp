@@ -499,7 +499,17 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   // After the trace and the progress line, so that they have seen the iteration it stops after.
   g_interrupted.store(0);
-  scfw::StopRequest interrupt([] { return g_interrupted.load(std::memory_order_relaxed) != 0; });
+  // Over several ranks a signal reaches them at different moments (mpirun passes SIGTERM on to
+  // each, and a scheduler may signal one rank): each iteration the ranks take the largest signal
+  // number any of them has seen, one small reduction, so that every rank stops after the same
+  // iteration and the collectives of the outputs (f(y_K) in the solution) meet.
+  scfw::StopRequest interrupt([&mpi] {
+    const int seen = g_interrupted.load(std::memory_order_relaxed);
+    if (mpi.size() == 1) return seen != 0;
+    const int agreed = mpi.max(seen);
+    if (agreed != 0 && seen == 0) g_interrupted.store(agreed, std::memory_order_relaxed);
+    return agreed != 0;
+  });
   solver.add_callback(interrupt);
   checkpoint->attach(solver);
 
@@ -549,7 +559,7 @@ int cmd_run(const std::vector<std::string>& args) {
   }
   if (summary.status == scfw::Status::Failed) return kExitFailure;
   if (const int signo = g_interrupted.load(); summary.status == scfw::Status::Interrupted && signo) {
-    std::cerr << "scfw: interrupted by " << signal_name(signo) << '\n';
+    if (!quiet_rank) std::cerr << "scfw: interrupted by " << signal_name(signo) << '\n';
     return interrupted_exit(signo);
   }
   return kExitOk;
@@ -851,8 +861,15 @@ int main(int argc, char** argv) {
   // the same files, and a rank's bad share of the data fails all of them through Ranks::agree),
   // and every rank leaves at once without MPI_Finalize, so that mpirun never waits for a rank
   // that will not come: the job ends with the one line and the exit code.
+  // An error that only this rank saw (a trace it cannot write, a plugin's failure outside the
+  // sharded oracle) is printed by that rank, named, and ends the job through MPI_Abort: the other
+  // ranks may be waiting for it in a collective.
   const bool ranks = scfw::ranks().size() > 1, loud = scfw::ranks().root();
+  const std::string rank_name =
+      ranks ? "rank " + std::to_string(scfw::ranks().rank()) + " of " + std::to_string(scfw::ranks().size()) + ": " : "";
+  bool alone = false;  // this rank's own error (set by the handlers below)
   auto failed = [&](int code) {
+    if (ranks && alone) scfw::MpiSession::abort_job(code);
     if (ranks) scfw::MpiSession::exit_now(code);
     return code;
   };
@@ -867,10 +884,12 @@ int main(int argc, char** argv) {
     if (loud) std::cerr << "error: " << one_line(e.what()) << '\n';
     return failed(kExitBadInput);
   } catch (const scfw::Error& e) {
-    if (loud) std::cerr << "error: " << one_line(e.what()) << '\n';
+    alone = ranks && !scfw::error_agreed();
+    if (loud || alone) std::cerr << "error: " << (alone ? rank_name : "") << one_line(e.what()) << '\n';
     return failed(kExitFailure);
   } catch (const std::exception& e) {
-    if (loud) std::cerr << "error: " << one_line(e.what()) << '\n';
+    alone = ranks && !scfw::error_agreed();
+    if (loud || alone) std::cerr << "error: " << (alone ? rank_name : "") << one_line(e.what()) << '\n';
     return failed(kExitFailure);
   }
 }

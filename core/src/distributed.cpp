@@ -3,6 +3,7 @@
 #include "scfw/core/distributed.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -58,7 +59,11 @@ std::string encode(std::exception_ptr e) {
   }
 }
 
+std::atomic<bool> g_agreed{false};
+
 }  // namespace
+
+bool error_agreed() { return g_agreed.load(); }
 
 int Ranks::rank() const {
 #ifdef SCFW_WITH_MPI
@@ -93,6 +98,7 @@ void Ranks::agree(std::exception_ptr error) const {
     boost::mpi::all_gather(*g_world, encode(error), all);
     for (std::size_t r = 0; r < all.size(); ++r) {
       if (all[r].empty()) continue;
+      g_agreed.store(true);
       if (static_cast<int>(r) == rank()) std::rethrow_exception(error);  // this rank's own, exactly
       if (all[r][0] == 'I') throw InputError(all[r].substr(1));
       throw Error(all[r].substr(1));
@@ -137,6 +143,17 @@ void Ranks::sum(double* values, std::size_t n) const {
 #endif
 }
 
+int Ranks::max(int mine) const {
+#ifdef SCFW_WITH_MPI
+  if (g_world && g_world->size() > 1) {
+    int out = 0;
+    MPI_Allreduce(&mine, &out, 1, MPI_INT, MPI_MAX, *g_world);
+    return out;
+  }
+#endif
+  return mine;
+}
+
 const Ranks& ranks() {
   static const Ranks world;
   return world;
@@ -171,6 +188,15 @@ MpiSession::~MpiSession() {
   g_world = nullptr;
   g_env.reset();  // MPI_Finalize
 #endif
+}
+
+void MpiSession::abort_job(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+#ifdef SCFW_WITH_MPI
+  if (g_world) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+  std::_Exit(code);
 }
 
 void MpiSession::exit_now(int code) {

@@ -42,7 +42,15 @@ class Ranks final : public Shard {
   /// operands are combined in rank order (an MPI reduction with a non-commutative operation,
   /// then a broadcast), so every rank gets the same bits, run after run.
   void sum(double* values, std::size_t n) const;
+  /// Collective: the largest of the ranks' values, on every rank (`scfw run` agrees on a stop
+  /// signal with it once per iteration, so that every rank stops at the same iteration).
+  int max(int mine) const;
 };
+
+/// Whether the exception being handled was thrown by Ranks::agree: every rank then holds the
+/// same error, and rank 0 alone reports it. An error that only this rank saw is not "agreed":
+/// the rank names itself in its message and ends the job with MPI_Abort (MpiSession::abort_job).
+bool error_agreed();
 
 /// The world. One rank of one unless an MpiSession is alive and the process runs under mpirun.
 const Ranks& ranks();
@@ -65,6 +73,9 @@ class MpiSession {
   /// only this rank saw, so that no rank waits for the others in MPI_Finalize; mpirun then ends
   /// the other ranks. Flushes stdout and stderr first.
   [[noreturn]] static void exit_now(int code);
+  /// Ends every rank of the job with `code` (MPI_Abort), for an error that only this rank saw:
+  /// the others may be waiting for it in a collective. Flushes stdout and stderr first.
+  [[noreturn]] static void abort_job(int code);
 
  private:
   bool active_ = false;
