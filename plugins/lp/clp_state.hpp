@@ -1,7 +1,7 @@
 // The warm state of a ClpSimplex for checkpoints (scfw/state.hpp): the basis status of every row
 // and column, the primal and dual solution arrays, the dual bound and infeasibility cost, and the
-// problem status. Restored on a model of the same size, the next warm solve takes the same pivots
-// as the uninterrupted run. Shared by the `clp` GLMO and the `polytope` domain's LMO (header-only:
+// problem status, and what Clp carries from solve to solve (clp_options below). Restored on a
+// model of the same size, the next warm solve takes the same pivots as the uninterrupted run. Shared by the `clp` GLMO and the `polytope` domain's LMO (header-only:
 // the polytope plugin does not link the GLMOs' LP library).
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <scfw/state.hpp>
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <string>
 #include <utility>
@@ -26,6 +27,15 @@ inline void save_clp_state(ClpSimplex& lp, scfw::StateWriter& w) {
   w.put("clp_reduced", array(lp.dualColumnSolution(), cols));
   w.put("clp_bounds", std::vector<double>{lp.dualBound(), lp.infeasibilityCost()});
   w.put("clp_problem_status", std::vector<int>{lp.status(), lp.secondaryStatus()});
+  // State Clp keeps across solves that a fresh model lacks: the seed of its random numbers
+  // (they break ties among candidate pivots), the iteration of its last bad pivot and the
+  // largest primal and dual errors of its last factorization (they steer its checks), and two
+  // options it sets on its first solve. Left at a fresh model's values, the resumed model takes
+  // other pivots and its optima differ in the last bits.
+  w.put("clp_options", std::vector<std::int64_t>{static_cast<std::int64_t>(lp.randomNumberGenerator()->getSeed()),
+                                                 lp.moreSpecialOptions(), lp.numberRefinements(),
+                                                 lp.lastBadIteration()});
+  w.put("clp_errors", std::vector<double>{lp.largestPrimalError(), lp.largestDualError()});
 }
 
 /// Loads what save_clp_state() wrote, checked before Clp sees any of it: every status one of
@@ -54,6 +64,17 @@ inline void load_clp_state(ClpSimplex& lp, scfw::StateReader& r) {
   r.get_same_size("clp_problem_status", st);
   r.check_range("clp_problem_status", std::vector<int>{st[0]}, -1, 5);
   r.check_range("clp_problem_status", std::vector<int>{st[1]}, 0, 1000);
+  // The seed (32 bits), Clp's option bits, its refinement count, the last bad iteration (-999999:
+  // none yet), and the errors of its last factorization (finite, not negative).
+  std::vector<std::int64_t> options(4);
+  r.get_same_size("clp_options", options);
+  r.check_range("clp_options", std::vector<std::int64_t>{options[0]}, std::int64_t{0}, std::int64_t{0xFFFFFFFF});
+  r.check_range("clp_options", std::vector<std::int64_t>{options[1]}, std::int64_t{0}, std::int64_t{0x7FFFFFFF});
+  r.check_range("clp_options", std::vector<std::int64_t>{options[2]}, std::int64_t{0}, std::int64_t{100});
+  r.check_range("clp_options", std::vector<std::int64_t>{options[3]}, std::int64_t{-999999}, std::int64_t{0x7FFFFFFF});
+  std::vector<double> errors(2);
+  r.get_same_size("clp_errors", errors);
+  r.check_range("clp_errors", errors, 0.0, std::numeric_limits<double>::max());
   lp.copyinStatus(status.data());
   std::copy(arrays[0].begin(), arrays[0].end(), lp.primalColumnSolution());
   std::copy(arrays[1].begin(), arrays[1].end(), lp.primalRowSolution());
@@ -63,6 +84,12 @@ inline void load_clp_state(ClpSimplex& lp, scfw::StateReader& r) {
   lp.setInfeasibilityCost(bounds[1]);
   lp.setProblemStatus(st[0]);
   lp.setSecondaryStatus(st[1]);
+  lp.randomNumberGenerator()->setSeed(static_cast<int>(static_cast<std::uint32_t>(options[0])));
+  lp.setMoreSpecialOptions(static_cast<int>(options[1]));
+  lp.setNumberRefinements(static_cast<int>(options[2]));
+  lp.setLastBadIteration(static_cast<int>(options[3]));
+  lp.setLargestPrimalError(errors[0]);
+  lp.setLargestDualError(errors[1]);
 }
 
 }  // namespace scfw::lp
