@@ -1,4 +1,4 @@
-// Checkpoint and resume (core/include/scfw/core/checkpoint.hpp, docs/checkpoint.md): for every
+// Checkpoint and resume (core/internal/scfw/core/checkpoint.hpp, docs/checkpoint.md): for every
 // example, a run stopped at iteration k with a checkpoint and resumed in fresh objects gives
 // bitwise the uninterrupted run's y_K, trace (every column but seconds) and summary counts; the
 // file is refused under another scfw version, problem or plugin set with one line saying which;

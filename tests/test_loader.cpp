@@ -15,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scfw/core/diagnostics.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/error.hpp"
 #include "scfw/plugin.hpp"

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "scfw/compare/compare.hpp"
+#include "scfw/core/diagnostics.hpp"
 #include "scfw/core/memory_limit.hpp"
 #include "scfw/core/summary_json.hpp"
 #include "scfw/conformance.hpp"

@@ -35,6 +35,7 @@
 
 #include "run_checkpoint.hpp"
 #include "scfw/compare/compare.hpp"
+#include "scfw/core/diagnostics.hpp"
 #include "scfw/core/distributed.hpp"
 #include "scfw/core/format.hpp"
 #include "scfw/core/memory_limit.hpp"

@@ -13,6 +13,10 @@ for f in include/scfw/host.hpp include/scfw/core/problem.hpp include/scfw/core/r
          lib/libscfw_core.so lib/cmake/scfw/scfwTargets.cmake; do
   [[ -e "$prefix/$f" ]] || fail "the install has no $f"
 done
+# The internal headers (core/internal) stay in the source tree: examples/host builds without them.
+for f in "$SOURCE"/core/internal/scfw/core/*.hpp; do
+  [[ ! -e "$prefix/include/scfw/core/$(basename "$f")" ]] || fail "the install has the internal header $(basename "$f")"
+done
 
 "$CMAKE" -S "$SOURCE/examples/host" -B host-build -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_BUILD_TYPE=Release >configure.log 2>&1 || fail "configuring examples/host failed:

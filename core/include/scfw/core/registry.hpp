@@ -136,10 +136,4 @@ class Registry {
 /// The registry skips a mismatched library with this reason before calling anything in it.
 std::string fingerprint_mismatch(const BuildFingerprint& library);
 
-/// Levenshtein distance, for "did you mean" suggestions.
-size_t edit_distance(const std::string& a, const std::string& b);
-/// Up to `count` candidates closest to `name`, nearest first, only those reasonably close.
-std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
-                                       size_t count = 3);
-
 }  // namespace scfw

@@ -63,11 +63,10 @@ std::int64_t integer_at_least(const nlohmann::json& v, const std::string& source
 
 namespace scfw {
 
-/// Levenshtein distance, for "did you mean" suggestions (also declared in registry.hpp).
+/// Levenshtein distance, for "did you mean" suggestions.
 size_t edit_distance(const std::string& a, const std::string& b);
-/// Up to `count` candidates closest to `name`, nearest first (also declared in registry.hpp,
-/// with count = 3 by default).
+/// Up to `count` candidates closest to `name`, nearest first, only those reasonably close.
 std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
-                                       size_t count);
+                                       size_t count = 3);
 
 }  // namespace scfw
