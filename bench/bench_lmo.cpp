@@ -64,15 +64,17 @@ Stats run(Registry& reg, int rows, int cols, bool drift, int calls, unsigned see
   }
   auto domain = make_nuclear(reg, rows, cols);
   Vec x(d);
-  for (int k = 0; k < std::min(calls, 20); ++k) domain->lmo(gs[static_cast<size_t>(k)], x);  // warm up
+  scfw::Atom atom;
+  for (int k = 0; k < std::min(calls, 20); ++k) domain->lmo(gs[static_cast<size_t>(k)], atom);  // warm up
   domain = make_nuclear(reg, rows, cols);  // time from a fresh instance (fresh warm start)
   std::vector<double> t(static_cast<size_t>(calls));
   std::vector<double> value(static_cast<size_t>(calls));
   for (int k = 0; k < calls; ++k) {
     const Vec& gk = gs[static_cast<size_t>(k)];
     const auto t0 = std::chrono::steady_clock::now();
-    domain->lmo(gk, x);
+    domain->lmo(gk, atom);
     const auto t1 = std::chrono::steady_clock::now();
+    atom.to_dense(x);
     t[static_cast<size_t>(k)] = std::chrono::duration<double, std::micro>(t1 - t0).count();
     value[static_cast<size_t>(k)] = gk.dot(x);
   }

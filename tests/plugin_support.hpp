@@ -22,6 +22,13 @@
 
 namespace scfw::test {
 
+/// Domain::lmo's answer as a d-vector, whatever kind of atom the domain returns.
+inline void lmo_dense(const Domain& domain, const Vec& g, Vec& x) {
+  Atom s;
+  domain.lmo(g, s);
+  s.to_dense(x);
+}
+
 inline Registry& registry() {
   static Registry r;
   static const bool loaded = (r.load_directory(SCFW_PLUGIN_DIR), true);
@@ -107,7 +114,7 @@ inline Instance random_instance(const Domain& domain, int n, std::mt19937_64& rn
   Vec g(d), v(d);
   for (int s = 0; s < 3; ++s) {
     for (int j = 0; j < d; ++j) g[j] = normal(rng);
-    domain.lmo(g, v);
+    lmo_dense(domain, g, v);
     const double w = std::uniform_real_distribution<double>(0.0, 0.5)(rng);
     in.y = (1.0 - w) * in.y + w * v;
   }
@@ -250,7 +257,10 @@ class LmoOnlyDomain final : public Domain {
  public:
   int dim() const override { return 2; }
   Capabilities capabilities() const override { return {}; }  // no LP model
-  void lmo(const Vec& g, Vec& x) const override { x = -g.normalized(); }
+  void lmo(const Gradient& g, Atom& s) const override {
+    Vec buf;
+    s.set_dense(-g.to_dense(buf).normalized());
+  }
   Vec initial_point() const override { return Vec::Zero(2); }
   bool contains(const Vec& x, double tol) const override { return x.norm() <= 1.0 + tol; }
 };

@@ -27,6 +27,13 @@ using scfw::Registry;
 
 namespace {
 
+// Domain::lmo's answer as a d-vector.
+void lmo_dense(const scfw::Domain& domain, const scfw::Vec& g, scfw::Vec& x) {
+  scfw::Atom s;
+  domain.lmo(g, s);
+  s.to_dense(x);
+}
+
 // Exactly these real plugins, so that lists of names in messages do not depend on what else
 // happens to be built.
 const char* const kPlugins[] = {"least_squares_tasks", "max", "linear", "l1_ball", "simplex", "box",
@@ -544,7 +551,7 @@ TEST_CASE("compose: defaults are filled in") {
   CHECK(p.problem.domain->dim() == 5);
   // l1_ball's radius defaults to 1: the LMO's vertex is -radius e_j at the largest |g_j|.
   scfw::Vec x;
-  p.problem.domain->lmo(scfw::Vec::LinSpaced(5, 1.0, 5.0), x);
+  lmo_dense(*p.problem.domain, scfw::Vec::LinSpaced(5, 1.0, 5.0), x);
   CHECK(x == -scfw::Vec::Unit(5, 4));
   REQUIRE(p.problem.counters);
 }
@@ -568,7 +575,7 @@ TEST_CASE("compose: values from the file, and overrides that win over them") {
     CHECK(p.options.report_every == 10);
     CHECK(p.options.trace == "t.csv");
     scfw::Vec x;
-    p.problem.domain->lmo(scfw::Vec::LinSpaced(5, 1.0, 5.0), x);
+    lmo_dense(*p.problem.domain, scfw::Vec::LinSpaced(5, 1.0, 5.0), x);
     CHECK(x == -5.0 * scfw::Vec::Unit(5, 4));  // radius 5
     CHECK(p.plugins()[1] == std::pair<std::string, std::string>{"outer", "linear"});
     CHECK(p.plugins()[5] == std::pair<std::string, std::string>{"schedule", "constant"});
@@ -659,7 +666,28 @@ TEST_CASE("the composed objects count calls and reject wrong sizes") {
                        "least_squares_tasks: exact: J is 5 x 3, expected n x d = 3 x 5", scfw::Error);
   CHECK_THROWS_WITH_AS(p.problem.outer->value(long_f, x), "max: value: u has size 4, expected n = 3", scfw::Error);
   CHECK_THROWS_WITH_AS(p.method.glmo->solve(f, JT, x, xo), "dense_simplex: solve: V is 5 x 3, expected n x d = 3 x 5", scfw::Error);
-  CHECK_THROWS_WITH_AS(p.problem.domain->lmo(short_x, xo), "l1_ball: lmo: g has size 4, expected d = 5", scfw::Error);
+  CHECK_THROWS_WITH_AS(lmo_dense(*p.problem.domain, short_x, xo), "l1_ball: lmo: g has size 4, expected d = 5", scfw::Error);
+  {
+    // A sparse gradient is checked too: indices strictly increasing in [0, d), one value each.
+    const std::vector<int> unsorted{3, 1};
+    const std::vector<double> two{1.0, -2.0};
+    scfw::Atom atom;
+    CHECK_THROWS_WITH_AS(p.problem.domain->lmo(scfw::Gradient::sparse(d, unsorted, two), atom),
+                         "l1_ball: lmo: got a sparse gradient of dimension 5 with 2 indices and 2 values, "
+                         "expected dimension d = 5 and indices strictly increasing in [0, d)",
+                         scfw::Error);
+    const std::vector<int> sorted{1, 3};
+    p.problem.domain->lmo(scfw::Gradient::sparse(d, sorted, two), atom);
+    CHECK(atom.kind() == scfw::Atom::Kind::Sparse);  // l1_ball answers a sparse g compactly: -r sign(g_3) e_3
+    REQUIRE(atom.nnz() == 1);
+    CHECK(atom.index()[0] == 3);
+    scfw::Vec dense_g = scfw::Vec::Zero(d), from_sparse, from_dense;
+    dense_g[1] = 1.0;
+    dense_g[3] = -2.0;
+    atom.to_dense(from_sparse);
+    lmo_dense(*p.problem.domain, dense_g, from_dense);
+    CHECK(from_sparse == from_dense);  // the same vertex from either form of g
+  }
   CHECK_THROWS_WITH_AS(p.method.schedule->at(10, 10), "nonconvex: at: iteration k = 10 is outside 0 .. K-1 for K = 10",
                        scfw::Error);
   // Rejected calls are not counted.
@@ -747,7 +775,7 @@ TEST_CASE("compose: a product domain is composed from its factor blocks") {
   // The LMO of a product is the concatenation of the factors' LMOs.
   scfw::Vec g(5), x(5);
   g << 0.3, -0.2, 0.1, 0.5, -2.0;
-  p.problem.domain->lmo(g, x);
+  lmo_dense(*p.problem.domain, g, x);
   scfw::Vec expect(5);
   expect << 0, 1, 0, 0, 1;
   CHECK(x == expect);
@@ -838,7 +866,7 @@ TEST_CASE("compose_problem, compose_method, read_options: each part on its own")
   CHECK(problem.domain.get() != before);
   CHECK(problem.domain->dim() == 5);
   scfw::Vec x;
-  problem.domain->lmo(scfw::Vec::LinSpaced(5, 1.0, 5.0), x);
+  lmo_dense(*problem.domain, scfw::Vec::LinSpaced(5, 1.0, 5.0), x);
   CHECK(x == -scfw::Vec::Unit(5, 4));  // the same l1 ball of radius 1
 }
 
@@ -896,13 +924,13 @@ TEST_CASE("renew_domain: a domain without the warm state of the old one's LMO") 
   const scfw::Vec tie = (scfw::Vec(3) << 0, 0, -1).finished();
   const scfw::Vec g = (scfw::Vec(3) << 1, 1, -1).finished();
   scfw::Vec first(d), again(d), fresh(d), x(d);
-  problem.domain->lmo(tie, first);
+  lmo_dense(*problem.domain, tie, first);
   CHECK(first == (scfw::Vec(3) << 1, 1, 1).finished());
-  problem.domain->lmo(g, x);  // a unique answer, the vertex (-1, -1, 1)...
+  lmo_dense(*problem.domain, g, x);  // a unique answer, the vertex (-1, -1, 1)...
   CHECK(x == (scfw::Vec(3) << -1, -1, 1).finished());
-  problem.domain->lmo(tie, again);  // ... whose basis now resolves the tie
+  lmo_dense(*problem.domain, tie, again);  // ... whose basis now resolves the tie
   CHECK(again == x);
   problem.renew_domain();
-  problem.domain->lmo(tie, fresh);
+  lmo_dense(*problem.domain, tie, fresh);
   CHECK(fresh == first);  // as a new domain answers
 }

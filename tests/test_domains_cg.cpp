@@ -100,7 +100,7 @@ TEST_CASE("nuclear_ball: LMO = -tau u1 v1^T, value -tau sigma_max, no feasible m
       Vec g(r * c);
       for (auto& v : g) v = normal(rng);
       Vec x;
-      ball->lmo(g, x);
+      lmo_dense(*ball, g, x);
       REQUIRE(x.size() == r * c);
       const Eigen::MatrixXd G = Eigen::Map<const RowMat>(g.data(), r, c);
       const double sigma = Eigen::JacobiSVD<Eigen::MatrixXd>(G).singularValues()[0];
@@ -204,7 +204,7 @@ TEST_CASE("column_generation over the nuclear ball with `linear` is the nuclear 
   const Instance in = random_instance(*ball, n, rng, /*gaussian_z=*/true);
   Vec x, s;
   const GlmoResult res = cg->solve(in.z, in.V, in.y, x);
-  ball->lmo(in.V.row(1).transpose(), s);
+  lmo_dense(*ball, in.V.row(1).transpose(), s);
   const double expected = in.z[1] + in.V.row(1).dot(s - in.y);
   CHECK(rel_diff(res.value, expected) <= 1e-7);
   CHECK(res.lower_bound <= expected + 1e-9);
@@ -254,7 +254,7 @@ TEST_CASE("polytope: inline and CSV agree; bad lines, unbounded and empty polyto
     auto p = make<Domain>("polytope", block_params({{"file", std::string("tri.csv")}}), context(2, 1, dir.string()));
     REQUIRE(p->dim() == 2);
     Vec x;
-    p->lmo(Vec(Eigen::Vector2d(1.0, -2.0)), x);
+    lmo_dense(*p, Vec(Eigen::Vector2d(1.0, -2.0)), x);
     CHECK(x[0] == doctest::Approx(0.0));
     CHECK(x[1] == doctest::Approx(1.0));
     CHECK(p->contains(p->initial_point(), 1e-9));
@@ -300,7 +300,7 @@ TEST_CASE("simplex_interval: LMO and LP model against brute-force vertices") {
     double best = inf;
     for (const Vec& v : vertices) best = std::min(best, g.dot(v));
     Vec x;
-    dom->lmo(g, x);
+    lmo_dense(*dom, g, x);
     CHECK(g.dot(x) == doctest::Approx(best).epsilon(1e-12));
     CHECK(dom->contains(x, 1e-12));
     // the model: min_x <g, x> over the LP model through clp (u = 0 + g^T (x - 0))
@@ -541,7 +541,7 @@ TEST_CASE("generalized gap with an inexact GLMO: taken from the certified lower 
     CAPTURE(trial);
     Vec g(d), y;
     for (auto& v : g) v = normal(rng);
-    ball->lmo(g, y);
+    lmo_dense(*ball, g, y);
     y *= 0.1 * (trial + 1) / 10.0;  // points inside the ball
     Vec f(n), x(d);
     Jacobian J(n, d);

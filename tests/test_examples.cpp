@@ -41,7 +41,7 @@ TEST_CASE("every example's GLMO beats 10^4 random feasible points and agrees wit
     auto random_vertex = [&]() {
       Vec g(d), v(d);
       for (int j = 0; j < d; ++j) g[j] = normal(rng);
-      p.problem.domain->lmo(g, v);
+      scfw::test::lmo_dense(*p.problem.domain, g, v);
       return v;
     };
     std::vector<Vec> points;

@@ -191,7 +191,7 @@ TEST_CASE("clp + linear is the classical LMO of l1_ball, simplex and box") {
         const Instance in = random_instance(*domain, n, rng);
         const GlmoResult r = glmo->solve(in.z, in.V, in.y, x);
         // F(z + V (x - y)) = z_k + V_k (x - y): minimized by the LMO at g = V_k.
-        domain->lmo(in.V.row(k).transpose(), v);
+        lmo_dense(*domain, in.V.row(k).transpose(), v);
         const double lmo_value = in.z[k] + in.V.row(k).dot(v - in.y);
         CHECK(rel_diff(r.value, lmo_value) <= 1e-9);
         CHECK(domain->contains(x, 1e-9));
@@ -352,7 +352,7 @@ TEST_CASE("outer traits and domain facts") {
   CHECK(simplex->contains(simplex->initial_point(), 1e-12));
   const auto ball = make_l1(3, 1, 4.0);
   Vec v;
-  ball->lmo(Vec::Map(std::vector<double>{0.5, -2.0, 1.0}.data(), 3), v);
+  lmo_dense(*ball, Vec::Map(std::vector<double>{0.5, -2.0, 1.0}.data(), 3), v);
   CHECK(v.isApprox(Vec::Map(std::vector<double>{0.0, 4.0, 0.0}.data(), 3)));
 }
 

@@ -77,9 +77,11 @@ class BadIndexDomain final : public Domain {
     xs[1] = Expr(Var{40});
     return xs;
   }
-  void lmo(const Vec& g, Vec& x) const override {
-    x.resize(3);
-    for (int j = 0; j < 3; ++j) x[j] = g[j] > 0 ? -1.0 : 1.0;
+  void lmo(const Gradient& g, Atom& s) const override {
+    Vec buf;
+    const Vec& gd = g.to_dense(buf);
+    Vec& x = s.set_dense(3);
+    for (int j = 0; j < 3; ++j) x[j] = gd[j] > 0 ? -1.0 : 1.0;
   }
   Vec initial_point() const override { return Vec::Zero(3); }
   bool contains(const Vec& x, double tol) const override { return x.cwiseAbs().maxCoeff() <= 1.0 + tol; }

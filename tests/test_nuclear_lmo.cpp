@@ -79,7 +79,7 @@ void check_answer(const Domain& ball, const Eigen::MatrixXd& G, double tau, Wors
   const RowMat Gr = G;
   const Vec g = Eigen::Map<const Vec>(Gr.data(), m * n);
   Vec x;
-  ball.lmo(g, x);
+  lmo_dense(ball, g, x);
   REQUIRE(x.size() == m * n);
   REQUIRE(x.allFinite());
   const Eigen::Map<const RowMat> X(x.data(), m, n);
@@ -231,7 +231,7 @@ TEST_CASE("nuclear_ball LMO: G = 0, structured matrices, extreme scales, non-fin
     N(0, 0) = std::numeric_limits<double>::quiet_NaN();
     const RowMat Nr = N;
     Vec x;
-    ball->lmo(Eigen::Map<const Vec>(Nr.data(), sh.rows * sh.cols), x);
+    lmo_dense(*ball, Eigen::Map<const Vec>(Nr.data(), sh.rows * sh.cols), x);
     CHECK(x.allFinite());
     CHECK(ball->contains(x, 1e-9));
   }
@@ -272,7 +272,7 @@ TEST_CASE("nuclear_ball LMO: the same atom for G and c G at every scale, on both
     Vec reference;
     {
       const RowMat Gr = G;
-      make_nuclear(sh.rows, sh.cols, tau)->lmo(Eigen::Map<const Vec>(Gr.data(), sh.rows * sh.cols), reference);
+      lmo_dense(*make_nuclear(sh.rows, sh.cols, tau), Eigen::Map<const Vec>(Gr.data(), sh.rows * sh.cols), reference);
     }
     for (double c : {1e-300, 1e-250, 1e-200, 1e-155, 1e-100, 1e-18, 1e-16, 1e-12, 0.3, 1.0, 7.0, 1e12, 1e80, 1e155,
                      1e200, 1e250, 1e300}) {
@@ -284,7 +284,7 @@ TEST_CASE("nuclear_ball LMO: the same atom for G and c G at every scale, on both
       check_answer(*ball, S, tau, worst, what);
       const RowMat Sr = S;
       Vec x;
-      ball->lmo(Eigen::Map<const Vec>(Sr.data(), sh.rows * sh.cols), x);
+      lmo_dense(*ball, Eigen::Map<const Vec>(Sr.data(), sh.rows * sh.cols), x);
       // The atom -tau u v^T is unique up to nothing (sigma_1 of a Gaussian matrix is simple).
       CHECK_MESSAGE((x - reference).norm() <= 1e-9 * tau, what << ": atom differs from c = 1 by " << (x - reference).norm());
     }
@@ -292,12 +292,12 @@ TEST_CASE("nuclear_ball LMO: the same atom for G and c G at every scale, on both
   MESSAGE("scales: " << worst.checked << " matrices, worst value error " << worst.value << ", residual " << worst.residual);
 }
 
-// --- The compact LMO on a sparse G (lmo_sparse): G given by its non-zeros, the atom as factors.
+// --- The compact LMO on a sparse G (a sparse Gradient): G given by its non-zeros, the atom as factors.
 
 namespace {
 
-// The non-zeros of G (row-major order) as a SparseGradient over the buffers given.
-SparseGradient nonzeros(const RowMat& G, std::vector<int>& index, std::vector<double>& value) {
+// The non-zeros of G (row-major order) as a sparse Gradient over the buffers given.
+Gradient nonzeros(const RowMat& G, std::vector<int>& index, std::vector<double>& value) {
   index.clear();
   value.clear();
   for (int i = 0; i < G.rows(); ++i)
@@ -306,7 +306,7 @@ SparseGradient nonzeros(const RowMat& G, std::vector<int>& index, std::vector<do
         index.push_back(i * static_cast<int>(G.cols()) + j);
         value.push_back(G(i, j));
       }
-  return SparseGradient{static_cast<int>(G.size()), index, value};
+  return Gradient::sparse(static_cast<int>(G.size()), index, value);
 }
 
 // A rows x cols matrix with about density * rows * cols Gaussian entries at random places.
@@ -325,7 +325,7 @@ Vec sparse_answer(const Domain& ball, const RowMat& G, double tau) {
   std::vector<int> index;
   std::vector<double> value;
   Atom s;
-  ball.lmo_sparse(nonzeros(G, index, value), s);
+  ball.lmo(nonzeros(G, index, value), s);
   REQUIRE(s.kind() == Atom::Kind::RankOne);
   REQUIRE(s.rows() == G.rows());
   REQUIRE(s.cols() == G.cols());
@@ -356,7 +356,7 @@ TEST_CASE("nuclear_ball compact LMO: the dense path's atom on random sparse G, b
         const RowMat G = sparse_gaussian(sh.rows, sh.cols, density, rng);
         const Vec g = Eigen::Map<const Vec>(G.data(), G.size());
         Vec xd;
-        dense_ball->lmo(g, xd);
+        lmo_dense(*dense_ball, g, xd);
         const Vec xs = sparse_answer(*sparse_ball, G, tau);
         const Eigen::VectorXd sv = Eigen::BDCSVD<Eigen::MatrixXd>(Eigen::MatrixXd(G)).singularValues();
         CAPTURE(name);
@@ -406,7 +406,7 @@ TEST_CASE("nuclear_ball compact LMO: the same atom for G and c G at every scale,
     const RowMat G = sparse_gaussian(sh.rows, sh.cols, 0.1, rng);
     const std::string name = std::to_string(sh.rows) + "x" + std::to_string(sh.cols);
     Vec reference;
-    make_nuclear(sh.rows, sh.cols, tau)->lmo(Eigen::Map<const Vec>(G.data(), G.size()), reference);
+    lmo_dense(*make_nuclear(sh.rows, sh.cols, tau), Eigen::Map<const Vec>(G.data(), G.size()), reference);
     const auto reused = make_nuclear(sh.rows, sh.cols, tau);  // the same index every call: kept structures
     for (double c : {1e-300, 1e-250, 1e-200, 1e-155, 1e-100, 1e-18, 1e-16, 1e-12, 0.3, 1.0, 7.0, 1e12, 1e80, 1e155,
                      1e200, 1e250, 1e300}) {
@@ -425,7 +425,7 @@ TEST_CASE("nuclear_ball compact LMO: G = 0 and a non-finite G give a unit pair, 
     const auto ball = make_nuclear(sh.rows, sh.cols, 1.0);
     const Vec x0 = sparse_answer(*ball, RowMat::Zero(sh.rows, sh.cols), 1.0);
     Vec ref;
-    ball->lmo(Vec::Zero(sh.rows * sh.cols), ref);
+    lmo_dense(*ball, Vec::Zero(sh.rows * sh.cols), ref);
     CHECK(x0 == ref);
     RowMat N = RowMat::Zero(sh.rows, sh.cols);
     N(1, 2) = std::numeric_limits<double>::infinity();
@@ -459,7 +459,7 @@ TEST_CASE("nuclear_ball LMO: a gradient orthogonal to the previous call's vector
     }
     const Vec g = Eigen::Map<const Vec>(G.data(), G.size());
     Vec xd;
-    dense_ball->lmo(g, xd);
+    lmo_dense(*dense_ball, g, xd);
     const Vec xs = sparse_answer(*sparse_ball, G, tau);
     CAPTURE(call);
     CHECK(std::abs(g.dot(xd) + tau * top) <= 1e-10 * tau * top);

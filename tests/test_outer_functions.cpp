@@ -670,9 +670,9 @@ TEST_CASE("l2_ball: LMO, contains, model and parameter errors") {
   const int d = 3;
   auto ball = make<Domain>("l2_ball", params({{"radius", 2.0}, {"dim", std::int64_t{d}}}), context(d, 1));
   Vec x(d);
-  ball->lmo((Vec(3) << 3.0, 0.0, -4.0).finished(), x);
+  lmo_dense(*ball, (Vec(3) << 3.0, 0.0, -4.0).finished(), x);
   CHECK((x - (Vec(3) << -1.2, 0.0, 1.6).finished()).norm() <= 1e-12);
-  ball->lmo(Vec::Zero(d), x);
+  lmo_dense(*ball, Vec::Zero(d), x);
   CHECK(x.norm() == doctest::Approx(2.0));
   CHECK(ball->contains(x, 0.0));
   CHECK_FALSE(ball->contains(Vec::Constant(d, 1.2), 1e-9));
@@ -690,7 +690,7 @@ TEST_CASE("l2_ball: LMO, contains, model and parameter errors") {
   const Vec g = (Vec(3) << 0.3, -1.0, 0.5).finished();
   Vec xg(d), xl(d);
   const GlmoResult r = glmo->solve(Vec::Zero(1), Mat(g.transpose()), Vec::Zero(d), xg);
-  ball->lmo(g, xl);
+  lmo_dense(*ball, g, xl);
   CHECK(r.value == doctest::Approx(g.dot(xl)).epsilon(1e-7));
   CHECK((xg - xl).norm() <= 1e-3);
   CHECK_THROWS_WITH_AS(make<Domain>("l2_ball", params({{"radius", -1.0}, {"dim", std::int64_t{d}}}),

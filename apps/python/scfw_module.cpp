@@ -481,9 +481,11 @@ class PythonDomain final : public scfw::Domain {
   }
   int dim() const override { return dim_; }
   scfw::Capabilities capabilities() const override { return {}; }
-  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
+  // Python sees the gradient as a dense read-only array; the answer is a dense atom.
+  void lmo(const scfw::Gradient& grad, scfw::Atom& s) const override {
+    const scfw::Vec& g = grad.to_dense(g_);
     py::gil_scoped_acquire gil;
-    x = point(call("lmo", [&] { return obj_.attr("lmo")(read_only_view(g)); }), "lmo");
+    s.set_dense(point(call("lmo", [&] { return obj_.attr("lmo")(read_only_view(g)); }), "lmo"));
   }
   scfw::Vec initial_point() const override {
     py::gil_scoped_acquire gil;
@@ -517,6 +519,7 @@ class PythonDomain final : public scfw::Domain {
   py::object obj_;
   int dim_ = 0;
   std::vector<int> shape_;
+  mutable scfw::Vec g_;  // a sparse gradient made dense
 };
 
 void register_python_components(scfw::Registrar& r) {

@@ -444,36 +444,32 @@ class CheckedDomain final : public CheckedStateful<Domain> {
     return x;
   }
 
-  void lmo(const Vec& g, Vec& x) const override {
-    check_vec(plugin_, "lmo", "g", g, "d", d_);
-    if (x.size() != d_) x.resize(d_);  // an output: sized here once, then reused by the caller
-    SCFW_GUARD(plugin_, inner_->lmo(g, x));
-    check_out_vec(plugin_, "lmo", "x", x, "d", d_);
-    finite_vec(plugin_, "lmo", "returned", "x", x);
-  }
-
-  // The compact LMO: the gradient's shape is checked on the way in, the atom's size, indices and
-  // finiteness on the way out (the same facts lmo() checks of its d-vector).
-  void lmo_sparse(const SparseGradient& g, Atom& s) const override {
-    if (g.dim != d_ || g.index.size() != g.value.size())
-      fail(plugin_, "lmo_sparse: got a gradient of dimension " + std::to_string(g.dim) + " with " +
-                        std::to_string(g.index.size()) + " indices and " + std::to_string(g.value.size()) +
-                        " values, expected dimension d = " + std::to_string(d_));
-    SCFW_GUARD(plugin_, inner_->lmo_sparse(g, s));
+  // The LMO: the gradient's shape checked on the way in; the atom's size, indices and
+  // finiteness on the way out.
+  void lmo(const Gradient& g, Atom& s) const override {
+    if (g.is_dense())
+      check_vec(plugin_, "lmo", "g", g.dense(), "d", d_);
+    else if (g.dim() != d_ || !g.well_formed())
+      fail(plugin_, "lmo: got a sparse gradient of dimension " + std::to_string(g.dim()) + " with " +
+                        std::to_string(g.index().size()) + " indices and " + std::to_string(g.value().size()) +
+                        " values, expected dimension d = " + std::to_string(d_) +
+                        " and indices strictly increasing in [0, d)");
+    SCFW_GUARD(plugin_, inner_->lmo(g, s));
     if (s.dim() != d_)
-      fail(plugin_, "lmo_sparse: returned an atom of dimension " + std::to_string(s.dim()) + ", expected d = " +
+      fail(plugin_, "lmo: returned an atom of dimension " + std::to_string(s.dim()) + ", expected d = " +
                         std::to_string(d_));
     bool finite = true;
     switch (s.kind()) {
       case Atom::Kind::Dense:
-        finite_vec(plugin_, "lmo_sparse", "returned", "x", s.dense());
+        check_out_vec(plugin_, "lmo", "x", s.dense(), "d", d_);
+        finite_vec(plugin_, "lmo", "returned", "x", s.dense());
         break;
       case Atom::Kind::Sparse: {
         int last = -1;
         for (std::int64_t k = 0; k < s.nnz(); ++k) {
           const int j = s.index()[static_cast<size_t>(k)];
           if (j <= last || j >= d_)
-            fail(plugin_, "lmo_sparse: returned a sparse atom whose indices are not strictly increasing in [0, d)");
+            fail(plugin_, "lmo: returned a sparse atom whose indices are not strictly increasing in [0, d)");
           last = j;
           finite = finite && std::isfinite(s.value()[static_cast<size_t>(k)]);
         }
@@ -481,11 +477,11 @@ class CheckedDomain final : public CheckedStateful<Domain> {
       }
       case Atom::Kind::RankOne:
         if (s.u().size() != s.rows() || s.v().size() != s.cols())
-          fail(plugin_, "lmo_sparse: returned a rank-one atom whose factors do not have its rows and cols");
+          fail(plugin_, "lmo: returned a rank-one atom whose factors do not have its rows and cols");
         finite = std::isfinite(s.scale()) && all_finite(s.u()) && all_finite(s.v());
         break;
     }
-    if (!finite) fail(plugin_, "lmo_sparse() returned a non-finite value in its atom");
+    if (!finite) fail(plugin_, "lmo() returned a non-finite value in its atom");
   }
 
   Vec initial_point() const override {

@@ -12,7 +12,7 @@ ProductDomain::ProductDomain(std::vector<std::unique_ptr<Domain>> factors, std::
     offset_.push_back(dim_);
     dim_ += f->dim();
     g_part_.emplace_back(Vec::Zero(f->dim()));
-    x_part_.emplace_back(Vec::Zero(f->dim()));
+    atom_.emplace_back();
   }
 }
 
@@ -42,13 +42,22 @@ std::vector<Expr> ProductDomain::model(Model& m) const {
   return xs;
 }
 
-void ProductDomain::lmo(const Vec& g, Vec& x) const {
-  // min over a product of a separable linear function: one LMO per factor.
+void ProductDomain::lmo(const Gradient& grad, Atom& s) const {
+  // min over a product of a separable linear function: one LMO per factor, on its dense part of
+  // g; the answer is dense, each factor's atom written into its segment.
+  const Vec& g = grad.to_dense(g_);
+  Vec& x = s.set_dense(dim_);
   for (size_t i = 0; i < factors_.size(); ++i) {
     const int n = factors_[i]->dim();
     g_part_[i] = g.segment(offset_[i], n);
-    factors_[i]->lmo(g_part_[i], x_part_[i]);
-    x.segment(offset_[i], n) = x_part_[i];
+    factors_[i]->lmo(g_part_[i], atom_[i]);
+    auto segment = x.segment(offset_[i], n);
+    if (atom_[i].kind() == Atom::Kind::Dense) {
+      segment = atom_[i].dense();
+    } else {
+      segment.setZero();
+      atom_[i].add_to(1.0, segment);
+    }
   }
 }
 

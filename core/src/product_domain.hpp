@@ -23,7 +23,7 @@ class ProductDomain final : public Domain {
   /// factor has it (each factor's state is one block).
   Capabilities capabilities() const override;
   std::vector<Expr> model(Model& m) const override;
-  void lmo(const Vec& g, Vec& x) const override;
+  void lmo(const Gradient& g, Atom& s) const override;
   Vec initial_point() const override;
   bool contains(const Vec& x, double tol) const override;
   void save_state(StateWriter& w) const override;
@@ -37,9 +37,11 @@ class ProductDomain final : public Domain {
   std::vector<std::string> names_;
   std::vector<int> offset_;
   int dim_ = 0;
-  // LMO buffers, one pair per factor, sized once (the LMO runs inside the loop for LMO-only
-  // GLMOs and must not allocate).
-  mutable std::vector<Vec> g_part_, x_part_;
+  // LMO buffers: a sparse g made dense, and a gradient and an atom per factor, sized once (the LMO
+  // runs inside the loop for LMO-only GLMOs and must not allocate).
+  mutable Vec g_;
+  mutable std::vector<Vec> g_part_;
+  mutable std::vector<Atom> atom_;
 };
 
 }  // namespace scfw

@@ -341,9 +341,11 @@ double distance_upper_bound(const Domain& domain, const Vec& point, int steps) {
   // the distance from above.
   Vec x = domain.initial_point();
   Vec g(x.size()), v(x.size());
+  Atom s;
   for (int k = 0; k < steps; ++k) {
     g = x - point;
-    domain.lmo(g, v);
+    domain.lmo(g, s);
+    s.to_dense(v);
     const Vec dir = v - x;
     const double dd = dir.squaredNorm();
     if (!(dd > 0)) break;

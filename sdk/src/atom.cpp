@@ -14,6 +14,28 @@ void Atom::set_dense(const Vec& x) {
   dense_ = x;
 }
 
+Vec& Atom::set_dense(int dim) {
+  kind_ = Kind::Dense;
+  dim_ = dim;
+  dense_.resize(dim);
+  return dense_;
+}
+
+const Vec& Gradient::to_dense(Vec& buf) const {
+  if (dense_ != nullptr) return *dense_;
+  buf.setZero(dim_);
+  for (size_t k = 0; k < index_.size(); ++k) buf[index_[k]] = value_[k];
+  return buf;
+}
+
+bool Gradient::well_formed() const {
+  if (dense_ != nullptr) return dense_->size() == dim_;
+  if (index_.size() != value_.size()) return false;
+  for (size_t k = 0; k < index_.size(); ++k)
+    if (index_[k] < 0 || index_[k] >= dim_ || (k > 0 && index_[k] <= index_[k - 1])) return false;
+  return true;
+}
+
 void Atom::set_sparse(int dim) {
   kind_ = Kind::Sparse;
   dim_ = dim;
@@ -86,7 +108,12 @@ double Atom::dot(const Vec& g) const {
   return 0.0;
 }
 
-double Atom::dot(const SparseGradient& g) const {
+double Atom::dot(const Gradient& grad) const {
+  if (grad.is_dense()) return dot(grad.dense());
+  const struct {
+    std::span<const int> index;
+    std::span<const double> value;
+  } g{grad.index(), grad.value()};
   double s = 0.0;
   switch (kind_) {
     case Kind::Dense:

@@ -52,18 +52,6 @@ std::vector<Expr> Domain::model(Model&) const {
   throw CapabilityError("this domain has no LP model; it is known only through its LMO (capability \"lp_model\")");
 }
 
-void Domain::lmo_sparse(const SparseGradient& g, Atom& s) const {
-  if (g.dim != dim() || g.index.size() != g.value.size())
-    throw Error("lmo_sparse: the gradient has dimension " + std::to_string(g.dim) + " and " +
-                std::to_string(g.index.size()) + " indices for " + std::to_string(g.value.size()) +
-                " values; the domain has dimension " + std::to_string(dim()));
-  Vec dense = Vec::Zero(g.dim);
-  for (size_t k = 0; k < g.index.size(); ++k) dense[g.index[k]] = g.value[k];
-  Vec x(g.dim);
-  lmo(dense, x);
-  s.set_dense(x);
-}
-
 namespace {
 [[noreturn]] void no_state() {
   throw CapabilityError("this component cannot save its state (capability \"saved_state\")");

@@ -41,8 +41,9 @@ class Box final : public scfw::Domain {
   }
 
   // Separable: each coordinate goes to the bound that minimizes g_j x_j.
-  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
-    x.resize(d_);
+  void lmo(const scfw::Gradient& grad, scfw::Atom& s) const override {
+    const scfw::Vec& g = grad.to_dense(g_);
+    scfw::Vec& x = s.set_dense(d_);
     for (int j = 0; j < d_; ++j) x[j] = g[j] > 0.0 ? lower_[j] : upper_[j];
   }
 
@@ -58,6 +59,7 @@ class Box final : public scfw::Domain {
  private:
   int d_ = 0;
   scfw::Vec lower_, upper_;
+  mutable scfw::Vec g_;  // a sparse gradient made dense
 };
 
 void register_components(scfw::Registrar& r) {

@@ -37,29 +37,31 @@ class L1Ball final : public scfw::Domain {
     return xs;
   }
 
-  // argmin_{||x||_1 <= r} <g, x> = -r sign(g_j) e_j at j = argmax_j |g_j| (a vertex even when
-  // g_j = 0, so Frank-Wolfe steps always go to an extreme point).
-  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
-    x.setZero(d_);
-    if (d_ == 0) return;
-    Eigen::Index j = 0;
-    g.cwiseAbs().maxCoeff(&j);
-    x[j] = g[j] > 0.0 ? -radius_ : radius_;
-  }
-
-  // Compact atoms: the vertex is one non-zero, and g's largest |g_j| is among its non-zeros
-  // unless they are all 0 (then j = 0, as lmo() picks for g = 0): the same vertex as lmo() on the
-  // dense g, in O(g's non-zeros).
+  // argmin_{||x||_1 <= r} <g, x> = -r sign(g_j) e_j at the first j = argmax_j |g_j| (a vertex
+  // even when g = 0, j = 0 then, so Frank-Wolfe steps always go to an extreme point). A sparse g's
+  // largest |g_j| is among its non-zeros unless they are all 0: the same vertex in O(g's
+  // non-zeros), answered as a one-entry Sparse atom; a dense g gets the dense vertex.
   scfw::Capabilities capabilities() const override { return Domain::capabilities() | scfw::Capability::CompactAtoms; }
-  void lmo_sparse(const scfw::SparseGradient& g, scfw::Atom& s) const override {
+  void lmo(const scfw::Gradient& grad, scfw::Atom& s) const override {
+    if (grad.is_dense()) {
+      const scfw::Vec& g = grad.dense();
+      scfw::Vec& x = s.set_dense(d_);
+      x.setZero();
+      if (d_ == 0) return;
+      Eigen::Index j = 0;
+      g.cwiseAbs().maxCoeff(&j);
+      x[j] = g[j] > 0.0 ? -radius_ : radius_;
+      return;
+    }
     s.set_sparse(d_);
+    if (d_ == 0) return;
     int j = 0;
     double best = 0.0, gj = 0.0;
-    for (size_t k = 0; k < g.index.size(); ++k)
-      if (std::abs(g.value[k]) > best) {
-        best = std::abs(g.value[k]);
-        j = g.index[k];
-        gj = g.value[k];
+    for (size_t k = 0; k < grad.index().size(); ++k)
+      if (std::abs(grad.value()[k]) > best) {
+        best = std::abs(grad.value()[k]);
+        j = grad.index()[k];
+        gj = grad.value()[k];
       }
     s.push(j, gj > 0.0 ? -radius_ : radius_);
   }

@@ -36,8 +36,10 @@ class L2Ball final : public scfw::Domain {
 
   // argmin_{||x|| <= r} <g, x> = -r g / ||g||; when g = 0 every point is a minimizer and the
   // boundary point -r e_1 is returned, so that Frank-Wolfe steps still go to an extreme point.
-  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
-    x.setZero(d_);
+  void lmo(const scfw::Gradient& grad, scfw::Atom& s) const override {
+    const scfw::Vec& g = grad.to_dense(g_);
+    scfw::Vec& x = s.set_dense(d_);
+    x.setZero();
     if (d_ == 0) return;
     const double norm = g.norm();
     if (norm > 0.0 && std::isfinite(norm))
@@ -55,6 +57,7 @@ class L2Ball final : public scfw::Domain {
  private:
   double radius_ = 1.0;
   int d_ = 0;
+  mutable scfw::Vec g_;  // a sparse gradient made dense
 };
 
 void register_components(scfw::Registrar& r) {

@@ -40,7 +40,7 @@
 // restarted from the current Ritz vector until the residual ||G^T u - sigma v|| <= 1e-10 sigma
 // computed with the true products (started from a fixed vector plus the previous call's vector:
 // Frank-Wolfe directions drift slowly, but a fresh sample's G can be orthogonal to it). G enters only through G x and G^T x: the dense matrix for lmo(), its
-// compressed rows for lmo_sparse() (compact atoms: G given by its non-zeros, the atom returned as
+// compressed rows for a sparse gradient (compact atoms: G given by its non-zeros, the atom returned as
 // -tau u v^T's factors; docs/plugins.md, "Compact atoms"). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
 // the small bidiagonal B (a JacobiSVD of B took most of the time of this path). Every threshold
 // is relative (breakdown against B's largest entry), B is brought near 1 by a power of two before
@@ -154,22 +154,22 @@ class NuclearBall final : public scfw::Domain {
     return scfw::Capability::CompactAtoms | scfw::Capability::SavedState;
   }
 
-  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
-    const Eigen::Map<const RowMat> G(g.data(), rows_, cols_);
+  // A dense G gets the dense atom -tau u v^T. Compact atoms: a G given by its non-zeros (the
+  // pattern's columns of a sparse Jacobian) gets -tau u v^T kept as its factors. The top pair
+  // comes from the same two paths for both: the Lanczos path on sparse products (O(nnz) per
+  // product, no rows x cols matrix), and, when min(rows, cols) <= kDenseMax, the Gram path on G
+  // scattered into the rows x cols work space (the same arithmetic as the dense G's).
+  void lmo(const scfw::Gradient& g, scfw::Atom& s) const override {
+    if (!g.is_dense()) {
+      sparse_top_pair(g, u_out_, v_out_);
+      s.set_rank_one(-tau_, u_out_, v_out_);
+      return;
+    }
+    const Eigen::Map<const RowMat> G(g.dense().data(), rows_, cols_);
     top_pair(G, u_out_, v_out_);
-    x.resize(dim());
+    scfw::Vec& x = s.set_dense(dim());
     Eigen::Map<RowMat> X(x.data(), rows_, cols_);
     X.noalias() = -tau_ * u_out_ * v_out_.transpose();
-  }
-
-  // Compact atoms: G given by its non-zeros (the pattern's columns of a sparse Jacobian), the atom
-  // -tau u v^T kept as its factors. The top pair comes from the same two paths as lmo()'s: the
-  // Lanczos path on sparse products (O(nnz) per product, no rows x cols matrix), and, when
-  // min(rows, cols) <= kDenseMax, the Gram path on G scattered into the rows x cols work space
-  // (the same arithmetic as lmo()).
-  void lmo_sparse(const scfw::SparseGradient& g, scfw::Atom& s) const override {
-    sparse_top_pair(g, u_out_, v_out_);
-    s.set_rank_one(-tau_, u_out_, v_out_);
   }
 
   // Checkpoints: the Lanczos path starts from the previous call's right vector v_; the rest of
@@ -224,7 +224,11 @@ class NuclearBall final : public scfw::Domain {
   }
 
   // top_pair() for a G given by its non-zeros (g.index strictly increasing, row-major).
-  void sparse_top_pair(const scfw::SparseGradient& g, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
+  void sparse_top_pair(const scfw::Gradient& grad, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
+    const struct {
+      std::span<const int> index;
+      std::span<const double> value;
+    } g{grad.index(), grad.value()};
     u.resize(rows_);
     v.resize(cols_);
     const std::size_t nnz = g.index.size();
@@ -579,7 +583,7 @@ class NuclearBall final : public scfw::Domain {
   mutable Eigen::VectorXd d_, e_, e2_;     // T / bound: diagonal, subdiagonal, its squares
   mutable Eigen::VectorXd r_, y_, ty_;     // 1 / pivots of T - x I, the inverse iteration's y and T y
   Eigen::VectorXd start_;                  // the inverse iteration's fixed start
-  mutable std::vector<std::int64_t> sp_start_;  // lmo_sparse's G by rows: row starts,
+  mutable std::vector<std::int64_t> sp_start_;  // a sparse gradient's G by rows: row starts,
   mutable std::vector<int> sp_j_;                // columns
   mutable std::vector<int> sp_index_;            // the index they were built from
   mutable std::vector<double> sp_g_;       // and value (rescaled)

@@ -144,9 +144,9 @@ class Polytope final : public scfw::Domain {
     return xs;
   }
 
-  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
-    if (g.size() != d_) throw scfw::Error("polytope: lmo direction has size " + std::to_string(g.size()));
-    solve_lp(g, x);
+  void lmo(const scfw::Gradient& grad, scfw::Atom& s) const override {
+    if (grad.dim() != d_) throw scfw::Error("polytope: lmo direction has size " + std::to_string(grad.dim()));
+    solve_lp(grad.to_dense(g_), s.set_dense(d_));
   }
 
   // Checkpoints: the LMO's warm start is Clp's basis and solution arrays.
@@ -245,6 +245,7 @@ class Polytope final : public scfw::Domain {
   int d_ = 0;
   scfw::Vec lo_, hi_, start_;
   std::unique_ptr<ClpSimplex> lp_;  // LMO state (warm basis); mutable through the pointer
+  mutable scfw::Vec g_;             // a sparse gradient made dense
 };
 
 void register_components(scfw::Registrar& r) {

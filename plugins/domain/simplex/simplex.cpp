@@ -32,31 +32,34 @@ class Simplex final : public scfw::Domain {
     return xs;
   }
 
-  // argmin over the simplex of <g, x> = scale e_j at j = argmin_j g_j.
-  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
-    x.setZero(d_);
-    if (d_ == 0) return;
-    Eigen::Index j = 0;
-    g.minCoeff(&j);
-    x[j] = scale_;
-  }
-
-  // Compact atoms: the vertex scale e_j at the first j of the smallest g_j, where g is 0 off its
-  // non-zeros' indices: the same vertex as lmo() on the dense g, in O(g's non-zeros).
+  // argmin over the simplex of <g, x> = scale e_j at the first j = argmin_j g_j. A sparse g is 0
+  // off its non-zeros: the same vertex in O(g's non-zeros), answered as a one-entry Sparse atom;
+  // a dense g gets the dense vertex.
   scfw::Capabilities capabilities() const override { return Domain::capabilities() | scfw::Capability::CompactAtoms; }
-  void lmo_sparse(const scfw::SparseGradient& g, scfw::Atom& s) const override {
+  void lmo(const scfw::Gradient& grad, scfw::Atom& s) const override {
+    if (grad.is_dense()) {
+      scfw::Vec& x = s.set_dense(d_);
+      x.setZero();
+      if (d_ == 0) return;
+      Eigen::Index j = 0;
+      grad.dense().minCoeff(&j);
+      x[j] = scale_;
+      return;
+    }
+    const auto index = grad.index();
+    const auto value = grad.value();
     // The first coordinate not listed (g_j = 0 there), d_ if every coordinate is listed.
     int first_free = 0;
-    for (size_t k = 0; k < g.index.size() && g.index[k] == first_free; ++k) ++first_free;
+    for (size_t k = 0; k < index.size() && index[k] == first_free; ++k) ++first_free;
     int j = first_free < d_ ? first_free : -1;
     double best = first_free < d_ ? 0.0 : scfw::inf;
-    for (size_t k = 0; k < g.index.size(); ++k)
-      if (g.value[k] < best || (g.value[k] == best && (j < 0 || g.index[k] < j))) {
-        best = g.value[k];
-        j = g.index[k];
+    for (size_t k = 0; k < index.size(); ++k)
+      if (value[k] < best || (value[k] == best && (j < 0 || index[k] < j))) {
+        best = value[k];
+        j = index[k];
       }
     s.set_sparse(d_);
-    s.push(j < 0 ? 0 : j, scale_);
+    if (d_ > 0) s.push(j < 0 ? 0 : j, scale_);
   }
 
   scfw::Vec initial_point() const override { return scfw::Vec::Constant(d_, scale_ / d_); }

@@ -53,8 +53,10 @@ class SimplexInterval final : public scfw::Domain {
 
   // The product's LMO is the product of the LMOs: e_j at j = argmin g_j on the simplex and the
   // endpoint of [lower, upper] that minimizes g_last * y0 (lower when g_last >= 0).
-  void lmo(const scfw::Vec& g, scfw::Vec& x) const override {
-    x.setZero(d_);
+  void lmo(const scfw::Gradient& grad, scfw::Atom& s) const override {
+    const scfw::Vec& g = grad.to_dense(g_);
+    scfw::Vec& x = s.set_dense(d_);
+    x.setZero();
     Eigen::Index j = 0;
     g.head(d_ - 1).minCoeff(&j);
     x[j] = 1.0;
@@ -77,6 +79,7 @@ class SimplexInterval final : public scfw::Domain {
  private:
   double lo_ = -1.0, hi_ = 1.0;
   int d_ = 2;
+  mutable scfw::Vec g_;  // a sparse gradient made dense
 };
 
 void register_components(scfw::Registrar& r) {

@@ -474,6 +474,7 @@ class ColumnGeneration final : public scfw::Glmo {
   bool compact_round(const scfw::Jacobian& V, const double* pi, double value, double& bound, bool& have_center);
   std::vector<double> cg_, cg_center_, cg_mix_;  // the compact path's gradients over support_
   scfw::Atom catom_, cmix_;                       // the compact path's LMO answers
+  scfw::Atom lmo_atom_;                           // the dense path's LMO answer, read as a d-vector
   scfw::Vec su_;                                  // scale u of the rank-one atom being multiplied
   // solve() in steps.
   void prune_master();
@@ -781,7 +782,8 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
     }
     V.transpose_multiply(Eigen::Map<const scfw::Vec>(pi + u_row_, n_), g);
     if (with_x_) g += Eigen::Map<const scfw::Vec>(pi + x_row_, d_);
-    domain_->lmo(g, s);
+    domain_->lmo(g, lmo_atom_);
+    lmo_atom_.to_dense(s);
     const double rc = g.dot(s) - pi[conv_row_];
     const double candidate = value + std::min(0.0, rc);
     if (!have_center || candidate > bound) {
@@ -794,7 +796,8 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
     bool added = false;
     if (alpha > 0.0) {
       g_mix = alpha * g_center + (1.0 - alpha) * g;
-      domain_->lmo(g_mix, s_mix);
+      domain_->lmo(g_mix, lmo_atom_);
+      lmo_atom_.to_dense(s_mix);
       if (g.dot(s_mix) - pi[conv_row_] < 0.0 && (s_mix - s).lpNorm<Eigen::Infinity>() > 1e-9 && !known_atom(s_mix)) {
         push_atom(s_mix);
         add_column(atoms_.back(), V);
@@ -828,8 +831,8 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
 bool ColumnGeneration::compact_round(const scfw::Jacobian& V, const double* pi, double value, double& bound,
                                      bool& have_center) {
   compact_gradient(V, pi + u_row_, cg_);
-  const scfw::SparseGradient g{d_, support_, cg_};
-  domain_->lmo_sparse(g, catom_);
+  const scfw::Gradient g = scfw::Gradient::sparse(d_, support_, cg_);
+  domain_->lmo(g, catom_);
   const double rc = catom_.dot(g) - pi[conv_row_];
   const double candidate = value + std::min(0.0, rc);
   if (!have_center || candidate > bound) {
@@ -846,7 +849,7 @@ bool ColumnGeneration::compact_round(const scfw::Jacobian& V, const double* pi, 
   if (smoothing_ > 0.0) {
     const double alpha = smoothing_;
     for (size_t m = 0; m < cg_.size(); ++m) cg_mix_[m] = alpha * cg_center_[m] + (1.0 - alpha) * cg_[m];
-    domain_->lmo_sparse(scfw::SparseGradient{d_, support_, cg_mix_}, cmix_);
+    domain_->lmo(scfw::Gradient::sparse(d_, support_, cg_mix_), cmix_);
     if (cmix_.dot(g) - pi[conv_row_] < 0.0 && scfw::Atom::max_distance(cmix_, catom_) > 1e-9 && !known_compact_atom(cmix_)) {
       push_compact_atom(cmix_);
       add_column(atoms_.back(), V);

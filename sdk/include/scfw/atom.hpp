@@ -1,13 +1,14 @@
-// scfw SDK: compact atoms, the LMO's answer without a dense d-vector (docs/plugins.md, "Compact
-// atoms").
+// scfw SDK: the LMO's arguments, a Gradient (dense, or given by its non-zeros) and an Atom (the
+// answer, dense or compact) (docs/plugins.md, "The LMO").
 //
 // A linear minimization oracle over a domain with few degrees of freedom per extreme point returns
 // a point that is cheap to describe: the l1 ball's -r sign(g_j) e_j and the simplex's vertices are
 // one non-zero, the nuclear ball's -tau u v^T is rows + cols numbers for rows x cols entries. On a
 // sparse problem (a Jacobian pattern, jacobian.hpp) the gradient the GLMO hands to the LMO is also
-// zero off the pattern's columns. A Domain that declares Capability::CompactAtoms takes that gradient as its
-// non-zeros (SparseGradient) and answers with an Atom; column generation then keeps its atoms in
-// that form, so its memory and cost follow the data's non-zeros, not d.
+// zero off the pattern's columns. Domain::lmo takes either form of the gradient and may answer
+// with any kind of Atom; a domain that declares Capability::CompactAtoms answers a sparse gradient
+// in O(its non-zeros + the atom's size), and column generation then keeps its atoms in that form,
+// so its memory and cost follow the data's non-zeros, not d.
 #pragma once
 
 #include <cstdint>
@@ -18,12 +19,40 @@
 
 namespace scfw {
 
-/// A gradient g in R^dim that is zero off `index` (strictly increasing coordinates):
-/// g[index[k]] = value[k]. The spans point into the caller's buffers for the call only.
-struct SparseGradient {
-  int dim = 0;
-  std::span<const int> index;
-  std::span<const double> value;
+/// The gradient g in R^dim handed to Domain::lmo, in one of two forms:
+///  - dense:  the d numbers of a Vec (a Vec converts to a Gradient implicitly);
+///  - sparse: g[index[k]] = value[k], zero elsewhere, index strictly increasing.
+/// A Gradient is a view: it points into the caller's buffers for the call only.
+class Gradient {
+ public:
+  Gradient(const Vec& g) : dim_(static_cast<int>(g.size())), dense_(&g) {}  // NOLINT: implicit on purpose
+  static Gradient sparse(int dim, std::span<const int> index, std::span<const double> value) {
+    Gradient g;
+    g.dim_ = dim;
+    g.index_ = index;
+    g.value_ = value;
+    return g;
+  }
+
+  int dim() const { return dim_; }
+  bool is_dense() const { return dense_ != nullptr; }
+  /// The dense form's numbers (is_dense() only).
+  const Vec& dense() const { return *dense_; }
+  /// The sparse form's non-zeros (empty for a dense gradient).
+  std::span<const int> index() const { return index_; }
+  std::span<const double> value() const { return value_; }
+  /// g as a d-vector: the dense form itself, or the sparse one written into buf (resized).
+  const Vec& to_dense(Vec& buf) const;
+  /// Whether the sparse form's index is strictly increasing in [0, dim) with one value per index
+  /// (a dense form: whether it has dim entries).
+  bool well_formed() const;
+
+ private:
+  Gradient() = default;
+  int dim_ = 0;
+  const Vec* dense_ = nullptr;
+  std::span<const int> index_;
+  std::span<const double> value_;
 };
 
 /// A point x in R^dim in one of three forms:
@@ -43,6 +72,9 @@ class Atom {
   // --- writing (what an LMO does) ---
   /// Dense: x.
   void set_dense(const Vec& x);
+  /// Dense in R^dim, written by the caller through the returned vector (sized dim, contents
+  /// unspecified): an LMO fills its answer in place, without a copy.
+  Vec& set_dense(int dim);
   /// Sparse with no entries yet in R^dim; then push() the entries in increasing index order.
   void set_sparse(int dim);
   void push(int index, double value) {
@@ -75,8 +107,8 @@ class Atom {
   void add_to(double w, Eigen::Ref<Vec> x) const;
   /// <g, atom> for a dense g of size dim.
   double dot(const Vec& g) const;
-  /// <g, atom> for a gradient given by its non-zeros.
-  double dot(const SparseGradient& g) const;
+  /// <g, atom> for a gradient in either form.
+  double dot(const Gradient& g) const;
   /// max_j |x_j - y_j| between two atoms of the same dim, computed in O(their stored sizes) when
   /// both are compact of one kind (rank-one: a bound, exact to rounding when the two factors are
   /// equal up to sign: see atom.cpp), else on the dense forms.

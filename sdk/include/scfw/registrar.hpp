@@ -105,11 +105,11 @@ struct ComponentInfo {
 namespace detail {
 
 /// Compile-time errors for a component written against ABI 6, whose capability queries and state
-/// methods ABI 7 replaced (docs/plugins.md, "Migrating from ABI 6"): each names what replaces the
-/// old method, so that such a class does not compile into a plugin whose overrides are never
+/// methods ABI 7 replaced (docs/plugins.md, "Migrating from ABI 6"), or against ABI 7, whose two
+/// LMOs ABI 8 made one: each names what replaces the old method, so that such a class does not compile into a plugin whose overrides are never
 /// called. (A class that still marks one of them `override` also gets the compiler's own error.)
 template <class T>
-constexpr bool check_abi6_methods() {
+constexpr bool check_removed_methods() {
   static_assert(!requires(const T& t) { t.has_exact(); },
                 "scfw ABI 7: has_exact() is gone; declare Capability::Exact in capabilities() "
                 "(docs/plugins.md, \"Migrating from ABI 6\")");
@@ -139,6 +139,13 @@ constexpr bool check_abi6_methods() {
   static_assert(!requires(const T& t) { t.state_support(); },
                 "scfw ABI 7: state_support() is gone; declare Capability::SavedState (or UnsavedState) in "
                 "capabilities() and keep save_state() / load_state() (scfw::Stateful)");
+  static_assert(!requires(const T& t, const Vec& g, Vec& x) { t.lmo(g, x); },
+                "scfw ABI 8: Domain::lmo(const Vec& g, Vec& x) is gone; override "
+                "void lmo(const scfw::Gradient& g, scfw::Atom& s) const (atom.hpp): s.set_dense(dim()) "
+                "returns the vector to fill (docs/plugins.md, \"Migrating from ABI 7\")");
+  static_assert(!requires { &T::lmo_sparse; },
+                "scfw ABI 8: Domain::lmo_sparse() is gone; the one lmo(const scfw::Gradient& g, scfw::Atom& s) "
+                "receives the sparse gradient too (g.is_dense() is false)");
   return true;
 }
 
@@ -160,7 +167,7 @@ class Registrar {
     static_assert(std::is_constructible_v<T, const Params&, const Context&>,
                   "scfw::Registrar::add<T>: T needs a public constructor T(const scfw::Params&, const "
                   "scfw::Context&), and T must not be abstract (override every pure virtual method of its role)");
-    static_assert(detail::check_abi6_methods<T>());
+    static_assert(detail::check_removed_methods<T>());
     if constexpr (role_count_v<T> == 1 && std::is_constructible_v<T, const Params&, const Context&>) {
       add(ComponentInfo{kind_of<T>(), std::move(name), std::move(summary), std::move(params),
                         [](const Params& p, const Context& c) -> std::unique_ptr<Component> {

@@ -135,8 +135,13 @@ class Domain : public Stateful {
   /// Capability::LpModel: adds X's description to m and returns d affine expressions for the
   /// coordinates of x.
   virtual std::vector<Expr> model(Model& m) const;
-  /// x = argmin_{x in X} <g, x>.
-  virtual void lmo(const Vec& g, Vec& x) const = 0;
+  /// s = argmin_{x in X} <g, x> (atom.hpp). g comes dense or as its non-zeros (g.is_dense());
+  /// the answer may be any kind of Atom: Dense (s.set_dense(d) returns the d-vector to fill) is
+  /// always right; Sparse or RankOne where an extreme point is cheaper to describe. A domain that
+  /// answers a sparse g in O(its non-zeros + the atom) declares Capability::CompactAtoms; one
+  /// that does not reads g.to_dense(buffer). The point must not depend on the form g came in,
+  /// up to rounding.
+  virtual void lmo(const Gradient& g, Atom& s) const = 0;
   /// A feasible starting point y_0.
   virtual Vec initial_point() const = 0;
   /// Whether x lies in X up to tol (used by tests and by the host's checks).
@@ -144,15 +149,6 @@ class Domain : public Stateful {
   /// Optional: x is a rows x cols matrix stored row-major (x[i * cols + j] = X_ij), e.g. a
   /// nuclear-norm ball; solution files then show it as a grid. Empty (the default): a vector.
   virtual std::vector<int> shape() const { return {}; }
-
-  /// Capability::CompactAtoms (atom.hpp, docs/plugins.md): lmo_sparse() answers in O(the
-  /// gradient's non-zeros + the atom's size), without a dense d-vector. Without it a GLMO keeps
-  /// its d-vector path.
-  /// s = argmin_{x in X} <g, x> for a gradient that is zero off g.index, as an Atom (Sparse or
-  /// RankOne for a domain that declares CompactAtoms; any kind is allowed). It must be the point
-  /// lmo() returns for the dense g, up to rounding. The default builds the dense g, calls lmo()
-  /// and returns a Dense atom, so a domain that does not override it still answers.
-  virtual void lmo_sparse(const SparseGradient& g, Atom& s) const;
 };
 
 // ---------------------------------------------------------------------------------------------

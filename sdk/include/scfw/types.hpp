@@ -27,8 +27,9 @@ inline constexpr double inf = std::numeric_limits<double>::infinity();
 /// one capabilities() on Component replaces the boolean queries (has_exact(), has_model(),
 /// compact_atoms(), accepts_sparse(), sharded(), ...), the state methods are declared once, in
 /// Stateful, and Oracle::evaluate() / exact() take a Jacobian* in place of their dense and sparse
-/// twins). Changes of the SDK's classes and virtual tables are caught by the fingerprint's
+/// twins; 8: one Domain::lmo(const Gradient&, Atom&) replaces lmo(const Vec&, Vec&) and
+/// lmo_sparse()). Changes of the SDK's classes and virtual tables are caught by the fingerprint's
 /// interface hash; bumping this number for them too gives the clearer message.
-inline constexpr std::uint32_t kAbiVersion = 7;
+inline constexpr std::uint32_t kAbiVersion = 8;
 
 }  // namespace scfw
