@@ -298,7 +298,7 @@ TEST_CASE("bad experiment files: one line <file>: <pointer>: <what>") {
   // The problem blocks are checked by the composer, with their pointers in the experiment file.
   d = small_experiment();
   d["domain"]["radius"] = -1;
-  CHECK(error_of(d) == "exp.json: /domain/radius: expected a number > 0, got -1");
+  CHECK(error_of(d) == "exp.json: /domain/radius: expected a number in (0, 1e10], got -1");
 }
 
 TEST_CASE("plots: gnuplot writes the SVGs, and markup characters in names print as written") {

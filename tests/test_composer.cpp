@@ -435,9 +435,9 @@ TEST_CASE("compose: parameters of a plugin") {
 
   doc = base();
   doc["domain"]["radius"] = -1;
-  CHECK(compose_error(doc) == "problem.json: /domain/radius: expected a number > 0, got -1");
+  CHECK(compose_error(doc) == "problem.json: /domain/radius: expected a number in (0, 1e10], got -1");
   doc["domain"]["radius"] = "big";
-  CHECK(compose_error(doc) == "problem.json: /domain/radius: expected a number > 0, got \"big\"");
+  CHECK(compose_error(doc) == "problem.json: /domain/radius: expected a number in (0, 1e10], got \"big\"");
 
   doc = base();
   doc["oracle"]["synthetic"]["dim"] = 2.5;
@@ -607,7 +607,7 @@ TEST_CASE("load_problem: a file on disk") {
   bad["domain"]["radius"] = 0;
   TempFile g("bad_radius.json", bad.dump(2));
   CHECK_THROWS_WITH_AS(scfw::load_problem(real_plugins(), g.path),
-                       (g.path.string() + ": /domain/radius: expected a number > 0, got 0").c_str(), InputError);
+                       (g.path.string() + ": /domain/radius: expected a number in (0, 1e10], got 0").c_str(), InputError);
 }
 
 // ---------------------------------------------------------------------------------------------

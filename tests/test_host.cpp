@@ -139,7 +139,7 @@ TEST_CASE("Host::compose and load_problem report bad input as the composer's one
   const Host host;
   nlohmann::json doc = small_task1(10);
   doc["domain"]["radius"] = -1;
-  CHECK_THROWS_WITH_AS(host.compose(doc, "my problem"), "my problem: /domain/radius: expected a number > 0, got -1",
+  CHECK_THROWS_WITH_AS(host.compose(doc, "my problem"), "my problem: /domain/radius: expected a number in (0, 1e10], got -1",
                        InputError);
   CHECK_THROWS_WITH_AS(host.load_problem("no_such_problem.json"), "no_such_problem.json: cannot open file (No such file or directory)",
                        InputError);

@@ -700,9 +700,9 @@ TEST_CASE("l2_ball: LMO, contains, model and parameter errors") {
 
 TEST_CASE("parameter errors name the parameter") {
   CHECK_THROWS_WITH_AS(make<OuterFunction>("cvar", params({{"alpha", 1.5}}), context(2, 3)),
-                       doctest::Contains("alpha: expected a number in [1e-06, 1), got 1.5"), InputError);
+                       doctest::Contains("alpha: expected a number in [1e-6, 1), got 1.5"), InputError);
   CHECK_THROWS_WITH_AS(make<OuterFunction>("dro_chi2", params({{"rho", 0.0}}), context(2, 3)),
-                       doctest::Contains("rho: expected a number in (0, 1000000], got 0.0"), InputError);
+                       doctest::Contains("rho: expected a number in (0, 1e6], got 0.0"), InputError);
   CHECK_THROWS_WITH_AS(make<OuterFunction>("norm", params({{"p", std::string("3")}}), context(2, 3)),
                        doctest::Contains("p: expected one of"), InputError);
   CHECK_THROWS_WITH_AS(make<OuterFunction>("regularized",
@@ -712,7 +712,7 @@ TEST_CASE("parameter errors name the parameter") {
                                            params({{"tau", std::vector<double>{1.0, 2.0, 3.0}}}), context(2, 3)),
                        doctest::Contains("tau: expected 1 or 2 numbers"), InputError);
   CHECK_THROWS_WITH_AS(make<OuterFunction>("penalty", params({{"lambda", 0.0}}), context(2, 3)),
-                       doctest::Contains("lambda: expected a number in (0, 100000000], got 0.0"), InputError);
+                       doctest::Contains("lambda: expected a number in (0, 1e8], got 0.0"), InputError);
   CHECK_THROWS_AS(make<OuterFunction>("fairness", {}, context(2, 1)), InputError);
   CHECK_THROWS_WITH_AS(make_clp(2, 3, true, -1.0), doctest::Contains("tolerance: expected a number > 0"), InputError);
 }

@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "run_checkpoint.hpp"
+#include "scfw/format_bound.hpp"
 #include "scfw/compare/compare.hpp"
 #include "scfw/core/diagnostics.hpp"
 #include "scfw/core/distributed.hpp"
@@ -251,8 +252,8 @@ std::string format_range(const scfw::ParamSpec& s) {
   const bool numeric = s.type == scfw::ParamType::Number || s.type == scfw::ParamType::Integer ||
                        s.type == scfw::ParamType::NumberList;
   if (!numeric || (std::isinf(s.min) && std::isinf(s.max))) return "-";
-  return std::string(s.min_open || std::isinf(s.min) ? "(" : "[") + format_number(s.min) + ", " +
-         format_number(s.max) + (s.max_open || std::isinf(s.max) ? ")" : "]");
+  return std::string(s.min_open || std::isinf(s.min) ? "(" : "[") + scfw::format_bound(s.min) + ", " +
+         scfw::format_bound(s.max) + (s.max_open || std::isinf(s.max) ? ")" : "]");
 }
 
 /// A plain text table: columns padded to their widest cell, the last one left ragged.

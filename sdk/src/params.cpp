@@ -1,13 +1,33 @@
 #include "scfw/params.hpp"
 
+#include "scfw/format_bound.hpp"
+
 #include "scfw/helpers.hpp"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 #include "scfw/error.hpp"
 
 namespace scfw {
+
+std::string format_bound(double v) {
+  const std::string plain = format_number(v);
+  char buf[40];
+  for (int digits = 1; digits <= 17; ++digits) {
+    std::snprintf(buf, sizeof buf, "%.*e", digits - 1, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  const std::string exp(buf);  // "1e+10", "2.5e-07"
+  const size_t e = exp.find('e');
+  std::string power = exp.substr(e + 2);
+  while (power.size() > 1 && power[0] == '0') power.erase(0, 1);
+  const std::string compact = exp.substr(0, e) + "e" + (exp[e + 1] == '-' ? "-" : "") + power;
+  return compact.size() < plain.size() ? compact : plain;
+}
+
 
 const char* to_string(ParamType t) {
   switch (t) {
@@ -77,6 +97,7 @@ bool ParamSpec::in_range(double v) const {
   return true;
 }
 
+
 std::string ParamSpec::describe_expected() const {
   std::string what;
   switch (type) {
@@ -94,12 +115,12 @@ std::string ParamSpec::describe_expected() const {
   }
   const bool lo = std::isfinite(min), hi = std::isfinite(max);
   if (lo && hi) {
-    what += std::string(" in ") + (min_open ? "(" : "[") + format_number(min) + ", " + format_number(max) +
+    what += std::string(" in ") + (min_open ? "(" : "[") + format_bound(min) + ", " + format_bound(max) +
             (max_open ? ")" : "]");
   } else if (lo) {
-    what += std::string(min_open ? " > " : " >= ") + format_number(min);
+    what += std::string(min_open ? " > " : " >= ") + format_bound(min);
   } else if (hi) {
-    what += std::string(max_open ? " < " : " <= ") + format_number(max);
+    what += std::string(max_open ? " < " : " <= ") + format_bound(max);
   }
   if (type == ParamType::NumberList && (lo || hi)) {
     // "an array of numbers >= 0" reads as a bound on each entry, which is what is meant.

@@ -146,6 +146,6 @@ $OUT"
 sed 's/"radius": 1.5/"radius": -1/' ls.json >bad.json
 run "$host" bad.json --y-out bad_y.txt
 expect_rc 2 "scfw_host bad.json"
-expect_stderr "error: bad.json: /domain/radius: expected a number > 0, got -1" "scfw_host bad.json"
+expect_stderr "error: bad.json: /domain/radius: expected a number in (0, 1e10], got -1" "scfw_host bad.json"
 [[ ! -e bad_y.txt ]] || fail "scfw_host bad.json wrote bad_y.txt"
 echo "cli_host_api: ok"

@@ -39,7 +39,7 @@ for p in plugins:
     for spec in p["parameters"]:
         check(spec, p["name"])
 radius = next(s for p in plugins if p["name"] == "l1_ball" for s in p["parameters"] if s["name"] == "radius")
-assert radius["type"] == "number" and radius["min"] == 0 and radius["max"] is None and radius["default"] == 1, radius
+assert radius["type"] == "number" and radius["min"] == 0 and radius["min_open"] and radius["max"] == 1e10 and not radius["max_open"] and radius["default"] == 1, radius
 PY
 
 run "$SCFW" plugins

@@ -13,10 +13,6 @@ class L1Ball final : public scfw::Domain {
  public:
   L1Ball(const scfw::Params& p, const scfw::Context& c) {
     radius_ = p.get<double>("radius");
-    // An LP bound of the GLMO model and the LMO's vertex coordinates: beyond 1e10 the LP's
-    // entries (radius times the data) leave the range an LP solver handles (issue #12: 1e308
-    // passed validate and failed at iteration 1).
-    if (radius_ > 1e10) p.fail("radius", "expected a number in (0, 1e10] (an LP bound), got " + scfw::format_number(radius_));
     d_ = scfw::domain_dimension(p, c);
   }
 
@@ -79,7 +75,7 @@ class L1Ball final : public scfw::Domain {
 
 void register_components(scfw::Registrar& r) {
   r.add<L1Ball>("l1_ball", "X = {x : ||x||_1 <= radius}, the l1 ball (sparse x)",
-                {scfw::ParamSpec::number("radius", "radius of the ball, at most 1e10 (an LP bound)").positive().def(1.0),
+                {scfw::ParamSpec::number("radius", "radius of the ball (at most 1e10: an LP bound)").above(0).at_most(1e10).def(1.0),
                  scfw::ParamSpec::integer("dim", "dimension d (optional: must equal the oracle's d)")
                      .at_least(1)});
 }
