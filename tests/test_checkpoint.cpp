@@ -223,7 +223,10 @@ TEST_CASE("long runs resume bit for bit at three points, with every GLMO, clp in
     "schedule": { "plugin": "nonconvex" } })");
   polytope["domain"] = {{"plugin", "polytope"}, {"A", A}, {"b", b}};
   runs.emplace_back("clp on a polytope", polytope);
-  for (const auto& [name, doc] : runs) {
+  for (const auto& run : runs) {
+    // Not a structured binding: clang 14 refuses CAPTURE's lambda reference to one.
+    const std::string& name = run.first;
+    const nlohmann::json& doc = run.second;
     CAPTURE(name);
     const long K = doc["iterations"].get<long>();
     const Outcome whole = run_whole(doc);
