@@ -41,7 +41,7 @@
 // computed with the true products (started from a fixed vector plus the previous call's vector:
 // Frank-Wolfe directions drift slowly, but a fresh sample's G can be orthogonal to it). G enters only through G x and G^T x: the dense matrix for lmo(), its
 // compressed rows for a sparse gradient (compact atoms: G given by its non-zeros, the atom returned as
-// -tau u v^T's factors; docs/plugins.md, "Compact atoms"). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
+// -tau u v^T's factors; docs/plugins.md, "The LMO"). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
 // the small bidiagonal B (a JacobiSVD of B took most of the time of this path). Every threshold
 // is relative (breakdown against B's largest entry), B is brought near 1 by a power of two before
 // its tridiagonal is solved, and G of extreme entries is rescaled by a power of two: the atom of
