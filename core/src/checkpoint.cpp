@@ -396,7 +396,7 @@ Checkpoint parse_checkpoint(const std::string& all, const std::string& file) {
 void check_identity(const std::string& file, const RunIdentity& saved, const RunIdentity& now) {
   const std::string where = file + ": checkpoint: ";
   if (saved.scfw_version != now.scfw_version)
-    throw InputError(where + "scfw version " + saved.scfw_version + " in the checkpoint, " + now.scfw_version +
+    throw InputError(where + "scfw version " + excerpt(saved.scfw_version) + " in the checkpoint, " + now.scfw_version +
                      " running");
   std::string differs;
   for (const char* key : kProblemKeys) {
@@ -409,14 +409,16 @@ void check_identity(const std::string& file, const RunIdentity& saved, const Run
     const RunIdentity::Plugin* q = nullptr;
     for (const auto& x : now.plugins)
       if (x.role == p.role) q = &x;
-    if (!q) throw InputError(where + "plugin " + p.role + " " + p.name + " in the checkpoint, none loaded");
+    // The saved fields come from the file: quoted through excerpt(), bounded and printable.
+    const std::string role = excerpt(p.role), name = excerpt(p.name);
+    if (!q) throw InputError(where + "plugin " + role + " " + name + " in the checkpoint, none loaded");
     if (q->name != p.name)
-      throw InputError(where + "plugin " + p.role + " " + p.name + " in the checkpoint, " + q->name + " loaded");
+      throw InputError(where + "plugin " + role + " " + name + " in the checkpoint, " + q->name + " loaded");
     if (q->library != p.library)
-      throw InputError(where + "plugin " + p.role + " " + p.name + " from library " + p.library +
+      throw InputError(where + "plugin " + role + " " + name + " from library " + scfw::excerpt(p.library, 120) +
                        " in the checkpoint, " + q->library + " loaded");
     if (q->version != p.version)
-      throw InputError(where + "plugin " + p.role + " " + p.name + " version " + p.version + " in the checkpoint, " +
+      throw InputError(where + "plugin " + role + " " + name + " version " + excerpt(p.version) + " in the checkpoint, " +
                        q->version + " loaded");
   }
   if (now.plugins.size() != saved.plugins.size())
