@@ -154,9 +154,8 @@ TEST_CASE("every example resumed from a checkpoint gives the uninterrupted run b
   }
 }
 
-TEST_CASE("every tracker, and a polytope's warm LMO under column generation, resume bit for bit") {
-  // X = {x in [-1, 1]^6 : sum x <= 3}; column generation calls the polytope's LMO (a warm Clp
-  // basis) at every GLMO solve. STORM and the Hessian tracker read y_{k-1}.
+// X = {x in [-1, 1]^6 : sum x <= 3} as the polytope domain's A (row-major) and b.
+static std::pair<nlohmann::json, nlohmann::json> box_cut_polytope() {
   nlohmann::json A = nlohmann::json::array(), b = nlohmann::json::array();
   for (int sign : {1, -1})
     for (int i = 0; i < 6; ++i) {
@@ -165,6 +164,13 @@ TEST_CASE("every tracker, and a polytope's warm LMO under column generation, res
     }
   for (int j = 0; j < 6; ++j) A.push_back(1);
   b.push_back(3);
+  return {A, b};
+}
+
+TEST_CASE("every tracker, and a polytope's warm LMO under column generation, resume bit for bit") {
+  // X = {x in [-1, 1]^6 : sum x <= 3}; column generation calls the polytope's LMO (a warm Clp
+  // basis) at every GLMO solve. STORM and the Hessian tracker read y_{k-1}.
+  const auto Ab = box_cut_polytope();
   for (const char* tracker : {"momentum", "storm", "hessian", "vanilla", "clipped"}) {
     CAPTURE(tracker);
     nlohmann::json doc = nlohmann::json::parse(R"({
@@ -174,7 +180,7 @@ TEST_CASE("every tracker, and a polytope's warm LMO under column generation, res
       "outer":  { "plugin": "max" },
       "glmo":   { "plugin": "column_generation" },
       "schedule": { "plugin": "nonconvex" } })");
-    doc["domain"] = {{"plugin", "polytope"}, {"A", A}, {"b", b}};
+    doc["domain"] = {{"plugin", "polytope"}, {"A", Ab.first}, {"b", Ab.second}};
     doc["tracker"] = {{"plugin", tracker}};
     const Outcome whole = run_whole(doc);
     const fs::path file = scratch("polytope.ckpt");
@@ -206,14 +212,7 @@ TEST_CASE("long runs resume bit for bit at three points, with every GLMO, clp in
     doc["report"] = {{"every", 50}};
     runs.emplace_back(name, doc);
   }
-  nlohmann::json A = nlohmann::json::array(), b = nlohmann::json::array();
-  for (int sign : {1, -1})
-    for (int i = 0; i < 6; ++i) {
-      for (int j = 0; j < 6; ++j) A.push_back(i == j ? sign : 0);
-      b.push_back(1);
-    }
-  for (int j = 0; j < 6; ++j) A.push_back(1);
-  b.push_back(3);
+  const auto Ab = box_cut_polytope();
   nlohmann::json polytope = nlohmann::json::parse(R"({
     "seed": 5, "iterations": 2000, "report": { "every": 50 },
     "oracle": { "plugin": "least_squares_tasks", "batch": 1,
@@ -221,7 +220,7 @@ TEST_CASE("long runs resume bit for bit at three points, with every GLMO, clp in
     "outer":  { "plugin": "max" },
     "glmo":   { "plugin": "clp" },
     "schedule": { "plugin": "nonconvex" } })");
-  polytope["domain"] = {{"plugin", "polytope"}, {"A", A}, {"b", b}};
+  polytope["domain"] = {{"plugin", "polytope"}, {"A", Ab.first}, {"b", Ab.second}};
   runs.emplace_back("clp on a polytope", polytope);
   for (const auto& run : runs) {
     // Not a structured binding: clang 14 refuses CAPTURE's lambda reference to one.
