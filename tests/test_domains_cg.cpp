@@ -361,7 +361,10 @@ TEST_CASE("matrix_completion (synthetic): unbiased samples and Jacobians; groups
     Vec x(600);
     for (auto& v : x) v = 0.3 * normal(rng);
     conformance::OracleCheckOptions opt;
-    opt.samples = 4000;
+    // With groups = 0 every sample is the exact value, so the check's allowance is rounding
+    // (1e-12 relative) whatever the number of samples: 100 assert as much as 4000, at a fortieth
+    // of the cost of 180 x 600 Jacobians per sample.
+    opt.samples = groups == 0 ? 100 : 4000;
     const conformance::Report rep = conformance::check_oracle(*oracle, x, opt);
     CHECK_MESSAGE(rep.ok, rep.message);
   }
