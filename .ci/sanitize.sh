@@ -4,7 +4,7 @@
 #      no benchmarks) with AddressSanitizer + UndefinedBehaviorSanitizer, any report fatal, and
 #      libFuzzer instrumentation: cmake -DSCFW_SANITIZE=ON -DSCFW_FUZZ=ON;
 #   2. the suite in that build (ctest; test_no_alloc skips itself, the allocator being ASan's);
-#   3. every fuzz target for FUZZ_SECONDS (default 60) from its seed corpus.
+#   3. every fuzz target for FUZZ_SECONDS (default 30) from its seed corpus.
 # Any failure fails the job. Environment: FUZZ_SECONDS, FUZZ_TARGETS (default: all seven),
 # CMAKE_BUILD_PARALLEL_LEVEL (default 2). New inputs found while fuzzing go to
 # build-san/fuzz/corpus/<target>/, crash reproducers to build-san/fuzz/artifacts/.
@@ -16,7 +16,7 @@ source .ci/packages.sh
 ensure_packages sanitize clang-14 libclang-rt-14-dev
 
 jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
-fuzz_seconds=${FUZZ_SECONDS:-60}
+fuzz_seconds=${FUZZ_SECONDS:-30}
 read -r -a targets <<<"${FUZZ_TARGETS:-problem_json experiment_json libsvm price_csv udata polytope_csv checkpoint}"
 # Largest fuzzed input per target, in bytes: small inputs keep an execution fast.
 declare -A max_len=([problem_json]=4096 [experiment_json]=4096 [libsvm]=1024 [price_csv]=1024 [udata]=1024 [polytope_csv]=512 [checkpoint]=131072)
