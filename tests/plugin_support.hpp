@@ -5,10 +5,14 @@
 
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <random>
@@ -36,15 +40,43 @@ inline Registry& registry() {
   return r;
 }
 
-/// The message of the scfw::InputError that f throws, or "(no InputError)".
+/// The message of the scfw::InputError that f throws, "not an InputError: ..." for another
+/// exception, or "(no InputError)".
 inline std::string input_error(const std::function<void()>& f) {
   try {
     f();
   } catch (const InputError& e) {
     return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not an InputError: ") + e.what();
   }
   return "(no InputError)";
 }
+
+/// A fresh folder under the system temp dir (one per object: the process id and a counter name
+/// it), removed with everything in it when the object goes.
+struct TempDir {
+  std::filesystem::path path;
+  TempDir() {
+    static int count = 0;
+    path = std::filesystem::temp_directory_path() /
+           ("scfw_test_" + std::to_string(::getpid()) + "_" + std::to_string(count++));
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  /// Writes `text` to the file `name` in the folder; returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    const std::filesystem::path p = path / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+};
 
 inline Context context(int d, int n, std::string base_dir = {}) {
   Context c;

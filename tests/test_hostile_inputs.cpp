@@ -21,33 +21,11 @@
 #include "scfw/error.hpp"
 
 namespace fs = std::filesystem;
+using scfw::test::input_error;
+using scfw::test::TempDir;
 using nlohmann::json;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("scfw_test_hostile_" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = path / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-};
-
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const scfw::InputError& e) {
-    return e.what();
-  }
-  return "(no InputError)";
-}
 
 template <class T>
 std::string make_error(const std::string& plugin, json block, const scfw::Context& ctx = {}) {

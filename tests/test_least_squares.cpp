@@ -17,6 +17,8 @@
 #include "../plugins/oracle/least_squares_tasks/libsvm.hpp"
 
 namespace fs = std::filesystem;
+using scfw::test::input_error;
+using scfw::test::TempDir;
 using scfw::Mat;
 using scfw::Vec;
 
@@ -50,33 +52,6 @@ Vec random_vec(int d, unsigned seed, double scale = 1.0) {
   Vec x(d);
   for (int j = 0; j < d; ++j) x[j] = u(g);
   return x;
-}
-
-/// A fresh folder under the system temp dir, removed at the end of the test.
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("scfw_test_lsq_" + std::to_string(::getpid()));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  std::string write(const std::string& name, const std::string& text) const {
-    const fs::path p = path / name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-};
-
-std::string input_error(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const scfw::InputError& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    return std::string("not an InputError: ") + e.what();
-  }
-  return "no exception";
 }
 
 /// Delegates to a real oracle and distorts it, to show that check_oracle catches the distortion.
