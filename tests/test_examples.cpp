@@ -2,8 +2,11 @@
 // host chooses is right: at random affine models (z, V, y) its point is feasible, value() at the
 // point equals the GLMO's value, and none of 10^4 random feasible points (convex combinations of
 // LMO vertices, and the vertices themselves) does better than its certified lower bound.
+// The examples over the shared data (group_dro_a9a reads a9a) have their own test cases, run by
+// the ctest entry test_examples_data and skipped there without the data (SCFW_DATA_DIR).
 #include <doctest/doctest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <random>
 
@@ -17,12 +20,95 @@ namespace {
 const char* const kExamples[] = {"minimax_synthetic", "cvar_portfolio", "dro_chi2",     "fairness",
                                  "exact_penalty",     "norm_multitask", "regularized", "matrix_completion"};
 
-Composition load(const std::string& name) {
-  const fs::path file = fs::path(SCFW_SOURCE_DIR) / "examples" / (name + ".json");
+// The examples that read the shared data folder, as "../../shared/data/<file>" from examples/.
+const char* const kDataExamples[] = {"group_dro_a9a"};
+const std::string kSharedData = "../../shared/data/";
+
+std::string data_dir() {
+  if (const char* env = std::getenv("SCFW_DATA_DIR")) return env;
+  return SCFW_DATA_DIR;
+}
+
+Overrides short_run() {
   Overrides o;
   o.iterations = 40;
   o.trace = "";
-  return load_problem(scfw::test::registry(), file, o);
+  return o;
+}
+
+Composition load(const std::string& name) {
+  const fs::path file = fs::path(SCFW_SOURCE_DIR) / "examples" / (name + ".json");
+  return load_problem(scfw::test::registry(), file, short_run());
+}
+
+/// An example over the shared data with its oracle's file taken from data_dir(); false (and
+/// `missing` set) when that file is not there.
+bool load_with_data(const std::string& name, Composition& out, std::string& missing) {
+  const fs::path file = fs::path(SCFW_SOURCE_DIR) / "examples" / (name + ".json");
+  nlohmann::json doc = read_json_file(file);
+  std::string data = doc.at("oracle").at("file").get<std::string>();
+  REQUIRE(data.rfind(kSharedData, 0) == 0);
+  data = data_dir() + "/" + data.substr(kSharedData.size());
+  if (!fs::exists(data)) {
+    missing = data;
+    return false;
+  }
+  doc["oracle"]["file"] = data;
+  out = compose(scfw::test::registry(), doc, file.string(), file.parent_path(), short_run());
+  return true;
+}
+
+void check_glmo(Composition& p) {
+  const int n = p.problem.oracle->outputs(), d = p.problem.oracle->dim();
+  std::mt19937_64 rng(17);
+  std::normal_distribution<double> normal;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+
+  // Random feasible points: the LMO's answer to a random direction is a point of X (a vertex
+  // for polytopes); convex combinations of a few of them stay in X.
+  auto random_vertex = [&]() {
+    Vec g(d), v(d);
+    for (int j = 0; j < d; ++j) g[j] = normal(rng);
+    scfw::test::lmo_dense(*p.problem.domain, g, v);
+    return v;
+  };
+  std::vector<Vec> points;
+  for (int i = 0; i < 10000; ++i) {
+    Vec x = random_vertex();
+    if (i % 2 == 1) {
+      const double w = unit(rng);
+      x = w * x + (1.0 - w) * random_vertex();
+    }
+    points.push_back(std::move(x));
+  }
+  points.push_back(p.problem.domain->initial_point());
+
+  for (int trial = 0; trial < 3; ++trial) {
+    CAPTURE(trial);
+    Vec z(n), y = points[static_cast<size_t>(trial * 7 + 1)], x(d);
+    Mat V(n, d);
+    for (int i = 0; i < n; ++i) z[i] = normal(rng);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < d; ++j) V(i, j) = normal(rng);
+    const GlmoResult r = p.method.glmo->solve(z, V, y, x);
+    const double scale = std::max(1.0, std::abs(r.value));
+    CHECK(p.problem.domain->contains(x, 1e-7));
+    const Vec u = z + V * (x - y);
+    CHECK(p.problem.outer->value(u, x) == doctest::Approx(r.value).epsilon(1e-7));
+    CHECK(r.lower_bound <= r.value + 1e-9 * scale);
+    double best = inf;
+    for (const Vec& q : points) best = std::min(best, p.problem.outer->value(z + V * (q - y), q));
+    CHECK(best >= r.lower_bound - 1e-7 * scale);
+  }
+}
+
+void check_run(Composition& p) {
+  const auto t = scfw::test::run(p, p.options.seed, 40, 0);
+  REQUIRE(t.summary.has_gap);
+  CHECK(std::isfinite(t.summary.final_objective));
+  // Eq. (2) is >= 0 by construction (x = y is feasible); solver tolerances allow a hair below.
+  CHECK(t.summary.final_gap >= -1e-6 * std::max(1.0, std::abs(t.summary.final_objective)));
+  CHECK(p.problem.domain->contains(t.summary.y, 1e-7));
 }
 
 }  // namespace
@@ -31,47 +117,7 @@ TEST_CASE("every example's GLMO beats 10^4 random feasible points and agrees wit
   for (const char* name : kExamples) {
     CAPTURE(name);
     Composition p = load(name);
-    const int n = p.problem.oracle->outputs(), d = p.problem.oracle->dim();
-    std::mt19937_64 rng(17);
-    std::normal_distribution<double> normal;
-    std::uniform_real_distribution<double> unit(0.0, 1.0);
-
-    // Random feasible points: the LMO's answer to a random direction is a point of X (a vertex
-    // for polytopes); convex combinations of a few of them stay in X.
-    auto random_vertex = [&]() {
-      Vec g(d), v(d);
-      for (int j = 0; j < d; ++j) g[j] = normal(rng);
-      scfw::test::lmo_dense(*p.problem.domain, g, v);
-      return v;
-    };
-    std::vector<Vec> points;
-    for (int i = 0; i < 10000; ++i) {
-      Vec x = random_vertex();
-      if (i % 2 == 1) {
-        const double w = unit(rng);
-        x = w * x + (1.0 - w) * random_vertex();
-      }
-      points.push_back(std::move(x));
-    }
-    points.push_back(p.problem.domain->initial_point());
-
-    for (int trial = 0; trial < 3; ++trial) {
-      CAPTURE(trial);
-      Vec z(n), y = points[static_cast<size_t>(trial * 7 + 1)], x(d);
-      Mat V(n, d);
-      for (int i = 0; i < n; ++i) z[i] = normal(rng);
-      for (int i = 0; i < n; ++i)
-        for (int j = 0; j < d; ++j) V(i, j) = normal(rng);
-      const GlmoResult r = p.method.glmo->solve(z, V, y, x);
-      const double scale = std::max(1.0, std::abs(r.value));
-      CHECK(p.problem.domain->contains(x, 1e-7));
-      const Vec u = z + V * (x - y);
-      CHECK(p.problem.outer->value(u, x) == doctest::Approx(r.value).epsilon(1e-7));
-      CHECK(r.lower_bound <= r.value + 1e-9 * scale);
-      double best = inf;
-      for (const Vec& q : points) best = std::min(best, p.problem.outer->value(z + V * (q - y), q));
-      CHECK(best >= r.lower_bound - 1e-7 * scale);
-    }
+    check_glmo(p);
   }
 }
 
@@ -79,11 +125,20 @@ TEST_CASE("every example runs 40 iterations and reports a finite, non-negative g
   for (const char* name : kExamples) {
     CAPTURE(name);
     Composition p = load(name);
-    const auto t = scfw::test::run(p, p.options.seed, 40, 0);
-    REQUIRE(t.summary.has_gap);
-    CHECK(std::isfinite(t.summary.final_objective));
-    // Eq. (2) is >= 0 by construction (x = y is feasible); solver tolerances allow a hair below.
-    CHECK(t.summary.final_gap >= -1e-6 * std::max(1.0, std::abs(t.summary.final_objective)));
-    CHECK(p.problem.domain->contains(t.summary.y, 1e-7));
+    check_run(p);
+  }
+}
+
+TEST_CASE("shared data: the examples over it pass the same two checks") {
+  for (const char* name : kDataExamples) {
+    CAPTURE(name);
+    Composition p;
+    std::string missing;
+    if (!load_with_data(name, p, missing)) {
+      MESSAGE("skipped: example " << std::string(name) << ": " << missing << " not found (set SCFW_DATA_DIR to the shared data folder)");
+      continue;
+    }
+    check_glmo(p);
+    check_run(p);
   }
 }

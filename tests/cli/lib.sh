@@ -3,6 +3,11 @@
 set -euo pipefail
 unset SCFW_PLUGIN_PATH  # only the plugins this build ships (or the test's own --plugin-path)
 
+# The shared data folder (a9a, ...): SCFW_DATA_DIR, or ../shared/data beside the source tree.
+DATA_DIR=$(realpath -m "${SCFW_DATA_DIR:-$(dirname "${BASH_SOURCE[0]}")/../../../shared/data}")
+# The exit code ctest reads as "skipped" (SKIP_RETURN_CODE in CMakeLists.txt).
+SKIP_CODE=77
+
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/scfw-cli.XXXXXX")
 trap 'rm -rf "$SCRATCH"' EXIT
 cd "$SCRATCH"
@@ -68,4 +73,23 @@ write_problem() {
   "report": $report
 }
 JSON
+}
+
+# example_problem FILE : an example that reads the shared data names it as "../../shared/data/X"
+# (relative to examples/). Sets PROBLEM to FILE itself, or for such an example to a copy in the
+# scratch folder whose data paths point into DATA_DIR, and returns 0; returns 1 with MISSING set
+# to the first data file DATA_DIR lacks.
+example_problem() {
+  local needs f
+  PROBLEM=$1
+  needs=$(grep -o '"\.\./\.\./shared/data/[^"]*"' "$1" | tr -d '"' | sed 's|^\.\./\.\./shared/data/||') || true
+  [[ -n "$needs" ]] || return 0
+  for f in $needs; do
+    if [[ ! -f "$DATA_DIR/$f" ]]; then
+      MISSING="$DATA_DIR/$f"
+      return 1
+    fi
+  done
+  PROBLEM="$SCRATCH/data-$(basename "$1")"
+  sed "s|\"\.\./\.\./shared/data/|\"$DATA_DIR/|g" "$1" >"$PROBLEM"
 }
