@@ -142,6 +142,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   Loop dual_loop(long& pivots);
   struct DualColumns;
   void compute_pivot_row(int r);
+  void add_rows(const double* coef, double* out);
   Loop no_entering(int p, int sigma);
   bool any_fake() const;
   void clear_fakes();  // every fake bound dropped: the effective bounds are the real ones
@@ -673,23 +674,9 @@ void DenseSimplexGlmo::compute_duals() {
   }
   double* dj = dj_.data();
   std::copy_n(c, static_cast<size_t>(ns_), dj);
-  // d_j -= y_r a_rj over the rows with y_r != 0 in order, two rows per pass.
-  int nz = 0;
-  for (int r = 0; r < m_; ++r)
-    if (ydual_[static_cast<size_t>(r)] != 0.0) nz_[static_cast<size_t>(nz++)] = r;
-  int e = 0;
-  for (; e + 2 <= nz; e += 2) {
-    const int r0 = nz_[static_cast<size_t>(e)], r1 = nz_[static_cast<size_t>(e) + 1];
-    const double y0 = ydual_[static_cast<size_t>(r0)], y1 = ydual_[static_cast<size_t>(r1)];
-    const double *a0 = row(r0), *a1 = row(r1);
-    for (int j = 0; j < ns_; ++j) dj[j] = (dj[j] - y0 * a0[j]) - y1 * a1[j];
-  }
-  if (e < nz) {
-    const int r = nz_[static_cast<size_t>(e)];
-    const double yr = ydual_[static_cast<size_t>(r)];
-    const double* a = row(r);
-    for (int j = 0; j < ns_; ++j) dj[j] -= yr * a[j];
-  }
+  // d_j -= y_r a_rj, as d_j + (-y_r) a_rj (the same bits).
+  for (int r = 0; r < m_; ++r) rho_[static_cast<size_t>(r)] = -ydual_[static_cast<size_t>(r)];
+  add_rows(rho_.data(), dj);
   for (int r = 0; r < m_; ++r) dj[ns_ + r] = ydual_[static_cast<size_t>(r)];
   for (size_t i = 0; i < M; ++i) dj[head_[i]] = 0.0;
 }
@@ -853,28 +840,33 @@ Loop DenseSimplexGlmo::dual_loop(long& pivots) {
   }
 }
 
+// out_j += sum_i coef_i a_ij (structural j) over the rows with coef_i != 0 in order, two rows
+// per pass: each out_j one fixed order of operations.
+void DenseSimplexGlmo::add_rows(const double* coef, double* out) {
+  int nz = 0;
+  for (int i = 0; i < m_; ++i)
+    if (coef[i] != 0.0) nz_[static_cast<size_t>(nz++)] = i;
+  int e = 0;
+  for (; e + 2 <= nz; e += 2) {
+    const int i0 = nz_[static_cast<size_t>(e)], i1 = nz_[static_cast<size_t>(e) + 1];
+    const double c0 = coef[i0], c1 = coef[i1];
+    const double *a0 = row(i0), *a1 = row(i1);
+    for (int j = 0; j < ns_; ++j) out[j] = (out[j] + c0 * a0[j]) + c1 * a1[j];
+  }
+  if (e < nz) {
+    const int i = nz_[static_cast<size_t>(e)];
+    const double ci = coef[i];
+    const double* a = row(i);
+    for (int j = 0; j < ns_; ++j) out[j] += ci * a[j];
+  }
+}
+
 // The pivot row: alpha_j = rho^T a_j, rho = row r of Binv.
 void DenseSimplexGlmo::compute_pivot_row(int r) {
   std::copy_n(inv_.row(r), static_cast<size_t>(m_), rho_.data());
   double* alpha = alpha_.data();
   std::fill_n(alpha, static_cast<size_t>(ns_), 0.0);
-  // alpha_j += rho_i a_ij over the rows with rho_i != 0 in order, two rows per pass.
-  int nz = 0;
-  for (int i = 0; i < m_; ++i)
-    if (rho_[static_cast<size_t>(i)] != 0.0) nz_[static_cast<size_t>(nz++)] = i;
-  int e = 0;
-  for (; e + 2 <= nz; e += 2) {
-    const int i0 = nz_[static_cast<size_t>(e)], i1 = nz_[static_cast<size_t>(e) + 1];
-    const double r0 = rho_[static_cast<size_t>(i0)], r1 = rho_[static_cast<size_t>(i1)];
-    const double *a0 = row(i0), *a1 = row(i1);
-    for (int j = 0; j < ns_; ++j) alpha[j] = (alpha[j] + r0 * a0[j]) + r1 * a1[j];
-  }
-  if (e < nz) {
-    const int i = nz_[static_cast<size_t>(e)];
-    const double ri = rho_[static_cast<size_t>(i)];
-    const double* a = row(i);
-    for (int j = 0; j < ns_; ++j) alpha[j] += ri * a[j];
-  }
+  add_rows(rho_.data(), alpha);
   for (int i = 0; i < m_; ++i) alpha[ns_ + i] = -rho_[static_cast<size_t>(i)];
 }
 

@@ -347,32 +347,19 @@ void MaxL1Glmo::column(int c, double* a) const {
   }
 }
 
-// The basis matrix B written straight from the basic columns and factorized by the LP engine's
-// dense LU (plugins/lp/factorization.hpp). False when a pivot is below kSet.singular_tol times the
+// The basis matrix B written from the basic columns and factorized by the LP engine's dense LU
+// (plugins/lp/factorization.hpp). False when a pivot is below kSet.singular_tol times the
 // largest entry of its column of B (every column has an entry of magnitude 1, so that is at
 // least 1).
 bool MaxL1Glmo::factorize() {
-  const int m = m_;
-  const size_t M = static_cast<size_t>(m), D = static_cast<size_t>(d_);
-  double* a = lu_.clear_matrix(m);
-  for (int c = 0; c < m; ++c) {
-    const int col = head_[static_cast<size_t>(c)];
+  const size_t M = static_cast<size_t>(m_);
+  double* a = lu_.clear_matrix(m_);
+  for (int c = 0; c < m_; ++c) {
+    column(head_[static_cast<size_t>(c)], col_.data());
     double big = 1.0;
-    if (col < 2 * d_) {
-      const double* v = V_->data() + (col < d_ ? col : col - d_);  // row-major V: column j strided by d
-      const double sign = col < d_ ? -1.0 : 1.0;
-      for (int i = 0; i < n_; ++i) {
-        const double e = v[static_cast<size_t>(i) * D];
-        a[static_cast<size_t>(i) * M + static_cast<size_t>(c)] = sign * e;
-        big = std::max(big, std::abs(e));
-      }
-      a[static_cast<size_t>(n_) * M + static_cast<size_t>(c)] = 1.0;
-    } else if (col < 2 * d_ + n_) {
-      a[static_cast<size_t>(col - 2 * d_) * M + static_cast<size_t>(c)] = -1.0;
-    } else if (col == 2 * d_ + n_) {
-      a[static_cast<size_t>(n_) * M + static_cast<size_t>(c)] = 1.0;
-    } else {
-      for (int i = 0; i < n_; ++i) a[static_cast<size_t>(i) * M + static_cast<size_t>(c)] = 1.0;
+    for (int i = 0; i < m_; ++i) {
+      a[static_cast<size_t>(i) * M + static_cast<size_t>(c)] = col_[static_cast<size_t>(i)];
+      big = std::max(big, std::abs(col_[static_cast<size_t>(i)]));
     }
     colmax_[static_cast<size_t>(c)] = big;
   }

@@ -373,6 +373,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   void factor();
   void ftran(int j);          // alpha_ = B^{-1} M_j, by slot (= dual row)
   void btran(const double* cb);  // pi_ from the basic costs by slot
+  void basic_rhs();
   void recompute_basics();
   bool set_basic_costs();
   void price(bool phase1);
@@ -756,8 +757,8 @@ void ScenarioDualGlmo::btran(const double* cb) {
   unit_lu_.btran(pi_.data());
 }
 
-// x_B = B^{-1} (b - N x_N).
-void ScenarioDualGlmo::recompute_basics() {
+// rhs_ = b - N x_N, by row.
+void ScenarioDualGlmo::basic_rhs() {
   for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] = b_[static_cast<size_t>(q)];
   for (int j = 0; j < 2 * D_; ++j)
     if (pos_[static_cast<size_t>(j)] < 0) rhs_[static_cast<size_t>(unit_row(j))] -= xv_[static_cast<size_t>(j)];
@@ -767,6 +768,11 @@ void ScenarioDualGlmo::recompute_basics() {
     const double* col = lam_col(j);
     for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] -= col[q] * v;
   }
+}
+
+// x_B = B^{-1} (b - N x_N), through the LU of D_R.
+void ScenarioDualGlmo::recompute_basics() {
+  basic_rhs();
   unit_lu_.ftran(rhs_.data());
   for (int q = 0; q < D_; ++q) xv_[static_cast<size_t>(head_[static_cast<size_t>(q)])] = rhs_[static_cast<size_t>(q)];
 }
@@ -1036,17 +1042,9 @@ void ScenarioDualGlmo::dse_weights() {
   kern::sum_squares(static_cast<size_t>(D_), D_, binv_cols_.data(), dse_w_.data());
 }
 
-// x_B = B^{-1} (b - N x_N).
+// x_B = B^{-1} (b - N x_N), through the explicit inverse.
 void ScenarioDualGlmo::recompute_xb() {
-  for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] = b_[static_cast<size_t>(q)];
-  for (int j = 0; j < 2 * D_; ++j)
-    if (pos_[static_cast<size_t>(j)] < 0) rhs_[static_cast<size_t>(unit_row(j))] -= xv_[static_cast<size_t>(j)];
-  for (int j = 2 * D_; j < nv_; ++j) {
-    const double v = xv_[static_cast<size_t>(j)];
-    if (pos_[static_cast<size_t>(j)] >= 0 || v == 0.0) continue;
-    const double* col = lam_col(j);
-    for (int q = 0; q < D_; ++q) rhs_[static_cast<size_t>(q)] -= col[q] * v;
-  }
+  basic_rhs();
   ftran_binv(rhs_.data(), wk_.data());
   for (int s = 0; s < D_; ++s) xv_[static_cast<size_t>(head_[static_cast<size_t>(s)])] = wk_[static_cast<size_t>(s)];
 }
