@@ -53,6 +53,16 @@ inline std::string input_error(const std::function<void()>& f) {
   return "(no InputError)";
 }
 
+/// The message of the exception (any std::exception) that f throws, or "(no error)".
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::exception& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
 /// A fresh folder under the system temp dir (one per object: the process id and a counter name
 /// it), removed with everything in it when the object goes.
 struct TempDir {

@@ -30,15 +30,6 @@ using namespace scfw::test;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 // ---------------------------------------------------------------------------------------------
 // Test-only outer functions and domains whose models are wrong in one way each.
 

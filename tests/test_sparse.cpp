@@ -30,15 +30,6 @@ using nlohmann::json;
 
 namespace {
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 /// A random 5 x 9 pattern with a few empty rows, and its values.
 Jacobian random_sparse(std::mt19937_64& rng) {
   std::vector<std::int64_t> rs{0};
