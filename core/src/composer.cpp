@@ -563,6 +563,13 @@ Composition compose(const Registry& registry, const json& doc, const std::string
   if (!doc.is_object())
     throw InputError(src + ": expected an object at the top level, got " + article(doc.type_name()) + " " +
                      doc.type_name());
+  // An experiment file (scfw compare's input) names its methods and seeds; the unknown-key
+  // message would send its author looking for a typo.
+  for (const char* key : {"methods", "seeds"})
+    if (doc.contains(key))
+      input_error(src, child("", key),
+                  "an experiment file's key: `scfw compare` runs experiment files (scfw.compare in Python); "
+                  "`scfw run` takes a problem file, without \"methods\" or \"seeds\"");
   for (const auto& [key, v] : doc.items()) {
     if (std::find(kTopLevelKeys.begin(), kTopLevelKeys.end(), key) != kTopLevelKeys.end()) continue;
     const std::string guess = did_you_mean(key, kTopLevelKeys);

@@ -211,4 +211,9 @@ print(json.dumps({'oracle': {'plugin': 'least_squares_tasks', 'synthetic': {'tas
 run "$SCFW" validate longkey.json
 expect_rc 2 "a 100 000-byte unknown key"
 expect_stderr "error: longkey.json: /outer/qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq... (100001 bytes): unknown parameter of max; it takes no parameters" "a 100 000-byte unknown key"
+# An experiment file given to `scfw run`: pointed to compare, not to a typo.
+printf '{ "name": "e", "oracle": { "plugin": "least_squares_tasks" }, "outer": { "plugin": "max" },\n  "domain": { "plugin": "l1_ball" }, "methods": [ { "label": "a" } ], "seeds": [1] }\n' >experiment.json
+run "$SCFW" run experiment.json
+expect_rc 2 "an experiment file to run"
+expect_stderr "error: experiment.json: /methods: an experiment file's key: \`scfw compare\` runs experiment files (scfw.compare in Python); \`scfw run\` takes a problem file, without \"methods\" or \"seeds\"" "an experiment file to run"
 echo "cli_input_errors: ok"
