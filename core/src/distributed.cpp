@@ -43,9 +43,9 @@ extern "C" void rank_order_sum(void* in, void* inout, int* len, MPI_Datatype*) {
   for (int i = 0; i < *len; ++i) b[i] = a[i] + b[i];
 }
 MPI_Op g_sum_op = MPI_OP_NULL;
-#endif
 
-/// An exception as one string: its kind (I: InputError, E: anything else) and its message.
+/// An exception as one string, for the other ranks: its kind (I: InputError, E: anything else)
+/// and its message.
 std::string encode(std::exception_ptr e) {
   if (!e) return {};
   try {
@@ -58,6 +58,7 @@ std::string encode(std::exception_ptr e) {
     return "Ean exception that is not a std::exception";
   }
 }
+#endif
 
 std::atomic<bool> g_agreed{false};
 
