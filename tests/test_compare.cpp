@@ -10,6 +10,7 @@
 #include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -197,6 +198,31 @@ TEST_CASE("1 and 2 workers give bitwise identical summaries; summary.csv matches
   }
   CHECK(fs::exists(o1.out / "plot" / "gap_K120.dat"));
   CHECK(fs::exists(o1.out / "plot" / "rate.dat"));
+
+  // The printed table: the objective beside the gap, the mean of the runs' final objectives
+  // (the traces' last rows, 12 significant digits) to 6 digits.
+  std::istringstream table(scfw::format_compare_table(r1));
+  std::string line;
+  std::getline(table, line);
+  CHECK(line.rfind("METHOD", 0) == 0);
+  CHECK(line.find("RUNS  OBJECTIVE (mean)  FINAL GAP (mean +- std)") != std::string::npos);
+  for (const auto& row : r1.rows) {
+    REQUIRE(std::getline(table, line));
+    double sum = 0;
+    int count = 0;
+    for (const auto& run : r1.runs)
+      if (e.methods[run.method].label == row.label && run.K == row.K) {
+        sum += std::stod(read_csv(o1.out / run.trace).back().at("objective"));
+        ++count;
+      }
+    REQUIRE(count == 3);
+    CHECK(row.objective_mean == doctest::Approx(sum / count).epsilon(1e-10));
+    char objective[32];
+    std::snprintf(objective, sizeof objective, "%.6g", row.objective_mean);
+    const std::string prefix = row.label;
+    CHECK(line.rfind(prefix, 0) == 0);
+    CHECK(line.find("  " + std::string(objective) + "  ") != std::string::npos);
+  }
 }
 
 TEST_CASE("a run document: K expressions evaluated, report every ceil(K / points)") {
