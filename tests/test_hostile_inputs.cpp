@@ -192,8 +192,8 @@ TEST_CASE("excerpt and show: C1 controls and the line separators are control cha
   for (int i = 0; i < 9; ++i) shown += "\\u007f";
   CHECK(scfw::diagnostics::show(json(std::string(100, '\x7f'))) == "\"" + shown + "\\u...");
   const std::string e = "\xC3\xA9";  // a two-byte letter
-  CHECK(scfw::diagnostics::show(json(std::string(53, 'a') + e + e + "zzzz")) == "\"" + std::string(53, 'a') + e + "...");
-  CHECK(scfw::diagnostics::show(json(std::string(56, 'a') + e + e)) == "\"" + std::string(56, 'a') + "...");
+  CHECK(scfw::diagnostics::show(json(std::string(53, 'a') + e + e + "zzzz")) == std::string("\"").append(53, 'a') + e + "...");
+  CHECK(scfw::diagnostics::show(json(std::string(56, 'a') + e + e)) == std::string("\"").append(56, 'a') + "...");
 }
 
 TEST_CASE("problem files: the token a syntax error quotes is cut and shows no control character") {

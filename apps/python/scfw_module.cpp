@@ -243,7 +243,7 @@ py::object draws(const py::object& size, Draw draw) {
   py::array_t<double> out(n);
   double* p = out.mutable_data();
   for (py::ssize_t i = 0; i < n; ++i) p[i] = draw();
-  return std::move(out);
+  return out;
 }
 
 /// Python's error indicator into the solve's slot; an scfw::Error naming the plugin and method.
@@ -875,7 +875,7 @@ PYBIND11_MODULE(_scfw, m) {
              const auto n = size.cast<py::ssize_t>();
              py::array_t<std::int64_t> out(n);
              for (py::ssize_t i = 0; i < n; ++i) out.mutable_data()[i] = pick(r.get());
-             return std::move(out);
+             return out;
            }, py::arg("low"), py::arg("high"), py::arg("size") = py::none(),
            "integers in [low, high), drawn as std::uniform_int_distribution<int64_t>(low, high - 1) on the run's engine")
       .def("uniform", [](const RngView& r, double low, double high, const py::object& size) {

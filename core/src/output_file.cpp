@@ -136,7 +136,10 @@ OutputFile::OutputFile(const fs::path& target, const std::string& what) : std::o
     fs::create_directories(folder, ec);
     if (ec) throw Error(fail + " (" + ec.message() + ")");
   }
-  std::string name = (folder / ("." + resolved_.filename().string() + ".XXXXXX")).string();
+  std::string leaf = ".";
+  leaf += resolved_.filename().string();
+  leaf += ".XXXXXX";
+  std::string name = (folder / leaf).string();
   const int fd = ::mkostemp(name.data(), O_CLOEXEC);
   if (fd < 0) throw Error(fail + reason_of(errno));
   temp_ = name;

@@ -143,8 +143,13 @@ bool lp_fine(const M& m) {
   return lp_fine(m.data(), static_cast<long>(m.size()));
 }
 [[noreturn]] void bad_entry(const char* glmo, const char* what, double v, long i, long j) {
-  std::string at = std::string(what) + "[" + std::to_string(i);
-  if (j >= 0) at += "," + std::to_string(j);
+  std::string at = what;  // appended to, not concatenated: GCC 12 warns (-Wrestrict) on "x" + string
+  at += '[';
+  at += std::to_string(i);
+  if (j >= 0) {
+    at += ',';
+    at += std::to_string(j);
+  }
   throw scfw::Error(std::string(glmo) + ": solve() got " + at + "] = " + scfw::format_number(v) +
                     "; LP entries must be finite and at most " + scfw::format_number(kLpLimit) +
                     " in magnitude");

@@ -196,7 +196,7 @@ void check_message(const char* target, const std::vector<std::string>& files, co
     // readers' messages in full.
     if (what.empty() || what[0] != '/' || what.find(": ") == std::string::npos)
       finding(target, "the message does not start with a file's path", what);
-    file = "*";
+    file.push_back('*');  // (file is empty here)
     rest = std::string_view(what).substr(what.find(": "));
   } else if (any_data_file) {
     file = main_file;

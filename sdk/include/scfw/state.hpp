@@ -45,7 +45,8 @@ template <class T>
 std::string type_tag() {
   static_assert(std::is_arithmetic_v<T>, "state blocks hold arithmetic values");
   std::string t = std::is_floating_point_v<T> ? "f" : (std::is_signed_v<T> ? "i" : "u");
-  return t + std::to_string(8 * sizeof(T));
+  t += std::to_string(8 * sizeof(T));
+  return t;
 }
 /// A value for a message: integers exactly, floating point to 17 digits.
 template <class T>

@@ -93,7 +93,7 @@ fs::path find_program(const std::string& program) {
   for (;;) {
     const size_t colon = dirs.find(':', start);
     std::string dir = dirs.substr(start, colon == std::string::npos ? std::string::npos : colon - start);
-    if (dir.empty()) dir = ".";  // an empty entry is the current directory
+    if (dir.empty()) dir.push_back('.');  // an empty entry is the current directory
     const fs::path candidate = fs::path(dir) / program;
     if (executable(candidate)) return candidate;
     if (colon == std::string::npos) return {};
