@@ -13,10 +13,12 @@
 # python3-matplotlib: its example (examples/python/cvar_portfolio.py), run by the tests.
 packages=(g++ make cmake pkg-config libboost-dev libboost-program-options-dev libeigen3-dev
           coinor-libclp-dev nlohmann-json3-dev doctest-dev python3 gnuplot-nox
-          python3-dev pybind11-dev python3-numpy python3-matplotlib
-          libopenmpi-dev openmpi-bin libboost-mpi-dev)  # MPI: docs/scaling.md
+          python3-dev pybind11-dev python3-numpy python3-matplotlib)
+# Optional: MPI (docs/scaling.md). Without them scfw builds and runs as one process.
+optional_packages=(libopenmpi-dev openmpi-bin libboost-mpi-dev)
 source .ci/packages.sh
 ensure_packages scfw "${packages[@]}"
+offer_packages scfw "${optional_packages[@]}"
 
 build_target=${build_target:-all}
 build_jobs=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}

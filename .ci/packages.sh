@@ -3,13 +3,19 @@
 # installs those of PACKAGE... that dpkg does not list (one `apt-get update`, then
 # `apt-get install -y`) when run as root; otherwise prints the command to run and exits with 1.
 # NAME starts the messages ("scfw: installing ...").
-ensure_packages() {
-  local name=$1 p
-  shift
-  local missing=()
+# missing_packages PACKAGE...: sets the array `missing` to those of PACKAGE... dpkg does not list.
+missing_packages() {
+  local p
+  missing=()
   for p in "$@"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
+}
+
+ensure_packages() {
+  local name=$1 missing
+  shift
+  missing_packages "$@"
   [[ ${#missing[@]} -eq 0 ]] && return 0
   if [[ $(id -u) -eq 0 ]]; then
     echo "$name: installing ${missing[*]}" >&2
@@ -20,4 +26,24 @@ ensure_packages() {
     echo "sudo apt-get install -y ${missing[*]}" >&2
     exit 1
   fi
+}
+
+# offer_packages NAME PACKAGE...: the optional ones (MPI). As root, installs those missing and
+# goes on with a warning when that fails; otherwise prints the command and goes on. scfw builds
+# without them (CMake leaves the feature out).
+offer_packages() {
+  local name=$1 missing
+  shift
+  missing_packages "$@"
+  [[ ${#missing[@]} -eq 0 ]] && return 0
+  if [[ $(id -u) -eq 0 ]]; then
+    echo "$name: installing the optional ${missing[*]}" >&2
+    if ! (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"); then
+      echo "$name: could not install ${missing[*]}; building without them" >&2
+    fi
+  else
+    echo "$name: optional Debian packages missing (building without them); to add them:" >&2
+    echo "sudo apt-get install -y ${missing[*]}" >&2
+  fi
+  return 0
 }

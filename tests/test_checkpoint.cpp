@@ -198,8 +198,8 @@ TEST_CASE("every tracker, and a polytope's warm LMO under column generation, res
 
 TEST_CASE("long runs resume bit for bit at three points, with every GLMO, clp included") {
   // Every example at 2,000 iterations (matrix_completion, whose GLMO is an SVD per step, at
-  // 400; dro_chi2 runs clp with its outer-approximation cuts, minimax_synthetic clp on an l1
-  // ball), and clp on a polytope, resumed at three points: early, between reports, and late.
+  // 400; dro_chi2 runs clp with its outer-approximation cuts, fairness clp on an l1 ball), and
+  // clp on a polytope, resumed at three points: early, between reports, and late.
   // The warm GLMOs carry a basis and Clp's own state across thousands of re-solves; with only
   // Clp's random seed saved (not its last bad iteration), dro_chi2 resumed at 1000 and 1787
   // ended with another y_K.
@@ -553,6 +553,7 @@ TEST_CASE("a plugin's load_state refuses a state it could not have saved, naming
     CHECK_NOTHROW(restore_components(f, good, c4));
   }
   SUBCASE("clp: a dual bound of 1e300 (it crashed inside Clp)") {
+    doc["glmo"] = {{"plugin", "clp"}};
     run_until(doc, 25, file);
     Checkpoint ck = read_checkpoint(file);
     ck.algorithm_glmo = with_block_hex(ck.algorithm_glmo, "clp_bounds", 0, hex_of(1e300));

@@ -646,6 +646,21 @@ int cmd_describe(const std::vector<std::string>& args) {
   load_plugins(registry, plugin_paths(vm));
 
   auto found = registry.find_any_kind(name);
+  if (found.empty() && name == "product") {
+    // Composed by the host from factor blocks (core/src/composer.cpp), not a plugin.
+    std::cout << "product (domain, JSON block \"domain\")\n";
+    print_table(std::cout,
+                {{"summary", "X = X_1 x ... x X_p, the factor domains side by side in the order given"},
+                 {"library", "host (composed by scfw itself; no plugin file)"}},
+                "  ");
+    std::cout << "  parameters:\n";
+    print_table(std::cout,
+                {{"NAME", "TYPE", "DEFAULT", "RANGE", "DOC"},
+                 {"factors", "array", "-", "length >= 1",
+                  "the factor domains, each a domain block {\"plugin\": NAME, ...} with its own \"dim\""}},
+                "    ");
+    return kExitOk;
+  }
   if (found.empty()) {
     std::vector<std::string> names;
     for (const auto& c : registry.components()) names.push_back(c.info.name);

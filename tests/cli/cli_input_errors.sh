@@ -84,6 +84,12 @@ expect_rc 0 "describe l1_ball"
 expect_contains "$OUT" "l1_ball (domain" "describe l1_ball"
 grep -Eq '^ +radius +number +1 +\(0, 1e10\] +radius' <<<"$OUT" || fail "describe l1_ball: no radius row in:
 $OUT"
+# product is composed by the host, not a plugin: describe still answers, with its one parameter.
+run "$SCFW" describe product
+expect_rc 0 "describe product"
+expect_contains "$OUT" 'product (domain, JSON block "domain")' "describe product"
+grep -Eq '^ +factors +array +- +length >= 1 +the factor domains' <<<"$OUT" || fail "describe product: no factors row in:
+$OUT"
 # Hostile inputs (issue #12): a problem path that is a folder or a device, a file over 64 MiB,
 # a price CSV without its header row, and compare --check with an output folder that cannot be
 # created (nothing is left behind).

@@ -70,8 +70,8 @@ void register_components(scfw::Registrar& r) {
                 "F(u, x) = y0 + 1/((1-alpha) n) sum_i max(0, u_i - y0) with y0 = x_last: Rockafellar-Uryasev CVaR "
                 "(Task 2)",
                 {scfw::ParamSpec::number("alpha",
-                                         "confidence level; the tail fraction is 1 - alpha (paper: 0.95), at "
-                                         "least 1e-6 (the LP weight 1/((1-alpha) n) stays finite)")
+                                         "confidence level; the tail fraction 1 - alpha (paper: alpha = 0.95) is "
+                                         "at least 1e-6, so the LP weight 1/((1-alpha) n) stays finite")
                      .at_least(0)
                      .at_most(1 - 1e-6)
                      .def(0.95)});
