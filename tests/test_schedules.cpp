@@ -134,3 +134,39 @@ TEST_CASE("constant: fixed steps and their range") {
   CHECK(input_error("constant", with("gamma", 0)) == "<input>: /gamma: expected a number in (0, 1], got 0");
   CHECK(input_error("constant", with("rho", 1.5)) == "<input>: /rho: expected a number in (0, 1], got 1.5");
 }
+
+TEST_CASE("anytime: Theorem 1's exponents in k + k0, no K") {
+  // Own derivation of k0 at r = 2: b = r/(3r-2) = 1/2, q = b(r-1) = 1/2, (4q)^(1/(1-b)) = 2^2 = 4,
+  // so k0 = 4 + 2 = 6, and the induction's condition 2 q k0^(b-1) <= 1/2 holds.
+  CHECK(2 * 0.5 * std::pow(6.0, 0.5 - 1) <= 0.5);
+  auto s = schedule("anytime");
+  // gamma_k = (k+6)^-3/4, beta_k = rho_k = (k+6)^-1/2: k = 10 gives 16^-3/4 = 1/8 and 1/4,
+  // k = 250 gives 256^-3/4 = 1/64 and 1/16, whatever K is.
+  CHECK(s->at(10, 11).gamma == Approx(0.125).epsilon(1e-15));
+  CHECK(s->at(10, 200000).gamma == s->at(10, 11).gamma);
+  CHECK(s->at(10, 11).beta == Approx(0.25).epsilon(1e-15));
+  CHECK(s->at(10, 11).rho == s->at(10, 11).beta);
+  CHECK(s->at(250, 1000).gamma == Approx(1.0 / 64).epsilon(1e-15));
+  CHECK(s->at(250, 1000).beta == Approx(1.0 / 16).epsilon(1e-15));
+  // Decreasing in k, every step in (0, 1].
+  for (long k = 0; k < 2000; ++k) {
+    const auto a = s->at(k, 1), b = s->at(k + 1, 1);
+    REQUIRE(b.gamma < a.gamma);
+    REQUIRE(b.beta < a.beta);
+    REQUIRE(a.gamma <= 1.0);
+    REQUIRE(a.beta <= 1.0);
+  }
+  CHECK(s->describe(5) == "anytime (r = 2): gamma_k = (k+6)^-3/4, beta_k = rho_k = (k+6)^-1/2 (no K: gamma_0 = 0.261, "
+                          "beta_0 = 0.408)");
+
+  // r = 1.5: a = 4/5, b = 3/5, q = 3/10, (6/5)^(5/2) = 1.58, so k0 = 4; k = 28 gives 32^-4/5 = 1/16
+  // and 32^-3/5 = 1/8.
+  auto s15 = schedule("anytime", with("r", 1.5));
+  CHECK(s15->at(28, 29).gamma == Approx(1.0 / 16).epsilon(1e-14));
+  CHECK(s15->at(28, 29).beta == Approx(1.0 / 8).epsilon(1e-14));
+  // An explicit k0: k = 0 with k0 = 1 takes full steps.
+  auto s1 = schedule("anytime", with("k0", 1));
+  CHECK(s1->at(0, 100).gamma == 1.0);
+  CHECK(s1->at(0, 100).beta == 1.0);
+  CHECK(input_error("anytime", with("k0", 0)) == "<input>: /k0: expected an integer >= 1, got 0");
+}

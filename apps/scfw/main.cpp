@@ -529,8 +529,11 @@ int cmd_run(const std::vector<std::string>& args) {
   const bool json_to_stdout = outputs.summary_json == "-";  // stdout is the JSON then
   if (json_to_stdout || quiet_rank) {
     // the JSON summary, written below, is all that goes to stdout
-  } else if (quiet) std::cout << summary.brief() << '\n';
-  else {
+  } else if (quiet) {
+    std::cout << summary.brief() << '\n';
+    for (const auto& note : summary.notes)  // the full summary prints them among its notes
+      if (note.starts_with("warning: ")) std::cerr << "scfw: " << note << '\n';
+  } else {
     // What ran, then how it went.
     const scfw::Problem& problem = composed.problem;
     std::cout << "problem         " << problem.name << " (seed " << options.seed << ")\n";

@@ -213,6 +213,32 @@ class Run {
     return true;
   }
 
+  /// A stopping rule (time limit, gap tolerance) that ends the run before half of K leaves the
+  /// iterate after steps sized for K when the schedule's steps depend on K: the summary warns and
+  /// names the schedule that does not (docs/formulations.md, "Anytime steps"). Whether they
+  /// depend on K is asked of the schedule itself, at the last step taken, for K and for the
+  /// iterations run.
+  void warn_early_stop(const Schedule& schedule) {
+    if (summary_.status != Status::TimeLimit && summary_.status != Status::GapTolerance) return;
+    const long k = state.done;
+    if (k < 1 || 2 * k >= K_) return;
+    Steps for_K, for_k;
+    try {
+      for_K = schedule.at(k - 1, K_);
+      for_k = schedule.at(k - 1, k);
+    } catch (...) {
+      return;  // a probe for a warning never fails a run that ended well
+    }
+    if (for_K.gamma == for_k.gamma && for_K.beta == for_k.beta && for_K.rho == for_k.rho) return;
+    std::ostringstream w;
+    w << "warning: the " << (summary_.status == Status::TimeLimit ? "time limit" : "gap tolerance")
+      << " ended the run after " << k << " of K = " << K_ << " iterations (under half of K) with steps sized for K ("
+      << "gamma = " << format_as("%.3g", for_K.gamma) << " where a run of " << k << " iterations takes "
+      << format_as("%.3g", for_k.gamma) << "); with a stopping rule use the \"anytime\" schedule, whose steps do "
+      << "not depend on K, or a K the run can reach";
+    summary_.notes.push_back(w.str());
+  }
+
   /// The summary, as every callback's on_end sees it.
   Summary finish() {
     Summary& s = summary_;
@@ -373,6 +399,7 @@ Summary Solver::run() {
     if (run.end_of_iteration(steps, r)) break;
   }
   if (run.report_at_stop()) run.report_gap();
+  run.warn_early_stop(schedule);
   return run.finish();
 }
 
