@@ -118,6 +118,16 @@ TEST_CASE("portfolio_returns: a folder, a file without its header row, returns t
   CHECK(make_error<scfw::Oracle>("portfolio_returns", {{"file", headless}, {"groups", 1}}) ==
         headless + ":1: expected a header row date,<asset>,..., got a row of numbers (\"2020-01-02,101.5,20\")");
 
+  // No date column: the first asset's prices stood where the date is read, and were dropped.
+  const std::string dateless = dir.write("dateless.csv", "AAL,AAPL\n14.75,67.85\n14.46,68.56\n14.6,69\n");
+  CHECK(make_error<scfw::Oracle>("portfolio_returns", {{"file", dateless}, {"groups", 1}}) ==
+        dateless + ":2: column 1 (AAL) holds a number (\"14.75\") where the date is read, so that asset would be "
+                   "dropped: add a first column of dates (date,AAL,...), or name the column \"date\" if its numbers "
+                   "are dates");
+  // Dates written as numbers under a header that says so are dates.
+  const std::string numeric_dates = dir.write("numeric_dates.csv", "Date,A,B\n20200102,1,2\n20200103,2,3\n20200106,3,4\n");
+  CHECK(make_error<scfw::Oracle>("portfolio_returns", {{"file", numeric_dates}, {"groups", 1}}) == "(no InputError)");
+
   const std::string overflow = dir.write("overflow.csv", "date,A,B\nd1,1,1e-300\nd2,2,1e300\nd3,3,1\n");
   CHECK(make_error<scfw::Oracle>("portfolio_returns", {{"file", overflow}, {"groups", 1}}) ==
         overflow + ":3: column 3 (B): the return p_t / p_{t-1} - 1 overflows (1e+300 after 1e-300)");

@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <exception>
 #include <cmath>
 #include <cstdint>
@@ -143,6 +144,12 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
   const std::vector<std::string> header = split_csv(scfw::trim_field(line));
   if (header.size() < 2) throw scfw::InputError(path + ":1: the header has no asset column (expected date,<asset>,...)");
   const size_t A = header.size() - 1;
+  // "date", "Date", "timestamp", "trading_day": a header that calls the first column a date.
+  const auto names_a_date = [](std::string c) {
+    std::transform(c.begin(), c.end(), c.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    return c.find("date") != std::string::npos || c.find("time") != std::string::npos ||
+           c.find("day") != std::string::npos;
+  };
   // A file without its header row would lose its first day and name the assets by numbers.
   const auto is_number = [](const std::string& c) {
     std::size_t used = 0;
@@ -173,6 +180,15 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
     if (cells.size() != A + 1)
       throw scfw::InputError(where + "expected " + std::to_string(A + 1) + " fields (date and " + std::to_string(A) +
                              " assets), got " + std::to_string(cells.size()));
+    // The first column is skipped as the date. Numbers there, under a header that does not call
+    // the column a date or a time, are the first asset of a file without a date column: read
+    // on, its prices would be dropped without a word.
+    if (line_of.size() == 1 && is_number(scfw::trim_field(cells[0])) && !names_a_date(scfw::trim_field(header[0])))
+      throw scfw::InputError(where + "column 1 (" + scfw::excerpt(scfw::trim_field(header[0])) +
+                             ") holds a number (\"" + scfw::excerpt(scfw::trim_field(cells[0])) +
+                             "\") where the date is read, so that asset would be dropped: add a first column of "
+                             "dates (date," + scfw::excerpt(scfw::trim_field(header[0])) +
+                             ",...), or name the column \"date\" if its numbers are dates");
     for (size_t a = 1; a <= A; ++a) {
       const std::string c = scfw::trim_field(cells[a]);
       double v = 0.0;
