@@ -121,9 +121,8 @@ TEST_CASE("portfolio_returns: a folder, a file without its header row, returns t
   // No date column: the first asset's prices stood where the date is read, and were dropped.
   const std::string dateless = dir.write("dateless.csv", "AAL,AAPL\n14.75,67.85\n14.46,68.56\n14.6,69\n");
   CHECK(make_error<scfw::Oracle>("portfolio_returns", {{"file", dateless}, {"groups", 1}}) ==
-        dateless + ":2: column 1 (AAL) holds a number (\"14.75\") where the date is read, so that asset would be "
-                   "dropped: add a first column of dates (date,AAL,...), or name the column \"date\" if its numbers "
-                   "are dates");
+        dateless + ":2: column 1 (AAL) holds a number (\"14.75\") where the date is read, and that asset would be "
+                   "dropped: put a column of dates first, or name the column \"date\" if it holds dates");
   // Dates written as numbers under a header that says so are dates.
   const std::string numeric_dates = dir.write("numeric_dates.csv", "Date,A,B\n20200102,1,2\n20200103,2,3\n20200106,3,4\n");
   CHECK(make_error<scfw::Oracle>("portfolio_returns", {{"file", numeric_dates}, {"groups", 1}}) == "(no InputError)");

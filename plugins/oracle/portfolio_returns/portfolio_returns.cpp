@@ -186,9 +186,8 @@ RowMat read_file(const std::string& path, bool prices, std::vector<std::string>&
     if (line_of.size() == 1 && is_number(scfw::trim_field(cells[0])) && !names_a_date(scfw::trim_field(header[0])))
       throw scfw::InputError(where + "column 1 (" + scfw::excerpt(scfw::trim_field(header[0])) +
                              ") holds a number (\"" + scfw::excerpt(scfw::trim_field(cells[0])) +
-                             "\") where the date is read, so that asset would be dropped: add a first column of "
-                             "dates (date," + scfw::excerpt(scfw::trim_field(header[0])) +
-                             ",...), or name the column \"date\" if its numbers are dates");
+                             "\") where the date is read, and that asset would be dropped: put a column of dates "
+                             "first, or name the column \"date\" if it holds dates");
     for (size_t a = 1; a <= A; ++a) {
       const std::string c = scfw::trim_field(cells[a]);
       double v = 0.0;
