@@ -12,6 +12,13 @@ missing_packages() {
   done
 }
 
+# apt_update_once: `apt-get update` at most once per shell, however many of the functions
+# below install something.
+apt_update_once() {
+  [[ -n ${scfw_apt_updated:-} ]] && return 0
+  apt-get update && scfw_apt_updated=1
+}
+
 ensure_packages() {
   local name=$1 missing
   shift
@@ -19,7 +26,7 @@ ensure_packages() {
   [[ ${#missing[@]} -eq 0 ]] && return 0
   if [[ $(id -u) -eq 0 ]]; then
     echo "$name: installing ${missing[*]}" >&2
-    apt-get update
+    apt_update_once
     DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"
   else
     echo "$name: missing Debian packages; install them with:" >&2
@@ -38,7 +45,7 @@ offer_packages() {
   [[ ${#missing[@]} -eq 0 ]] && return 0
   if [[ $(id -u) -eq 0 ]]; then
     echo "$name: installing the optional ${missing[*]}" >&2
-    if ! (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"); then
+    if ! (apt_update_once && DEBIAN_FRONTEND=noninteractive apt-get install -y "${missing[@]}"); then
       echo "$name: could not install ${missing[*]}; building without them" >&2
     fi
   else
