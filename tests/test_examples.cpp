@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <random>
 
@@ -141,4 +142,104 @@ TEST_CASE("shared data: the examples over it pass the same two checks") {
     check_glmo(p);
     check_run(p);
   }
+}
+
+namespace {
+
+/// y_K bitwise, with gap reports every `every` iterations (0: after the last only).
+Vec y_after(Composition& p, long iterations, long every) {
+  return scfw::test::run(p, p.options.seed, iterations, every).summary.y;
+}
+
+bool same_bits(const Vec& a, const Vec& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<size_t>(a.size())) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("report settings never move the iterates: every example, y_K bitwise for any report.every") {
+  // The gap reports solve over the domain with a GLMO of their own; a domain that keeps LMO state
+  // (nuclear_ball's warm vector here) gives the reports their own instance (composer.cpp).
+  for (const char* name : kExamples) {
+    CAPTURE(name);
+    Vec ys[3];
+    const long every[3] = {0, 1, 7};
+    for (int i = 0; i < 3; ++i) {
+      Composition p = load(name);
+      ys[i] = y_after(p, 40, every[i]);
+    }
+    CHECK(same_bits(ys[0], ys[1]));
+    CHECK(same_bits(ys[0], ys[2]));
+  }
+}
+
+TEST_CASE("shared data: report settings never move the iterates either") {
+  for (const char* name : kDataExamples) {
+    CAPTURE(name);
+    Vec ys[3];
+    const long every[3] = {0, 1, 7};
+    bool found = true;
+    for (int i = 0; i < 3 && found; ++i) {
+      Composition p;
+      std::string missing;
+      found = load_with_data(name, p, missing);
+      if (!found) {
+        MESSAGE("skipped: example " << std::string(name) << ": " << missing << " not found (set SCFW_DATA_DIR to the shared data folder)");
+        break;
+      }
+      ys[i] = y_after(p, 40, every[i]);
+    }
+    if (!found) continue;
+    CHECK(same_bits(ys[0], ys[1]));
+    CHECK(same_bits(ys[0], ys[2]));
+  }
+}
+
+TEST_CASE("report settings never move the iterates: polytope under column_generation") {
+  // polytope's LMO is a warm Clp solve (SavedState): the case issue 26 found, by 2.7e-14.
+  const nlohmann::json doc = nlohmann::json::parse(R"({
+    "seed": 2, "iterations": 60,
+    "oracle": {"plugin": "least_squares_tasks", "synthetic": {"tasks": 4, "dim": 6, "rows_per_task": 40, "sparsity": 3, "seed": 3}},
+    "outer": {"plugin": "max"},
+    "domain": {"plugin": "polytope",
+               "A": [-1, 0, 0, 0, 0, 0,   0, -1, 0, 0, 0, 0,   0, 0, -1, 0, 0, 0,
+                      0, 0, 0, -1, 0, 0,   0, 0, 0, 0, -1, 0,   0, 0, 0, 0, 0, -1,
+                      1, 1, 1, 1, 1, 1],
+               "b": [0, 0, 0, 0, 0, 0, 2]},
+    "glmo": {"plugin": "column_generation"},
+    "tracker": {"plugin": "momentum"}, "schedule": {"plugin": "nonconvex"}
+  })");
+  Vec ys[3];
+  const long every[3] = {0, 1, 5};
+  for (int i = 0; i < 3; ++i) {
+    Composition p = compose(scfw::test::registry(), doc, "polytope.json", SCFW_SOURCE_DIR);
+    ys[i] = y_after(p, 60, every[i]);
+  }
+  CHECK(same_bits(ys[0], ys[1]));
+  CHECK(same_bits(ys[0], ys[2]));
+}
+
+TEST_CASE("report settings never move the iterates: a domain whose LMO keeps state") {
+  // fixture_warm_lmo's inexact LMO tilts its answer towards a coordinate that moves with each
+  // call, so its answers depend on the calls before. Gap reports that called the algorithm's
+  // domain would move the next answers, and y_K with them.
+  Registry reg;
+  reg.load_directory(SCFW_PLUGIN_DIR);
+  reg.load_library(fs::path(SCFW_FIXTURE_DIR) / "composer" / "libcomposer.so");
+  const nlohmann::json doc = nlohmann::json::parse(R"({
+    "seed": 4, "iterations": 30,
+    "oracle": {"plugin": "fixture_linear_oracle", "n": 2, "d": 5},
+    "outer": {"plugin": "max"},
+    "domain": {"plugin": "fixture_warm_lmo", "dim": 5},
+    "tracker": {"plugin": "momentum"}, "schedule": {"plugin": "nonconvex"}
+  })");
+  Vec ys[3];
+  const long every[3] = {0, 1, 3};
+  for (int i = 0; i < 3; ++i) {
+    Composition p = compose(reg, doc, "warm.json", SCFW_SOURCE_DIR);
+    REQUIRE(p.method.glmo->describe().find("column") != std::string::npos);
+    ys[i] = y_after(p, 30, every[i]);
+  }
+  CHECK(same_bits(ys[0], ys[1]));
+  CHECK(same_bits(ys[0], ys[2]));
 }

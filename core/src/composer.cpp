@@ -26,6 +26,7 @@
 #include "scfw/data_file.hpp"
 #include "scfw/error.hpp"
 #include "scfw/memory.hpp"
+#include "scfw/state.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -303,10 +304,13 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   problem.domain = build_domain(b, ctx, src, &problem.plugins[2].second);
   // Later domains come from the same (already validated) blocks; the components live in the
   // Registry, which outlives every object its plugins made. A renewed domain replaces the one
-  // already charged: its charges go to no account.
-  Context renew_ctx = ctx;
-  renew_ctx.memory = Memory();
-  problem.make_domain = [b, renew_ctx, src] { return build_domain(b, renew_ctx, src, nullptr); };
+  // already charged, so its charges go to no account; the gap reports' own domain (below) is
+  // charged to the method's.
+  problem.make_domain = [b, ctx, src](MemoryAccount* account) {
+    Context c = ctx;
+    c.memory = Memory(account);
+    return build_domain(b, c, src, nullptr);
+  };
   record.move_to(problem.data_files);
   return problem;
 }
@@ -328,6 +332,62 @@ MethodBlocks resolve_method(const Registry& registry, const MethodBlock& tracker
   return b;
 }
 
+/// The GLMO of the gap reports over a domain of its own, a second instance built from the same
+/// block, for a domain that keeps LMO state between calls (Capability::SavedState or
+/// UnsavedState: a warm start, a tie-breaking rule, a basis). Shared, the gap solves would move
+/// that state and with it the algorithm's next answers, so the iterates would depend on
+/// "report": {"every"}. A checkpoint saves this domain's state with the GLMO's.
+class OwnDomainGlmo final : public Glmo {
+ public:
+  OwnDomainGlmo(std::unique_ptr<Glmo> inner, std::unique_ptr<Domain> domain)
+      : inner_(std::move(inner)), domain_(std::move(domain)) {}
+
+  Capabilities capabilities() const override {
+    Capabilities c = inner_->capabilities();
+    const Capabilities dc = domain_->capabilities();
+    if (dc.has(Capability::UnsavedState)) c |= Capability::UnsavedState;
+    else if (dc.has(Capability::SavedState)) c |= Capability::SavedState;
+    return c;
+  }
+  bool supports(const OuterFunction& outer, const Domain&, int n, int d, std::string* why) const override {
+    return inner_->supports(outer, *domain_, n, d, why);
+  }
+  void setup(const OuterFunction& outer, const Domain&, int n, int d) override { inner_->setup(outer, *domain_, n, d); }
+  GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) override { return inner_->solve(z, V, y, x); }
+  std::string describe() const override { return inner_->describe(); }
+
+  void save_state(StateWriter& w) const override {
+    for (const auto& [name, part] : parts()) {
+      if (!part->capabilities().has(Capability::SavedState)) continue;
+      StateWriter block;
+      part->save_state(block);
+      w.put(name, block.text());
+    }
+  }
+  void load_state(StateReader& r) override {
+    for (const auto& [name, part] : parts()) {
+      if (!part->capabilities().has(Capability::SavedState)) continue;
+      std::string text;
+      r.get(name, text);
+      StateReader block(std::move(text), r.owner() + " (" + name + ")");
+      part->load_state(block);
+      block.expect_end();
+    }
+  }
+
+ private:
+  std::vector<std::pair<std::string, Stateful*>> parts() const {
+    return {{"glmo", inner_.get()}, {"domain", domain_.get()}};
+  }
+  std::unique_ptr<Glmo> inner_;
+  std::unique_ptr<Domain> domain_;
+};
+
+bool keeps_state(const Domain& domain) {
+  const Capabilities c = domain.capabilities();
+  return c.has(Capability::SavedState) || c.has(Capability::UnsavedState);
+}
+
 /// What the GLMO choice below reads and writes, under the names it has always used: the
 /// method's two GLMO slots and notes, the problem's outer function and domain, and the six
 /// roles' plugin names in file order (entry 3 is the GLMO's).
@@ -338,6 +398,9 @@ struct GlmoTarget {
   const std::unique_ptr<Domain>& domain;
   PluginNames& plugins;
   std::vector<std::string>& notes;
+  /// A second domain from the same block, for the gap GLMO (null: none can be built, or the
+  /// domain keeps no state and one instance serves both GLMOs).
+  std::function<std::unique_ptr<Domain>()> make_gap_domain;
 };
 
 /// Builds the GLMO and its twin for the gap reports from `glmo_block`, or picks the solver when
@@ -395,6 +458,8 @@ GlmoTarget build_glmos(GlmoTarget problem, const Registry& registry, const json&
   const std::string& glmo_name = glmo_block.component->info.name;
   problem.glmo = chosen ? std::move(chosen) : wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
   problem.gap_glmo = wrap_glmo(make<Glmo>(glmo_block, ctx, src), glmo_name, counters);
+  if (problem.make_gap_domain && keeps_state(*problem.domain))
+    problem.gap_glmo = std::make_unique<OwnDomainGlmo>(std::move(problem.gap_glmo), problem.make_gap_domain());
   for (Glmo* g : {problem.glmo.get(), problem.gap_glmo.get()}) {
     try {
       g->setup(*problem.outer, *problem.domain, n, d);
@@ -438,7 +503,11 @@ Method build_method(const Registry& registry, Problem& problem, const MethodBloc
 
   PluginNames all = problem.plugins;
   all.insert(all.end(), method.plugins.begin(), method.plugins.end());
-  build_glmos(GlmoTarget{method.glmo, method.gap_glmo, problem.outer, problem.domain, all, method.notes}, registry,
+  std::function<std::unique_ptr<Domain>()> make_gap_domain;
+  if (problem.make_domain) make_gap_domain = [&problem, &method] { return problem.make_domain(&method.memory); };
+  build_glmos(GlmoTarget{method.glmo, method.gap_glmo, problem.outer, problem.domain, all, method.notes,
+                         make_gap_domain},
+              registry,
               b.glmo_doc, b.glmo, src, ctx, n, d, problem.counters);
   method.plugins[0].second = all[3].second;
   // A sparse V for a GLMO that takes only a dense one: the solver copies it into one dense
@@ -467,7 +536,7 @@ Method build_method(const Registry& registry, Problem& problem, const MethodBloc
 
 void Problem::renew_domain() {
   if (!make_domain) throw Error("this problem was not composed by compose_problem(): it cannot renew its domain");
-  domain = make_domain();
+  domain = make_domain(nullptr);
 }
 
 PluginNames Composition::plugins() const {

@@ -85,7 +85,9 @@ struct Problem {
   int dim() const { return oracle ? oracle->dim() : 0; }
   int outputs() const { return oracle ? oracle->outputs() : 0; }
 
-  std::function<std::unique_ptr<Domain>()> make_domain;  ///< set by compose_problem()
+  /// A new domain from the same block, its charges on `account` (null: on none). Set by
+  /// compose_problem().
+  std::function<std::unique_ptr<Domain>(MemoryAccount* account)> make_domain;
 
   /// What the problem's data and any run on it hold, charged before it was allocated
   /// (docs/memory.md): the oracle's data, the domain's workspaces, V and the iterates.
