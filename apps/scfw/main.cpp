@@ -7,8 +7,8 @@
 //   scfw describe NAME   a plugin's parameters
 //   scfw compare FILE    methods x seeds x budgets on one problem: traces, summary, plots
 //
-// Exit codes: 0 ok, 1 the run failed (or an output could not be written), 2 bad input or bad
-// usage, 128 + the signal when interrupted: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP.
+// Exit codes: 0 ok, 1 the run failed (or an output could not be written, or a check of
+// `validate --check` failed), 2 bad input or bad usage, 128 + the signal when interrupted: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP.
 #include <unistd.h>
 
 #include <algorithm>
@@ -40,6 +40,7 @@
 #include "scfw/core/distributed.hpp"
 #include "scfw/core/format.hpp"
 #include "scfw/core/memory_limit.hpp"
+#include "scfw/core/plugin_check.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/report.hpp"
@@ -84,8 +85,9 @@ constexpr const char* kTopUsage =
     "\n"
     "Plugins are searched in: each --plugin-path DIR, each directory of $SCFW_PLUGIN_PATH\n"
     "(':'-separated), then <scfw>/../lib/scfw/plugins.\n"
-    "Exit codes: 0 ok, 1 the run failed or an output could not be written, 2 bad input or bad\n"
-    "usage, 130/143/129 interrupted by SIGINT/SIGTERM/SIGHUP (docs/outputs.md).\n";
+    "Exit codes: 0 ok, 1 the run failed, an output could not be written or a check of\n"
+    "validate --check failed, 2 bad input or bad usage, 130/143/129 interrupted by\n"
+    "SIGINT/SIGTERM/SIGHUP (docs/outputs.md).\n";
 
 /// Bad command-line usage: the command's usage goes to stderr, exit 2.
 struct UsageError : std::runtime_error {
@@ -117,7 +119,10 @@ const Command kRun{"run", "FILE [options]",
                    "Outputs (--solution, --summary-json, --start): docs/outputs.md.\n"};
 const Command kValidate{"validate", "FILE [options]",
                         "Composes the problem in FILE (loads the plugins, checks every block against the\n"
-                        "plugin's declared parameters, builds the plugin objects) without solving it.\n"};
+                        "plugin's declared parameters, builds the plugin objects) without solving it.\n"
+                        "--check also runs the conformance checks on the composed plugins (docs/plugins.md,\n"
+                        "\"Checking a composed problem\"): a line per check with its worst discrepancy; exit 1\n"
+                        "and the first failure, naming the plugin and the check, when one fails.\n"};
 const Command kPlugins{"plugins", "[options]",
                        "Lists the plugins found on the search path: kind, name, version, library file,\n"
                        "summary. --json prints them with their declared parameters.\n"};
@@ -572,7 +577,9 @@ int cmd_run(const std::vector<std::string>& args) {
 
 int cmd_validate(const std::vector<std::string>& args) {
   po::options_description visible("options");
-  visible.add_options()("help,h", "print this help");
+  visible.add_options()("help,h", "print this help")(
+      "check", "also check the plugins as composed: Jacobian by finite differences, the outer model against "
+               "its value, the domain's LMO, saved state (docs/plugins.md)");
   visible.add(plugin_path_option());
   visible.add(memory_limit_option());
   const po::variables_map vm = parse(args, visible, "file");
@@ -600,6 +607,28 @@ int cmd_validate(const std::vector<std::string>& args) {
   std::cout << "memory: about " << scfw::format_bytes(memory.held()) << " held by the run (limit "
             << (memory.limit() == scfw::MemoryAccount::kNoLimit ? std::string("none") : scfw::format_bytes(memory.limit()))
             << ")\n";
+  if (!vm.count("check")) return kExitOk;
+
+  // The plugins as composed (plugin_check.hpp): a line per check; the first failure on stderr.
+  std::cout.flush();
+  const json doc = scfw::read_json_file(file);
+  const auto checks = scfw::check_plugins(registry, doc, file, fs::path(file).parent_path(), overrides);
+  const scfw::PluginCheck* first_failure = nullptr;
+  size_t skipped = 0;
+  for (const auto& c : checks) {
+    std::cout << "check: " << scfw::format_check(c) << '\n';
+    if (c.verdict == scfw::PluginCheck::Verdict::Fail && !first_failure) first_failure = &c;
+    if (c.verdict == scfw::PluginCheck::Verdict::Skipped) ++skipped;
+  }
+  std::cout.flush();
+  if (first_failure) {
+    const std::string detail = first_failure->detail.substr(0, first_failure->detail.find('\n'));
+    std::cerr << "error: " << file << ": check failed: " << first_failure->role << " " << first_failure->plugin << ": "
+              << first_failure->name << (detail.empty() ? "" : ": " + one_line(detail)) << '\n';
+    return kExitFailure;
+  }
+  std::cout << file << ": " << checks.size() - skipped << " checks passed"
+            << (skipped ? ", " + std::to_string(skipped) + " skipped" : std::string()) << '\n';
   return kExitOk;
 }
 

@@ -457,6 +457,14 @@ void check_state(const std::string& file, const LoopState& r, const Composition&
     throw InputError(where + "state is at iteration " + std::to_string(r.done) + ", outside 1.." + std::to_string(K));
 }
 
+Checkpoint capture_checkpoint(Composition& c, const LoopState& state) {
+  Checkpoint ck;
+  ck.state = state;
+  for (const StatefulPart& p : stateful_parts(c))
+    if (p.object && saves_state(p.object)) *component_text(ck, p.role) = save_of(p.object);
+  return ck;
+}
+
 void restore_components(const std::string& file, const Checkpoint& ck_in, Composition& c) {
   Checkpoint& ck = const_cast<Checkpoint&>(ck_in);
   for (const StatefulPart& p : stateful_parts(c)) {

@@ -98,6 +98,10 @@ void check_identity(const std::string& file, const RunIdentity& saved, const Run
 /// same when it resumes, without the file to name.)
 void check_state(const std::string& file, const LoopState& state, const Composition& c);
 
+/// The checkpoint of `c` at `state` held in memory: the loop state and the saved states of its
+/// components, without identity or trace (`scfw validate --check`'s round trip).
+Checkpoint capture_checkpoint(Composition& c, const LoopState& state);
+
 /// Loads the saved component states into the freshly composed `c` (before the run).
 void restore_components(const std::string& file, const Checkpoint& ck, Composition& c);
 
