@@ -256,12 +256,15 @@ TEST_CASE("least_squares_tasks: bad data files are reported with file and line, 
   CHECK(error_for("1 0:1\n") == path + ":1: feature indices start at 1, got 0");
   CHECK(error_for("1 1:1\n-1 2:1\n", 3) ==
         path + ": task 3 of 3 has no rows (the file has 2 rows; use at most that many tasks)");
+  // A missing file: its parameter, the folder looked in and the nearest name there.
+  const std::string folder = std::filesystem::absolute(dir.path).lexically_normal().string();
   CHECK(input_error([&] { make_oracle(file_params((dir.path / "missing.svm").string(), 2)); }) ==
-        (dir.path / "missing.svm").string() + ": cannot open file (No such file or directory)");
-  // Relative paths resolve against the problem file's folder, and the message names the result.
+        "<input>: /file: no file 'missing.svm' in " + folder);
+  // Relative paths resolve against the problem file's folder, and the message names that folder.
   scfw::Context ctx;
   ctx.base_dir = base;
-  CHECK(input_error([&] { make_oracle(file_params("nope.svm", 2), ctx); }) == (dir.path / "nope.svm").string() + ": cannot open file (No such file or directory)");
+  CHECK(input_error([&] { make_oracle(file_params("data.sv", 2), ctx); }) ==
+        "<input>: /file: no file 'data.sv' in " + folder + " (did you mean 'data.svm'?)");
 
   // An empty entry of `files`; the list shown cut to 40 bytes, control characters as '?'.
   CHECK(input_error([&] { make_oracle({{"batch", 1}, {"files", "t0.svm,,t1.svm"}}); }) ==

@@ -158,20 +158,6 @@ std::int64_t integer_at_least(const json& v, const std::string& source, const st
 
 namespace scfw {
 
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
 std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
                                        size_t count) {
   std::vector<std::pair<size_t, std::string>> scored;

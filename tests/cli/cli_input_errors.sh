@@ -130,11 +130,35 @@ cat >no_polytope.json <<'JSON'
 { "oracle": { "plugin": "least_squares_tasks", "synthetic": { "tasks": 2, "dim": 3, "rows_per_task": 10, "sparsity": 3 } },
   "outer": { "plugin": "max" }, "domain": { "plugin": "polytope", "file": "nope.csv" } }
 JSON
-for f in no_prices:nope.csv no_svm:nope.svm no_ratings:nope.data no_polytope:nope.csv; do
-  run "$SCFW" validate "${f%%:*}.json"
-  expect_rc 2 "${f%%:*}"
-  expect_stderr "error: ${f#*:}: cannot open file (No such file or directory)" "${f%%:*}"
+# A data file that is not there: the problem file and pointer, the folder looked in (relative
+# paths resolve against the problem file's folder, not the current one) and a near name in it.
+here=$(pwd -P)
+for f in no_prices:/oracle:nope.csv no_svm:/oracle:nope.svm no_ratings:/oracle:nope.data no_polytope:/domain:nope.csv; do
+  IFS=: read -r name pointer file <<<"$f"
+  run "$SCFW" validate "$name.json"
+  expect_rc 2 "$name"
+  expect_stderr "error: $name.json: $pointer/file: no file '$file' in $here" "$name"
 done
+mkdir -p data sub
+printf '1 1:1\n-1 2:1\n' >data/a9a.txt
+cat >sub/near.json <<'JSON'
+{ "oracle": { "plugin": "grouped_logistic", "file": "../data/a9a.tx", "batch": 1 },
+  "outer": { "plugin": "max" }, "domain": { "plugin": "l1_ball" } }
+JSON
+run "$SCFW" validate sub/near.json
+expect_rc 2 "a data file with a near name"
+expect_stderr "error: sub/near.json: /oracle/file: no file 'a9a.tx' in $here/data (did you mean 'a9a.txt'?)" "a data file with a near name"
+sed 's|"../data/a9a.tx"|"data/a9a.txt"|' sub/near.json >sub/no_folder.json
+run "$SCFW" validate sub/no_folder.json
+expect_rc 2 "a data file in a missing folder"
+expect_stderr "error: sub/no_folder.json: /oracle/file: no folder $here/sub/data (the file 'data/a9a.txt' resolved against $here/sub)" "a data file in a missing folder"
+cat >no_task_file.json <<'JSON'
+{ "oracle": { "plugin": "least_squares_tasks", "files": "data/a9a.txt, data/A9A.tx" },
+  "outer": { "plugin": "max" }, "domain": { "plugin": "l1_ball" } }
+JSON
+run "$SCFW" validate no_task_file.json
+expect_rc 2 "a missing file in a list of data files"
+expect_stderr "error: no_task_file.json: /oracle/files: no file 'A9A.tx' in $here/data (did you mean 'a9a.txt'?)" "a missing file in a list of data files"
 long=$(printf 'n%.0s' {1..300}).json
 run "$SCFW" validate "$long"
 expect_rc 2 "a 304-byte file name"

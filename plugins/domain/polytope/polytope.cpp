@@ -89,8 +89,7 @@ class Polytope final : public scfw::Domain {
     const bool inline_rows = p.has("A") || p.has("b");
     if (inline_rows && p.has("file")) p.fail("file", "give either \"A\" and \"b\" or \"file\", not both");
     if (p.has("file")) {
-      std::filesystem::path path(p.get<std::string>("file"));
-      if (path.is_relative() && !c.base_dir.empty()) path = std::filesystem::path(c.base_dir) / path;
+      const std::filesystem::path path(scfw::locate_data_file(p, "file", c.base_dir));
       read_csv(path.string(), expect_d, A_, b_, d_);
       if (expect_d >= 1 && d_ != expect_d)
         throw scfw::InputError(path.string() + ": the rows have " + std::to_string(d_) +

@@ -14,6 +14,7 @@
 //   row g = 1/B sum_{drawn r} l''(a_r^T x, y_r) (a_r^T v) a_r^T.
 // Row g of the Jacobian's pattern holds the features present in group g's rows ("jacobian":
 // "sparse", the default), so V and the GLMO's rows grow with those, not with n x d.
+#include <scfw/data_file.hpp>
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
@@ -59,8 +60,7 @@ class GroupedLogistic final : public scfw::Oracle {
     }
     const bool by_label = p.get<bool>("by_label");  // without blocks either: one group, every row
 
-    std::filesystem::path path(p.get<std::string>("file"));
-    if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
+    const std::filesystem::path path(scfw::locate_data_file(p, "file", ctx.base_dir));
     const int features = p.find<int>("features").value_or(0);
     const scfw::libsvm::Data data = scfw::libsvm::read(path.string(), features);
     if (data.rows() == 0) throw InputError(path.string() + ": no data rows");

@@ -15,6 +15,7 @@
 // present in task i's rows, so V, the tracker's buffers and the GLMO's u-rows grow with those
 // and not with n x d (a LIBSVM file is sparse). The values are the dense ones at the same places,
 // summed in the same order.
+#include <scfw/data_file.hpp>
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
@@ -124,12 +125,6 @@ TaskRows make_synthetic(const Params& s, const scfw::Memory& memory) {
 // ---------------------------------------------------------------------------------------------
 // LIBSVM data.
 
-std::string resolve(const std::string& file, const Context& ctx) {
-  std::filesystem::path p(file);
-  if (p.is_relative() && !ctx.base_dir.empty()) p = std::filesystem::path(ctx.base_dir) / p;
-  return p.string();
-}
-
 int checked_dim(const std::string& what, int features, int max_index) {
   const int d = features > 0 ? features : max_index;
   if (d < 1) throw InputError(what + ": no feature appears in any row; give \"features\"");
@@ -141,7 +136,7 @@ TaskRows from_file(const Params& p, const Context& ctx) {
   if (!p.has("tasks")) p.fail("tasks", "\"file\" needs \"tasks\", the number of subsets to split it into");
   const int m = p.get<int>("tasks");
   const int features = p.find<int>("features").value_or(0);  // 0: the largest index in the data
-  const std::string path = resolve(p.get<std::string>("file"), ctx);
+  const std::string path = scfw::locate_data_file(p, "file", ctx.base_dir);
   const scfw::libsvm::Data data = scfw::libsvm::read(path, features);
   if (data.rows() == 0) throw InputError(path + ": no data rows");
   if (static_cast<std::size_t>(m) > data.rows()) {
@@ -180,10 +175,12 @@ TaskRows from_files(const Params& p, const Context& ctx, Ownership* own) {
     const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
     item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
     if (item.empty()) p.fail("files", "empty path in the comma-separated list \"" + scfw::excerpt(list) + "\"");
-    paths.push_back(resolve(item, ctx));
+    paths.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  // Each path once the whole list is read, so that an empty entry is reported before a missing file.
+  for (std::string& path : paths) path = scfw::locate_data_file(p, "files", path, ctx.base_dir);
   if (const auto tasks = p.find<std::int64_t>("tasks"); tasks && *tasks != static_cast<std::int64_t>(paths.size())) {
     p.fail("tasks", "\"files\" lists " + std::to_string(paths.size()) + " files (one per task), but tasks = " +
                         std::to_string(*tasks));
@@ -260,7 +257,7 @@ TaskRows from_file_shard(const Params& p, const Context& ctx, Ownership& own) {
   const scfw::Shard& shard = *ctx.shard;
   const int m = p.get<int>("tasks");
   const int features = p.find<int>("features").value_or(0);
-  const std::string path = resolve(p.get<std::string>("file"), ctx);
+  const std::string path = scfw::locate_data_file(p, "file", ctx.base_dir);
   const scfw::libsvm::Data data = read_share(path, features, shard);
   std::vector<std::int64_t> mine = {static_cast<std::int64_t>(data.rows()), data.max_index};
   const std::vector<std::int64_t> labels = scfw::libsvm::label_counts(data.labels);

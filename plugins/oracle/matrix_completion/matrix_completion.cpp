@@ -301,8 +301,7 @@ class MatrixCompletion final : public scfw::Oracle {
         if (p.has(k)) p.fail(k, "only used with \"file\"; the generator takes synthetic.rows / synthetic.cols");
       e_ = make_synthetic(p.object("synthetic"), ctx.memory);
     } else {
-      std::filesystem::path path(p.get<std::string>("file"));
-      if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
+      const std::filesystem::path path(scfw::locate_data_file(p, "file", ctx.base_dir));
       // rows, cols 0: the largest index in the file.
       e_ = read_file(path.string(), p.get<bool>("one_based"), p.find<int>("rows").value_or(0),
                      p.find<int>("cols").value_or(0));

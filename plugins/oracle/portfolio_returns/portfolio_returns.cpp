@@ -350,8 +350,7 @@ class PortfolioReturns final : public scfw::Oracle {
                              std::to_string(s.get<int>("assets")) + ")");
       R_ = make_synthetic(s);
     } else {
-      std::filesystem::path path(p.get<std::string>("file"));
-      if (path.is_relative() && !ctx.base_dir.empty()) path = std::filesystem::path(ctx.base_dir) / path;
+      const std::filesystem::path path(scfw::locate_data_file(p, "file", ctx.base_dir));
       if (ctx.shard) {
         R_ = read_file_shard(path.string(), p.get<bool>("prices"), assets_, *ctx.shard, first_day_, days_);
         sharded_ = true;

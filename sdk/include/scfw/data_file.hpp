@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "scfw/error.hpp"
+#include "scfw/params.hpp"
 
 namespace scfw {
 
@@ -112,6 +113,27 @@ inline void open_data_file(std::ifstream& in, const std::string& path,
   in.open(path, mode);
   if (!in) throw InputError(path + ": cannot open file" + open_failure(errno));
   note_data_file(path);
+}
+
+/// Levenshtein distance between two names, for "did you mean" suggestions.
+std::size_t edit_distance(const std::string& a, const std::string& b);
+
+/// Where a data file named `file` in a problem file is read from: `file` itself when it is
+/// absolute or `base_dir` (the problem file's folder, Context::base_dir) is empty (then relative
+/// to the current directory), else base_dir / file.
+std::string resolve_data_path(const std::string& file, const std::string& base_dir);
+
+/// The data file `file`, given by the parameter `key` of `p` (for a list of files, one item of
+/// it), resolved by resolve_data_path. When nothing exists at that path, throws through
+/// p.fail(key, ...) a message that names the folder looked in (absolute) and the closest name it
+/// holds: "<problem file>: <pointer>/<key>: no file 'a9a.tx' in /data (did you mean 'a9a.t'?)",
+/// or "... no folder /data/x (the file 'x/a9a' resolved against /problems)" when the folder is
+/// missing too. Any other trouble (a folder, no permission) is left to open_data_file().
+std::string locate_data_file(const Params& p, const std::string& key, const std::string& file,
+                             const std::string& base_dir);
+/// locate_data_file for the string parameter `key` itself.
+inline std::string locate_data_file(const Params& p, const std::string& key, const std::string& base_dir) {
+  return locate_data_file(p, key, p.get<std::string>(key), base_dir);
 }
 
 /// A field of a text data file without the spaces, tabs and carriage returns around it.

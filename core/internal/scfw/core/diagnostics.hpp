@@ -63,7 +63,8 @@ std::int64_t integer_at_least(const nlohmann::json& v, const std::string& source
 
 namespace scfw {
 
-/// Levenshtein distance, for "did you mean" suggestions.
+/// Levenshtein distance, for "did you mean" suggestions (defined in the SDK, data_file.hpp, whose
+/// data-file messages suggest near names too).
 size_t edit_distance(const std::string& a, const std::string& b);
 /// Up to `count` candidates closest to `name`, nearest first, only those reasonably close.
 std::vector<std::string> closest_names(const std::string& name, const std::vector<std::string>& candidates,
