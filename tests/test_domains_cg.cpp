@@ -10,7 +10,7 @@
 //   * simplex_interval's LMO and LP model (through clp) against brute-force vertices;
 //   * cvar_ru's model against its value (conformance::check_outer_model);
 //   * the oracles: unbiasedness and Jacobians (conformance::check_oracle); the S&P 500 file
-//     (100 assets x 1258 returns) and MovieLens u.data when SCFW_DATA_DIR exists.
+//     (100 assets x 1258 returns) and MovieLens u.data in the shared data folder (shared_data.hpp).
 #include <doctest/doctest.h>
 
 #include <array>
@@ -29,6 +29,7 @@
 
 #include "scfw/conformance.hpp"
 #include "plugin_support.hpp"
+#include "shared_data.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/solver.hpp"
@@ -75,11 +76,6 @@ std::unique_ptr<Glmo> make_cg(int d, int n, double tol = 1e-9) {
   return make<Glmo>("column_generation", block_params({{"tolerance", tol}}), context(d, n));
 }
 std::unique_ptr<Glmo> make_clp(int d, int n) { return make<Glmo>("clp", {}, context(d, n)); }
-
-std::string data_dir() {
-  if (const char* env = std::getenv("SCFW_DATA_DIR")) return env;
-  return SCFW_DATA_DIR;
-}
 
 }  // namespace
 
@@ -417,12 +413,11 @@ TEST_CASE("matrix_completion: top_rows / top_cols keep the most observed rows an
   CHECK(all->dim() == 4 * 5);
   CHECK(all->outputs() == 9);
   std::filesystem::remove_all(dir);
+}
 
-  const std::string ml = data_dir() + "/ml-100k/u.data";
-  if (!std::filesystem::exists(ml)) {
-    MESSAGE("skipped: " << ml << " not found (set SCFW_DATA_DIR to the shared data folder)");
-    return;
-  }
+TEST_CASE("shared data: matrix_completion: top_rows x top_cols of MovieLens-100K") {
+  const std::string ml = scfw::test::shared_data_file("ml-100k/u.data");
+  if (ml.empty()) return;
   // Counts of the kept ratings (checked independently with a script over u.data).
   const std::vector<std::array<int, 3>> cases = {{100, 100, 7086}, {50, 50, 2042}, {60, 40, 1922}, {200, 100, 12729}};
   for (const auto& [r, c, count] : cases) {
@@ -436,13 +431,9 @@ TEST_CASE("matrix_completion: top_rows / top_cols keep the most observed rows an
   }
 }
 
-TEST_CASE("real data: S&P 500 (100 assets x 1258 returns) and MovieLens-100K") {
-  const std::string dir = data_dir();
-  const std::string sp = dir + "/sp500_5yr_close_top100.csv";
-  if (!std::filesystem::exists(sp)) {
-    MESSAGE("skipped: " << sp << " not found (set SCFW_DATA_DIR to the shared data folder)");
-    return;
-  }
+TEST_CASE("shared data: S&P 500 (100 assets x 1258 returns) and MovieLens-100K") {
+  const std::string sp = scfw::test::shared_data_file("sp500_5yr_close_top100.csv");
+  if (sp.empty()) return;
   // 1258 groups = one per day: accepted; 1259 would exceed the 1258 returns.
   auto oracle = make<Oracle>("portfolio_returns", block_params({{"file", sp}, {"groups", std::int64_t{1258}}}), context(-1, -1));
   CHECK(oracle->dim() == 101);
@@ -457,11 +448,8 @@ TEST_CASE("real data: S&P 500 (100 assets x 1258 returns) and MovieLens-100K") {
   const conformance::Report rep = conformance::check_oracle(*grouped, x, opt);
   CHECK_MESSAGE(rep.ok, rep.message);
 
-  const std::string ml = dir + "/ml-100k/u.data";
-  if (!std::filesystem::exists(ml)) {
-    MESSAGE("skipped: " << ml << " not found");
-    return;
-  }
+  const std::string ml = scfw::test::shared_data_file("ml-100k/u.data");
+  if (ml.empty()) return;
   auto mc = make<Oracle>("matrix_completion", block_params({{"file", ml}}), context(-1, -1));
   CHECK(mc->dim() == 943 * 1682);
   CHECK(mc->outputs() == 20);

@@ -3,7 +3,7 @@
 // point equals the GLMO's value, and none of 10^4 random feasible points (convex combinations of
 // LMO vertices, and the vertices themselves) does better than its certified lower bound.
 // The examples over the shared data (group_dro_a9a reads a9a) have their own test cases, run by
-// the ctest entry test_examples_data and skipped there without the data (SCFW_DATA_DIR).
+// the ctest entry test_examples_data and skipped there without the data (shared_data.hpp).
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -12,6 +12,7 @@
 #include <random>
 
 #include "engine_support.hpp"
+#include "shared_data.hpp"
 
 using namespace scfw;
 namespace fs = std::filesystem;
@@ -25,11 +26,6 @@ const char* const kExamples[] = {"minimax_synthetic", "cvar_portfolio", "dro_chi
 const char* const kDataExamples[] = {"group_dro_a9a"};
 const std::string kSharedData = "../../shared/data/";
 
-std::string data_dir() {
-  if (const char* env = std::getenv("SCFW_DATA_DIR")) return env;
-  return SCFW_DATA_DIR;
-}
-
 Overrides short_run() {
   Overrides o;
   o.iterations = 40;
@@ -42,18 +38,15 @@ Composition load(const std::string& name) {
   return load_problem(scfw::test::registry(), file, short_run());
 }
 
-/// An example over the shared data with its oracle's file taken from data_dir(); false (and
-/// `missing` set) when that file is not there.
-bool load_with_data(const std::string& name, Composition& out, std::string& missing) {
+/// An example over the shared data with its oracle's file taken from the shared data folder;
+/// false (the skip recorded, shared_data_file) when that file is not there.
+bool load_with_data(const std::string& name, Composition& out) {
   const fs::path file = fs::path(SCFW_SOURCE_DIR) / "examples" / (name + ".json");
   nlohmann::json doc = read_json_file(file);
   std::string data = doc.at("oracle").at("file").get<std::string>();
   REQUIRE(data.rfind(kSharedData, 0) == 0);
-  data = data_dir() + "/" + data.substr(kSharedData.size());
-  if (!fs::exists(data)) {
-    missing = data;
-    return false;
-  }
+  data = scfw::test::shared_data_file(data.substr(kSharedData.size()));
+  if (data.empty()) return false;
   doc["oracle"]["file"] = data;
   out = compose(scfw::test::registry(), doc, file.string(), file.parent_path(), short_run());
   return true;
@@ -134,11 +127,7 @@ TEST_CASE("shared data: the examples over it pass the same two checks") {
   for (const char* name : kDataExamples) {
     CAPTURE(name);
     Composition p;
-    std::string missing;
-    if (!load_with_data(name, p, missing)) {
-      MESSAGE("skipped: example " << std::string(name) << ": " << missing << " not found (set SCFW_DATA_DIR to the shared data folder)");
-      continue;
-    }
+    if (!load_with_data(name, p)) continue;
     check_glmo(p);
     check_run(p);
   }
@@ -181,12 +170,8 @@ TEST_CASE("shared data: report settings never move the iterates either") {
     bool found = true;
     for (int i = 0; i < 3 && found; ++i) {
       Composition p;
-      std::string missing;
-      found = load_with_data(name, p, missing);
-      if (!found) {
-        MESSAGE("skipped: example " << std::string(name) << ": " << missing << " not found (set SCFW_DATA_DIR to the shared data folder)");
-        break;
-      }
+      found = load_with_data(name, p);
+      if (!found) break;
       ys[i] = y_after(p, 40, every[i]);
     }
     if (!found) continue;

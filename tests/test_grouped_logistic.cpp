@@ -16,6 +16,7 @@
 #include "scfw/core/problem.hpp"
 #include "scfw/core/solver.hpp"
 #include "plugin_support.hpp"
+#include "shared_data.hpp"
 #include "../plugins/oracle/grouped_logistic/grouped_data.hpp"
 
 namespace fs = std::filesystem;
@@ -285,12 +286,9 @@ TEST_CASE("grouped_logistic: composed with max, cvar and dro_chi2 over l1, l2 an
   }
 }
 
-TEST_CASE("grouped_logistic: a9a's sex and race blocks") {
-  const std::string path = SCFW_DATA_DIR "/a9a";
-  if (!fs::exists(path)) {
-    MESSAGE("skipped: " << path << " not found (set SCFW_DATA_DIR to the shared data folder)");
-    return;
-  }
+TEST_CASE("shared data: grouped_logistic: a9a's sex and race blocks") {
+  const std::string path = scfw::test::shared_data_file("a9a");
+  if (path.empty()) return;
   const auto data = scfw::libsvm::read(path);
   std::vector<std::int64_t> count;
   const auto blocks = scfw::grouped::exclusive_blocks(data, &count);

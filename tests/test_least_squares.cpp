@@ -14,6 +14,7 @@
 #include "scfw/core/registry.hpp"
 #include "scfw/error.hpp"
 #include "plugin_support.hpp"
+#include "shared_data.hpp"
 #include "../plugins/oracle/least_squares_tasks/libsvm.hpp"
 
 namespace fs = std::filesystem;
@@ -284,12 +285,9 @@ TEST_CASE("least_squares_tasks: bad data files are reported with file and line, 
   CHECK(input_error([&] { make_oracle(synthetic_params(2, 3, 4, -1)); }) == "<input>: /batch: expected an integer >= 0, got -1");
 }
 
-TEST_CASE("least_squares_tasks: a9a, 10 label-stratified tasks") {
-  const std::string path = SCFW_DATA_DIR "/a9a";
-  if (!fs::exists(path)) {
-    MESSAGE("skipped: " << path << " not found");
-    return;
-  }
+TEST_CASE("shared data: least_squares_tasks: a9a, 10 label-stratified tasks") {
+  const std::string path = scfw::test::shared_data_file("a9a");
+  if (path.empty()) return;
   const auto data = scfw::libsvm::read(path);
   CHECK(data.rows() == 32561);
   CHECK(data.max_index == 123);

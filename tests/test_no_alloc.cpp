@@ -30,6 +30,7 @@
 #include "scfw/core/registry.hpp"
 #include "scfw/core/solver.hpp"
 #include "sanitizer_support.hpp"
+#include "shared_data.hpp"
 
 #if SCFW_ALLOCATOR_SANITIZED
 // A sanitizer owns malloc and free: the counting allocator below cannot replace them.
@@ -136,11 +137,6 @@ const scfw::Registry& registry() {
     return r;
   }();
   return *reg;
-}
-
-std::string data_dir() {
-  if (const char* env = std::getenv("SCFW_DATA_DIR")) return env;
-  return SCFW_DATA_DIR;
 }
 
 json task1(const std::string& value, const json& glmo) {
@@ -264,12 +260,9 @@ TEST_CASE("no allocation in the loop with the final exact gap report (dense_simp
   CHECK(w.allocations() == 0);
 }
 
-TEST_CASE("no allocation in the loop on a9a (sparse LIBSVM rows, 10 tasks, dense_simplex)") {
-  const std::filesystem::path file = std::filesystem::path(data_dir()) / "a9a";
-  if (!std::filesystem::exists(file)) {
-    MESSAGE("skipped: " << file.string() << " not found (set SCFW_DATA_DIR to the shared data folder)");
-    return;
-  }
+TEST_CASE("shared data: no allocation in the loop on a9a (sparse LIBSVM rows, 10 tasks, dense_simplex)") {
+  const std::filesystem::path file = scfw::test::shared_data_file("a9a");
+  if (file.empty()) return;
   json doc = task1("taylor", {{"plugin", "dense_simplex"}});
   doc["oracle"] = {{"plugin", "least_squares_tasks"}, {"file", file.string()}, {"tasks", 10}, {"batch", 4}};
   const Window w = run_counted(doc, /*final_report=*/false);
