@@ -37,6 +37,13 @@ double seconds_since(Clock::time_point t0) {
   }
 }
 
+/// The plugin of `role` in `names` ("the GLMO" / "the outer function" when not named).
+std::string plugin_name(const PluginNames& names, const std::string& role) {
+  for (const auto& [r, n] : names)
+    if (r == role) return n;
+  return role == "glmo" ? "the GLMO" : "the outer function";
+}
+
 CallCounters calls_since(const CallCounters& now, const CallCounters& start) {
   CallCounters c;
   c.draws = now.draws - start.draws;
@@ -77,6 +84,10 @@ class Run {
                                                  (can_report_ && !gap_glmo_.capabilities().has(Capability::SparseV)));
     V_dense_ = densify ? Jacobian(n_, d_) : Jacobian();
     gap_x_ = Vec::Zero(d_);
+    gap_check_.u = Vec::Zero(n_);
+    gap_check_.step = Vec::Zero(d_);
+    glmo_name_ = plugin_name(M.plugins, "glmo");
+    outer_name_ = plugin_name(P.plugins, "outer");
 
     state.glmo_solver = glmo_.describe();
     summary_.schedule = M.schedule->describe(K_);
@@ -166,7 +177,11 @@ class Run {
   void report_gap() {
     const auto t0 = Clock::now();
     const GapValue g = guarded(state.done, "gap report", [&] {
-      return generalized_gap(oracle_, outer_, gap_glmo_, state.y, gap_f_, gap_J_, gap_x_, &V_dense_);
+      return generalized_gap(oracle_, outer_, gap_glmo_, state.y, gap_f_, gap_J_, gap_x_, &V_dense_, &gap_check_);
+    });
+    guarded(state.done, "gap report", [&] {
+      check_glmo_value(g, glmo_name_, outer_name_);
+      return 0;
     });
     state.times.gap += seconds_since(t0);
     if (g.gap < state.best_gap) state.best_gap = g.gap;
@@ -321,6 +336,8 @@ class Run {
   const bool can_report_;
   Vec gap_f_, gap_x_;
   Jacobian gap_J_, V_dense_;
+  GapCheck gap_check_;
+  std::string glmo_name_, outer_name_;
   Summary summary_;
   IterationState view_;
   CallCounters calls_at_start_;
@@ -342,7 +359,7 @@ const char* to_string(Status s) {
 }
 
 GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo& glmo, const Vec& y,
-                         Vec& f, Jacobian& J, Vec& x, Jacobian* dense_buffer) {
+                         Vec& f, Jacobian& J, Vec& x, Jacobian* dense_buffer, GapCheck* check) {
   // eq. (2): Delta(y) = phi(y) - min_{x in X} F(f(y) + grad f(y) (x - y), x), exact f and J.
   oracle.exact(y, &f, &J);
   GapValue g;
@@ -361,7 +378,27 @@ GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo&
   const double bound = std::isnan(r.lower_bound) ? r.value : std::min(r.value, r.lower_bound);
   g.gap = g.objective - bound;
   g.slack = r.value - bound;
+  g.glmo_value = r.value;
+  if (check) {
+    // F(f + J (x - y), x) at the returned x, with the J the GLMO was handed (the same numbers).
+    check->step = x - y;
+    check->u = f;
+    J.multiply_add(check->step, check->u);
+    g.value_at_x = outer.value(check->u, x);
+    g.scale = std::max({1.0, std::abs(g.value_at_x), std::abs(r.value), check->u.cwiseAbs().maxCoeff()});
+  }
   return g;
+}
+
+void check_glmo_value(const GapValue& g, const std::string& glmo, const std::string& outer) {
+  const double diff = std::abs(g.glmo_value - g.value_at_x);
+  const double allowed = std::max(0.0, g.slack) + kGlmoValueTolerance * g.scale;
+  if (std::isnan(g.value_at_x) || diff <= allowed) return;
+  throw Error(glmo + ": the GLMO's value " + format_as("%.10g", g.glmo_value) +
+              " at the point it returned disagrees with the outer function " + outer + "'s value " +
+              format_as("%.10g", g.value_at_x) + " there (difference " + format_as("%.3g", diff) + ", allowed " +
+              format_as("%.3g", allowed) + "): the outer function's model is not the function, or the GLMO "
+              "solved it wrongly; `scfw validate --check` checks the model");
 }
 
 Solver::Solver(Problem& problem, Method& method, SolverOptions options)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `scfw validate --check` (docs/plugins.md, "Checking a composed problem"): a third-party plugin
-# set (tests/fixtures/wrong) with one fault at a time. Each fault that used to pass validation
+# `scfw validate --check` (docs/plugins.md, "Checking a composed problem") and the host's check of
+# the GLMO's value at gap reports: a third-party plugin set (tests/fixtures/wrong) with one fault
+# at a time. Each fault that used to pass validation
 # silently is one located line naming the plugin and the check, exit 1; without a fault every
 # check passes, and an oracle without exact evaluation has the checks that need it skipped.
 SCFW=$1
@@ -91,6 +92,16 @@ problem counter ', "fault": "counter"' none none
 check counter
 expect_rc 1 "an oracle that keeps state"
 expect_stderr "error: counter.json: check failed: state glmo dense_simplex: save / load / continue: y_6 of a run resumed after iteration 3 vs the run not stopped (bitwise): 1 of 3 coordinates differ (max |difference| 0.00585): the state saved by glmo dense_simplex does not continue the run, or a plugin keeps state it does not declare" "an oracle that keeps state"
+
+# The host's check at each gap report (core/src/solver.cpp, check_glmo_value): the GLMO's value
+# against the outer function's value at the point it returned. The model 0.5 above the value
+# used to give a run with exit 0 and every gap 0.5 off; now the run fails at its first report.
+run "$SCFW" run --quiet --plugin-path "$PLUGINS" outer_model.json
+expect_rc 1 "a run over an outer model above its value"
+expect_stderr "error: iteration 20 (gap report): dense_simplex: the GLMO's value 0.4 at the point it returned disagrees with the outer function fixture_max's value -0.1 there (difference 0.5, allowed 1e-06): the outer function's model is not the function, or the GLMO solved it wrongly; \`scfw validate --check\` checks the model" \
+  "a run over an outer model above its value"
+run "$SCFW" run --quiet --plugin-path "$PLUGINS" sound.json
+expect_rc 0 "a run over sound plugins"
 
 # Without --check nothing of this is looked at: the faulty file validates.
 run "$SCFW" validate --plugin-path "$PLUGINS" jacobian.json

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <memory>
 #include <vector>
 
@@ -74,8 +75,28 @@ struct GapValue {
   double gap = 0;
   double objective = 0;
   double slack = 0;  ///< value - lower_bound of the GLMO solve (0 when exact): gap - slack <= exact gap <= gap
+  double glmo_value = 0;  ///< the GLMO's value, F(f + J (x - y), x) as it reports it
+  /// The outer function's value at the returned x, F(f + J (x - y), x) computed by the host
+  /// (with a GapCheck only; else NaN).
+  double value_at_x = std::numeric_limits<double>::quiet_NaN();
+  double scale = 0;  ///< max(1, |value_at_x|, |glmo_value|, max_i |u_i|): what their disagreement is relative to
+};
+/// Buffers for the host's check of the GLMO's value at a gap report: u (n) and x - y (d).
+struct GapCheck {
+  Vec u, step;
 };
 GapValue generalized_gap(const Oracle& oracle, const OuterFunction& outer, Glmo& glmo, const Vec& y,
-                         Vec& f, Jacobian& J, Vec& x, Jacobian* dense_buffer = nullptr);
+                         Vec& f, Jacobian& J, Vec& x, Jacobian* dense_buffer = nullptr, GapCheck* check = nullptr);
+
+/// How far the GLMO's value at a gap report may lie from the outer function's value at the point
+/// it returned: its certified slack plus this times GapValue::scale. Far above the LP engine's
+/// tolerances (1e-9 relative, plugins/lp/settings.hpp) and the rounding of F (a few n eps), far
+/// below a model that is not the function (a constant or a coefficient off).
+inline constexpr double kGlmoValueTolerance = 1e-6;
+
+/// Throws scfw::Error "<glmo>: the GLMO's value V at the point it returned disagrees with the
+/// outer function <outer>'s value F there (difference D, allowed A): <advice>" when `g` (computed
+/// with a GapCheck) says they disagree beyond kGlmoValueTolerance.
+void check_glmo_value(const GapValue& g, const std::string& glmo, const std::string& outer);
 
 }  // namespace scfw
