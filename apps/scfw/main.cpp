@@ -6,6 +6,7 @@
 //   scfw plugins         list the plugins found
 //   scfw describe NAME   a plugin's parameters
 //   scfw compare FILE    methods x seeds x budgets on one problem: traces, summary, plots
+//   scfw plot TRACE...   objective and gap against the iteration, drawn by gnuplot (plot_command.cpp)
 //
 // Exit codes: 0 ok, 1 the run failed (or an output could not be written, or a check of
 // `validate --check` failed), 2 bad input or bad usage, 128 + the signal when interrupted: 130 SIGINT (Ctrl-C), 143 SIGTERM, 129 SIGHUP.
@@ -33,6 +34,7 @@
 #include <variant>
 #include <vector>
 
+#include "plot_command.hpp"
 #include "run_checkpoint.hpp"
 #include "scfw/format_bound.hpp"
 #include "scfw/compare/compare.hpp"
@@ -82,6 +84,7 @@ constexpr const char* kTopUsage =
     "  plugins         list the plugins found on the search path\n"
     "  describe NAME   show a plugin's summary and parameters (types, defaults, ranges)\n"
     "  compare FILE    run several methods over seeds and budgets K; summary table and plots\n"
+    "  plot TRACE...   draw the objective and the gap against the iteration of runs (PNG, SVG)\n"
     "\n"
     "Plugins are searched in: each --plugin-path DIR, each directory of $SCFW_PLUGIN_PATH\n"
     "(':'-separated), then <scfw>/../lib/scfw/plugins.\n"
@@ -139,6 +142,8 @@ const Command kCompare{"compare", "EXPERIMENT.json [options]",
                        "and rate.{svg,png} (gap against K with fitted slopes and K^-1/4, K^-1/3 lines; gnuplot).\n"
                        "Schedule and tracker numbers may be expressions in K: \"gamma\": \"K^-0.75\".\n"
                        "See docs/results.md for the file format.\n"};
+
+const Command kPlot{"plot", scfw_app::kPlotSynopsis, scfw_app::kPlotDescription};
 
 std::string usage_line(const Command& c) {
   return std::string("usage: scfw ") + c.name + " " + c.synopsis + "\n";
@@ -857,8 +862,16 @@ int cmd_compare(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+int cmd_plot(const std::vector<std::string>& args) {
+  try {
+    return scfw_app::plot_command(args, [](const po::options_description& visible) { print_help(kPlot, visible); });
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+}
+
 const Command* find_command(const std::string& name) {
-  for (const Command* c : {&kRun, &kValidate, &kPlugins, &kDescribe, &kCompare})
+  for (const Command* c : {&kRun, &kValidate, &kPlugins, &kDescribe, &kCompare, &kPlot})
     if (name == c->name) return c;
   return nullptr;
 }
@@ -869,6 +882,7 @@ int dispatch(const Command& c, const std::vector<std::string>& args) {
   if (name == "validate") return cmd_validate(args);
   if (name == "plugins") return cmd_plugins(args);
   if (name == "compare") return cmd_compare(args);
+  if (name == "plot") return cmd_plot(args);
   return cmd_describe(args);
 }
 
@@ -900,7 +914,7 @@ int main(int argc, char** argv) {
   const Command* cmd = find_command(command);
   if (!cmd) {
     std::string msg = "scfw: unknown command '" + scfw::excerpt(command) + "'";
-    const auto close = scfw::closest_names(command, {"run", "validate", "plugins", "describe", "compare"}, 1);
+    const auto close = scfw::closest_names(command, {"run", "validate", "plugins", "describe", "compare", "plot"}, 1);
     if (!close.empty() && scfw::edit_distance(command, close[0]) <= 3) msg += "; did you mean '" + close[0] + "'?";
     std::cerr << msg << "\n\n" << kTopUsage;
     return kExitBadInput;

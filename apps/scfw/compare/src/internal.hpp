@@ -20,6 +20,22 @@ std::string num(double v);
 std::string short_num(double v, const char* fmt = "%.3g");
 /// A label as a file name: letters, digits, '-' and '.' kept, anything else '_'.
 std::string safe_name(const std::string& label);
+/// A string for a gnuplot script: double-quoted, with each '"' and backslash escaped.
+std::string gp_quote(const std::string& s);
+/// A title or key label for gnuplot's enhanced-text terminals: quoted as gp_quote does, and each
+/// character that enhanced text treats as markup (& ^ _ @ ~ { }) preceded by an escaped backslash,
+/// so "S&P 500" or "x_1" print as written (a bare & swallowed the next letter).
+std::string gp_text(const std::string& s);
+/// The line colours of the plots, one per method or run in turn.
+extern const char* const kColours[10];
+/// The gnuplot commands for a y axis showing `values` (NaN and infinities ignored): linear with
+/// automatic tics unless log_scale_helps(values, log_ratio) (trace_plot.hpp); logarithmic
+/// otherwise, its range the values' with a margin, labelled at each power of ten over two decades
+/// or more and at 1-2-5 steps (or finer) under two decades, where powers of ten leave one label
+/// or two.
+std::string gp_y_axis(const std::vector<double>& values, double log_ratio);
+/// The tic labels of a logarithmic `axis` ('x' or 'y') over [from, to], as gp_y_axis sets them.
+std::string gp_log_tics(char axis, double from, double to);
 /// A trace CSV's iteration and gap columns.
 std::vector<std::pair<long, double>> read_trace_gaps(const std::filesystem::path& file);
 

@@ -24,10 +24,13 @@ namespace fs = std::filesystem;
 
 namespace scfw {
 
+using compare_detail::gp_quote;
+using compare_detail::gp_text;
+using compare_detail::kColours;
 using compare_detail::num;
 using compare_detail::short_num;
 
-namespace {
+namespace compare_detail {
 
 std::string gp_quote(const std::string& s) {
   std::string out = "\"";
@@ -38,9 +41,6 @@ std::string gp_quote(const std::string& s) {
   return out + "\"";
 }
 
-// A title or key label for gnuplot's enhanced-text terminals: quoted as gp_quote does, and each
-// character that enhanced text treats as markup (& ^ _ @ ~ { }) preceded by an escaped backslash,
-// so "S&P 500" or "x_1" print as written (a bare & swallowed the next letter).
 std::string gp_text(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -51,9 +51,12 @@ std::string gp_text(const std::string& s) {
   return out + "\"";
 }
 
+const char* const kColours[10] = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd",
+                                  "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
 
-const char* kColours[] = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#9467bd",
-                          "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+}  // namespace compare_detail
+
+namespace {
 
 /// Writes the script for each terminal beside the data and runs `gnuplot <script>` (SVG, then
 /// PNG), its output and messages in <script>.log. Returns "" or a warning.

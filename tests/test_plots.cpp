@@ -1,0 +1,192 @@
+// The plots (apps/scfw/compare): `scfw plot`'s trace reader and gnuplot script (the runs named,
+// the iteration, objective and gap columns drawn, a logarithmic axis only where it helps, bad
+// traces refused word for word). gnuplot is not run here: the drawings themselves are checked by
+// tests/cli/cli_plot.sh.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "plugin_support.hpp"
+#include "scfw/compare/compare.hpp"
+#include "scfw/compare/trace_plot.hpp"
+#include "scfw/error.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+fs::path scratch(const std::string& name) {
+  fs::path p = fs::path(SCFW_BINARY_DIR) / "test_plots_out" / name;
+  fs::remove_all(p);
+  fs::create_directories(p);
+  return p;
+}
+
+fs::path write(const fs::path& file, const std::string& text) {
+  std::ofstream(file) << text;
+  return file;
+}
+
+const char* kHeader = "iteration,objective,gap,best_gap,seconds,gamma,beta,rho,glmo_value,glmo_iterations\n";
+
+/// The rows of datablock `name` in a gnuplot script: its lines between "<name> << EOD" and "EOD".
+std::vector<std::string> datablock(const std::string& script, const std::string& name) {
+  std::vector<std::string> rows;
+  std::istringstream in(script);
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (line == name + " << EOD") inside = true;
+    else if (inside && line == "EOD") break;
+    else if (inside) rows.push_back(line);
+  }
+  return rows;
+}
+
+/// The text of the script from the line that starts with `from` up to the next line that starts
+/// with `to` (or the end).
+std::string section(const std::string& script, const std::string& from, const std::string& to) {
+  const size_t a = script.find("\n" + from);
+  REQUIRE(a != std::string::npos);
+  const size_t b = script.find("\n" + to, a + 1);
+  return script.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+
+std::string read_error(const fs::path& file) {
+  try {
+    scfw::read_trace(file);
+  } catch (const scfw::InputError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST_CASE("scfw plot: the script for two traces names both runs and draws iteration against objective and gap") {
+  const fs::path dir = scratch("two");
+  // Columns found by name: the second trace has its columns in another order and CRLF endings.
+  write(dir / "vanilla.csv", std::string(kHeader) +
+                                 "10,2.5,1.25,1.25,0.1,0.1,1,1,0.5,0\n"
+                                 "20,2,0.5,0.5,0.2,0.1,1,1,0.5,0\n"
+                                 "30,1.75,0.0625,0.0625,0.3,0.1,1,1,0.5,0\n");
+  write(dir / "momentum.csv",
+        "gap,seconds,iteration,objective\r\n"
+        "0.75,0.1,10,3\r\n"
+        "0.25,0.2,20,2.25\r\n"
+        ",0.3,30,\r\n");  // a last row without a report
+  const auto traces = scfw::read_traces({dir / "vanilla.csv", dir / "momentum.csv"});
+  REQUIRE(traces.size() == 2);
+  CHECK(traces[0].label == "vanilla");
+  CHECK(traces[1].label == "momentum");
+  CHECK(traces[1].iteration == std::vector<long>{10, 20, 30});
+  CHECK(traces[1].objective[1] == 2.25);
+  CHECK(std::isnan(traces[1].gap[2]));
+
+  const std::string s = scfw::trace_plot_script(traces, scfw::PlotFormat::png, dir / "out.png");
+  CHECK(s.find("set terminal pngcairo size 900,760 ") != std::string::npos);
+  CHECK(s.find("set output \"" + (dir / "out.png").string() + "\"\n") != std::string::npos);
+  // Each run's iteration, objective and gap, as read (NaN where the row has none).
+  CHECK(datablock(s, "$run1") == std::vector<std::string>{"10 2.5 1.25", "20 2 0.5", "30 1.75 0.0625"});
+  CHECK(datablock(s, "$run2") == std::vector<std::string>{"10 3 0.75", "20 2.25 0.25", "30 NaN NaN"});
+  // The upper panel draws column 2 (the objective) of each run, the lower one column 3 (the gap),
+  // its key naming the runs by their stems.
+  const std::string upper = section(s, "# the objective", "# the gap");
+  const std::string lower = section(s, "# the gap", "unset multiplot");
+  CHECK(upper.find("$run1 using 1:2 with linespoints") != std::string::npos);
+  CHECK(upper.find("$run2 using 1:2 with linespoints") != std::string::npos);
+  CHECK(upper.find("using 1:3") == std::string::npos);
+  CHECK(upper.find("title \"") == std::string::npos);
+  CHECK(lower.find("$run1 using 1:3 with linespoints pt 7 ps 0.6 lw 2 lc rgb '#d62728' title \"vanilla\"") !=
+        std::string::npos);
+  CHECK(lower.find("$run2 using 1:3 with linespoints pt 7 ps 0.6 lw 2 lc rgb '#ff7f0e' title \"momentum\"") !=
+        std::string::npos);
+  CHECK(lower.find("using 1:2") == std::string::npos);
+  // The gap spans 1.25 / 0.0625 = 20: a logarithmic axis labelled in 1-2-5 steps; the objective
+  // (1.75 to 3) stays linear, and so does the iteration (10 to 30).
+  CHECK(lower.find("set logscale y\n") != std::string::npos);
+  CHECK(lower.find("set ytics (0.1, 0.2, 0.5, 1)\n") != std::string::npos);
+  CHECK(upper.find("unset logscale y\n") != std::string::npos);
+  CHECK(s.find("set logscale x") == std::string::npos);
+
+  // Equal stems: each run is named by its path instead.
+  fs::create_directories(dir / "a");
+  fs::create_directories(dir / "b");
+  fs::copy_file(dir / "vanilla.csv", dir / "a" / "run.csv");
+  fs::copy_file(dir / "vanilla.csv", dir / "b" / "run.csv");
+  const auto same = scfw::read_traces({dir / "a" / "run.csv", dir / "b" / "run.csv"});
+  CHECK(same[0].label == (dir / "a" / "run.csv").string());
+  CHECK(same[1].label == (dir / "b" / "run.csv").string());
+}
+
+TEST_CASE("scfw plot: a negative objective keeps a linear axis; long runs get a logarithmic iteration axis") {
+  const fs::path dir = scratch("negative");
+  std::string text = kHeader;
+  for (int k = 1; k <= 1000; ++k) {
+    const double obj = -0.5 + 1.0 / std::sqrt(k), gap = std::pow(k, -0.5);
+    text += std::to_string(k) + "," + std::to_string(obj) + "," + std::to_string(gap) + ",,,,,,,\n";
+  }
+  write(dir / "cvar.csv", text);
+  const auto traces = scfw::read_traces({dir / "cvar.csv"});
+  const std::string s = scfw::trace_plot_script(traces, scfw::PlotFormat::svg, dir / "cvar.svg");
+  CHECK(s.find("set terminal svg size 720,608 ") != std::string::npos);
+  CHECK(s.find("set logscale x\n") != std::string::npos);  // iterations 1 to 1000
+  CHECK(section(s, "# the objective", "# the gap").find("unset logscale y\n") != std::string::npos);
+  const std::string lower = section(s, "# the gap", "unset multiplot");
+  CHECK(lower.find("set logscale y\n") != std::string::npos);
+  CHECK(lower.find("set format y '%g'\n") != std::string::npos);  // 0.0316 to 1: under two decades
+  // More than 60 rows: lines without points.
+  CHECK(lower.find("$run1 using 1:3 with lines lw 2 ") != std::string::npos);
+
+  CHECK(scfw::log_scale_helps({1, 10}, 10));
+  CHECK(!scfw::log_scale_helps({1, 9.99}, 10));
+  CHECK(!scfw::log_scale_helps({-1, 10, 100}, 10));
+  CHECK(!scfw::log_scale_helps({0, 10, 100}, 10));
+  CHECK(scfw::log_scale_helps({NAN, 0.5, 50, INFINITY}, 10));
+  CHECK(!scfw::log_scale_helps({NAN}, 10));
+}
+
+TEST_CASE("scfw plot: files that are not traces are refused with one located line") {
+  const fs::path dir = scratch("bad");
+  const std::string d = dir.string() + "/";
+  // A solution CSV is not a trace.
+  write(dir / "solution.csv", "# scfw solution of p: iteration limit after 10 of 10 iterations\nkind,name,value\nx,a,1\n");
+  CHECK(read_error(dir / "solution.csv") ==
+        d + "solution.csv: line 1: not a trace CSV: the header has no column \"iteration\" (a trace has the columns "
+            "iteration, objective and gap; this header is \"# scfw solution of p: iteration limit after 10 of 10 "
+            "iterations\")");
+  write(dir / "nogap.csv", "iteration,objective,best_gap\n1,2,3\n");
+  CHECK(read_error(dir / "nogap.csv") ==
+        d + "nogap.csv: line 1: not a trace CSV: the header has no column \"gap\" (a trace has the columns iteration, "
+            "objective and gap; this header is \"iteration,objective,best_gap\")");
+  write(dir / "empty.csv", "");
+  CHECK(read_error(dir / "empty.csv") == d + "empty.csv: the file is empty, not a trace CSV");
+  write(dir / "header.csv", kHeader);
+  CHECK(read_error(dir / "header.csv") == d + "header.csv: the trace is empty: a header and no rows");
+  write(dir / "short.csv", std::string(kHeader) + "10,2,1,1,0.1,0.1,1,1,0.5,0\n20,2,1\n");
+  CHECK(read_error(dir / "short.csv") == d + "short.csv: line 3: 3 fields, the header has 10");
+  write(dir / "word.csv", std::string(kHeader) + "10,2,one,1,0.1,0.1,1,1,0.5,0\n");
+  CHECK(read_error(dir / "word.csv") == d + "word.csv: line 2: column \"gap\": expected a number, got \"one\"");
+  write(dir / "iter.csv", std::string(kHeader) + "-1,2,1,1,0.1,0.1,1,1,0.5,0\n");
+  CHECK(read_error(dir / "iter.csv") ==
+        d + "iter.csv: line 2: column \"iteration\": expected an integer >= 0, got \"-1\"");
+  write(dir / "noexact.csv", std::string(kHeader) + "10,,,,0.1,0.1,1,1,,0\n");
+  CHECK(read_error(dir / "noexact.csv") ==
+        d + "noexact.csv: no row has a finite objective (objective and gap come from the exact evaluation, which "
+            "this run's oracle does not have)");
+  CHECK(read_error(dir / "missing.csv") == d + "missing.csv: cannot open file (No such file or directory)");
+  CHECK(read_error(dir) == dir.string() + ": is a directory");
+
+  CHECK(scfw::plot_format("a.PNG") == scfw::PlotFormat::png);
+  CHECK(scfw::plot_format("a.svg") == scfw::PlotFormat::svg);
+  CHECK_THROWS_WITH_AS(scfw::plot_format("a.pdf"), "expected a file name ending in .png or .svg, got 'a.pdf'",
+                       std::invalid_argument);
+}
