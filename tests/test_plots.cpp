@@ -1,7 +1,8 @@
 // The plots (apps/scfw/compare): `scfw plot`'s trace reader and gnuplot script (the runs named,
 // the iteration, objective and gap columns drawn, a logarithmic axis only where it helps, bad
-// traces refused word for word). gnuplot is not run here: the drawings themselves are checked by
-// tests/cli/cli_plot.sh.
+// traces refused word for word), and `scfw compare`'s objective plots and rate plot (one label
+// per budget, the x range equal to the budgets, no rate plot for a single budget). gnuplot is not
+// run here: the drawings themselves are checked by tests/cli/cli_plot.sh.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -33,6 +34,13 @@ fs::path scratch(const std::string& name) {
 fs::path write(const fs::path& file, const std::string& text) {
   std::ofstream(file) << text;
   return file;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 const char* kHeader = "iteration,objective,gap,best_gap,seconds,gamma,beta,rho,glmo_value,glmo_iterations\n";
@@ -189,4 +197,107 @@ TEST_CASE("scfw plot: files that are not traces are refused with one located lin
   CHECK(scfw::plot_format("a.svg") == scfw::PlotFormat::svg);
   CHECK_THROWS_WITH_AS(scfw::plot_format("a.pdf"), "expected a file name ending in .png or .svg, got 'a.pdf'",
                        std::invalid_argument);
+}
+
+namespace {
+
+json small_experiment(const json& iterations) {
+  // Two methods on a small Task 1 instance: the data and the runs take well under a second.
+  json e = {{"name", "plots"}, {"seeds", 2}, {"report", {{"points", 8}}}};
+  e["oracle"] = {{"plugin", "least_squares_tasks"}, {"batch", 1},
+                 {"synthetic", {{"tasks", 3}, {"dim", 12}, {"rows_per_task", 40}, {"seed", 2}}}};
+  e["outer"] = {{"plugin", "max"}};
+  e["domain"] = {{"plugin", "l1_ball"}, {"radius", 2}};
+  e["methods"] = json::array();
+  e["methods"].push_back({{"label", "vanilla"}, {"tracker", {{"plugin", "vanilla"}}},
+                          {"schedule", {{"plugin", "constant"}, {"gamma", "K^-0.75"}, {"beta", 1}, {"rho", 1}}}});
+  e["methods"].push_back({{"label", "Variant I"}, {"tracker", {{"plugin", "momentum"}, {"value", "polyak"}}},
+                          {"schedule", {{"plugin", "nonconvex"}}}});
+  e["iterations"] = iterations;
+  return e;
+}
+
+scfw::CompareResult run(const json& doc, const fs::path& out) {
+  const scfw::Experiment e = scfw::parse_experiment(scfw::test::registry(), doc, "plots.json", ".");
+  scfw::CompareOptions o;
+  o.jobs = 2;
+  o.out = out;
+  o.plots = false;  // the scripts are written all the same
+  return scfw::run_compare(scfw::test::registry(), e, o);
+}
+
+}  // namespace
+
+TEST_CASE("compare: an objective plot per K beside the gap plot, from the traces' objectives") {
+  const fs::path out = scratch("compare-objective");
+  const scfw::CompareResult r = run(small_experiment(json::array({40, 120})), out);
+  REQUIRE(r.failed == 0);
+  for (long K : {40, 120}) {
+    const std::string k = std::to_string(K);
+    CAPTURE(K);
+    const std::string script = slurp(out / "plot" / ("objective_K" + k + ".png.gp"));
+    CHECK(script.find("set output \"" + (out / ("objective_K" + k + ".png")).string() + "\"") != std::string::npos);
+    CHECK(script.find("set ylabel 'objective F(f(y), y)'") != std::string::npos);
+    CHECK(script.find("title \"vanilla\"") != std::string::npos);
+    CHECK(script.find("title \"Variant I\"") != std::string::npos);
+    CHECK(fs::exists(out / "plot" / ("objective_K" + k + ".svg.gp")));
+    // The data: per method and iteration, the mean, min and max of the runs' objectives.
+    std::map<long, std::vector<double>> at;
+    for (const auto& run : r.runs) {
+      if (run.method != 0 || run.K != K) continue;
+      std::ifstream in(out / run.trace);
+      std::string line;
+      std::getline(in, line);
+      while (std::getline(in, line)) {
+        std::istringstream fields(line);
+        std::string it, obj;
+        std::getline(fields, it, ',');
+        std::getline(fields, obj, ',');
+        at[std::stol(it)].push_back(std::stod(obj));
+      }
+    }
+    REQUIRE(at.size() >= 8);
+    std::istringstream dat(slurp(out / "plot" / ("objective_K" + k + ".dat")));
+    std::string line;
+    std::getline(dat, line);
+    CHECK(line == "# vanilla");
+    for (const auto& entry : at) {
+      REQUIRE(std::getline(dat, line));
+      std::istringstream fields(line);
+      long it = 0;
+      double mean = 0, lo = 0, hi = 0;
+      fields >> it >> mean >> lo >> hi;
+      CHECK(it == entry.first);
+      CHECK(mean == (entry.second[0] + entry.second[1]) / 2);
+      CHECK(lo == std::min(entry.second[0], entry.second[1]));
+      CHECK(hi == std::max(entry.second[0], entry.second[1]));
+    }
+  }
+}
+
+TEST_CASE("compare: the rate plot labels every K, spans the budgets, keeps its key under the x label") {
+  const fs::path out = scratch("compare-rate");
+  REQUIRE(run(small_experiment(json::array({40, 80, 120})), out).failed == 0);
+  const std::string script = slurp(out / "plot" / "rate.png.gp");
+  CHECK(script.find("set xrange [40:120]\n") != std::string::npos);
+  CHECK(script.find("set xtics (\"40\" 40, \"80\" 80, \"120\" 120)\n") != std::string::npos);
+  // The key in the bottom margin, which holds the tic labels, the x label and the key's rows.
+  CHECK(script.find("set bmargin 6.6\nset key at screen 0.5, screen 0.01 center bottom vertical maxrows 2 ") !=
+        std::string::npos);
+  CHECK(script.find("set key below") == std::string::npos);
+}
+
+TEST_CASE("compare: no rate plot for a single K, and none left from an earlier run in the folder") {
+  const fs::path out = scratch("compare-one-K");
+  REQUIRE(run(small_experiment(json::array({40, 120})), out).failed == 0);
+  REQUIRE(fs::exists(out / "plot" / "rate.png.gp"));
+  REQUIRE(fs::exists(out / "plot" / "rate.dat"));
+  REQUIRE(run(small_experiment(40), out).failed == 0);
+  for (const char* f : {"rate.dat", "rate.png.gp", "rate.svg.gp"}) {
+    CAPTURE(f);
+    CHECK(!fs::exists(out / "plot" / f));
+  }
+  CHECK(!fs::exists(out / "rate.png"));
+  CHECK(fs::exists(out / "plot" / "gap_K40.png.gp"));
+  CHECK(fs::exists(out / "plot" / "objective_K40.png.gp"));
 }

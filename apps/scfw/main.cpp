@@ -138,8 +138,9 @@ const Command kCompare{"compare", "EXPERIMENT.json [options]",
                        "threads (each run single-threaded and seeded, so results do not depend on --jobs), and\n"
                        "writes to the output folder: traces/*.csv, summary.csv (per method and K: final gap\n"
                        "mean/std/min/max over seeds, best gap, seconds per iteration by phase, across-K slope),\n"
-                       "slopes.csv, runs.csv, gap_K<K>.{svg,png} (gap against iteration, mean and min-max band)\n"
-                       "and rate.{svg,png} (gap against K with fitted slopes and K^-1/4, K^-1/3 lines; gnuplot).\n"
+                       "slopes.csv, runs.csv, gap_K<K>.{svg,png} and objective_K<K>.{svg,png} (the gap and the\n"
+                       "objective against the iteration, mean and min-max band) and, for two budgets or more,\n"
+                       "rate.{svg,png} (gap against K with fitted slopes and K^-1/4, K^-1/3 lines; gnuplot).\n"
                        "Schedule and tracker numbers may be expressions in K: \"gamma\": \"K^-0.75\".\n"
                        "See docs/results.md for the file format.\n"};
 

@@ -52,7 +52,12 @@ for m in order:
 
 src = open(os.path.join(RUNS[0], "plot", "rate.png.gp")).read()
 src = re.sub(r'"[^"]*/plot/rate\.dat"', '"%s"' % dat, src)
-src = re.sub(r"set xrange \[[^\]]*\]", "set xrange [769.231:13000]", src)
+# The three budgets on the x axis, each labelled; the y axis fitted to all of them by gnuplot.
+src = re.sub(r"set xrange \[[^\]]*\]", "set xrange [1000:10000]", src)
+src = re.sub(r"set xtics \([^\n]*\)", 'set xtics ("1000" 1000, "3000" 3000, "10000" 10000)', src)
+src = re.sub(r"set yrange \[[^\]]*\]", "set autoscale y", src)
+src = re.sub(r"set ytics \([^\n]*\)", "set ytics autofreq", src)
+src = src.replace("set format y '%g'", "set format y '10^{%L}'")
 src = src.replace('"gap against K (mean over seeds)"',
                   '"gap against K (mean over 10 seeds; K = 10000 from the second file)"')
 lines, i = [], -1

@@ -26,16 +26,19 @@ void finish(OutputFile& file) {
   if (file.fail()) throw Error(file.target().string() + ": cannot write the " + file.what() + file.reason());
 }
 
-std::vector<std::pair<long, double>> read_trace_gaps(const std::filesystem::path& file) {
+std::vector<std::pair<long, double>> read_trace_column(const std::filesystem::path& file, int column) {
   std::vector<std::pair<long, double>> rows;
   std::ifstream in(file);
   std::string line;
   std::getline(in, line);  // header
   while (std::getline(in, line)) {
     std::stringstream ss(line);
-    std::string it, obj, gap;
-    if (!std::getline(ss, it, ',') || !std::getline(ss, obj, ',') || !std::getline(ss, gap, ',')) continue;
-    rows.emplace_back(std::atol(it.c_str()), std::strtod(gap.c_str(), nullptr));
+    std::string it, value;
+    if (!std::getline(ss, it, ',')) continue;
+    for (int c = 1; c <= column; ++c)
+      if (!std::getline(ss, value, ',')) value.clear();
+    if (value.empty()) continue;  // not reported on this row
+    rows.emplace_back(std::atol(it.c_str()), std::strtod(value.c_str(), nullptr));
   }
   return rows;
 }

@@ -36,7 +36,8 @@ extern const char* const kColours[10];
 std::string gp_y_axis(const std::vector<double>& values, double log_ratio);
 /// The tic labels of a logarithmic `axis` ('x' or 'y') over [from, to], as gp_y_axis sets them.
 std::string gp_log_tics(char axis, double from, double to);
-/// A trace CSV's iteration and gap columns.
-std::vector<std::pair<long, double>> read_trace_gaps(const std::filesystem::path& file);
+/// A trace CSV's iteration column and column `column` (1: objective, 2: gap), the rows where that
+/// field is empty left out.
+std::vector<std::pair<long, double>> read_trace_column(const std::filesystem::path& file, int column);
 
 }  // namespace scfw::compare_detail

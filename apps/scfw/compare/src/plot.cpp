@@ -26,6 +26,8 @@ namespace scfw {
 
 using compare_detail::gp_quote;
 using compare_detail::gp_text;
+using compare_detail::gp_log_tics;
+using compare_detail::gp_y_axis;
 using compare_detail::kColours;
 using compare_detail::num;
 using compare_detail::short_num;
@@ -57,6 +59,32 @@ const char* const kColours[10] = {"#d62728", "#ff7f0e", "#1f77b4", "#2ca02c", "#
 }  // namespace compare_detail
 
 namespace {
+
+/// The key under the plot, clear of the tic labels and the x label: a bottom margin for them and
+/// `rows` rows of entries, laid out as `layout` says.
+std::string key_below(size_t rows, const std::string& layout) {
+  std::ostringstream s;
+  s << "set bmargin " << 4 + 1.3 * static_cast<double>(rows) << "\n"
+    << "set key at screen 0.5, screen 0.01 center bottom " << layout << " spacing 1.3\n";
+  return s.str();
+}
+
+/// The numbers of a plot data file's value columns (all but the first), for its axis.
+std::vector<double> dat_values(const fs::path& data) {
+  std::vector<double> values;
+  std::ifstream in(data);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    std::string field;
+    fields >> field;  // the iteration
+    // (1e-300 stands for a band's lower end at a gap of 0, which a logarithmic axis cannot show)
+    while (fields >> field)
+      if (const double v = std::strtod(field.c_str(), nullptr); v != 1e-300) values.push_back(v);
+  }
+  return values;
+}
 
 /// Writes the script for each terminal beside the data and runs `gnuplot <script>` (SVG, then
 /// PNG), its output and messages in <script>.log. Returns "" or a warning.
@@ -155,30 +183,51 @@ void plot(const Experiment& e, const fs::path& out, const CompareOptions& option
   }
   const bool drawn = !gnuplot.empty();
   const std::string title = e.name;
-  for (long K : e.budgets) {
-    std::ostringstream b;
-    b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key top right\n"
-      << "set xlabel 'iteration k'\nset ylabel 'generalized FW gap'\n"
-      // Two title lines: long experiment names no longer run off the plot's right edge.
-      << "set title font ',10'\nset title " << gp_text(title) << " . \"\\n\" . "
-      << gp_text("K = " + std::to_string(K) + " (mean over " + std::to_string(e.seeds.size()) + " seeds, band: min-max)") << "\n"
-      << "set style fill transparent solid 0.18 noborder\n";
-    const std::string dat = gp_quote((out / "plot" / ("gap_K" + std::to_string(K) + ".dat")).string());
-    b << "plot ";
-    for (size_t m = 0; m < e.methods.size(); ++m) {
-      const char* c = kColours[m % 10];
-      b << (m ? ", \\\n     " : "") << dat << " index " << m << " using 1:3:4 with filledcurves lc rgb '" << c
-        << "' notitle, \\\n     " << dat << " index " << m << " using 1:2 with lines lw 2 lc rgb '" << c
-        << "' title " << gp_text(e.methods[m].label);
-    }
-    b << "\n";
-    const std::string stem = "gap_K" + std::to_string(K);
-    const std::string w = render(gnuplot, out, stem, b.str());
+  const auto add = [&](const std::string& stem, const std::string& body) {
+    const std::string w = render(gnuplot, out, stem, body);
     if (!w.empty()) result.plot_warning = w;
     if (drawn) {
       result.files.push_back(out / (stem + ".svg"));
       result.files.push_back(out / (stem + ".png"));
     }
+  };
+  // Per K, the gap and the objective against the iteration: a line per method (the mean over the
+  // seeds) in a band (min to max), the x axis from the first report to K.
+  for (long K : e.budgets) {
+    for (const bool gap : {true, false}) {
+      const std::string stem = (gap ? "gap_K" : "objective_K") + std::to_string(K);
+      const fs::path data = out / "plot" / (stem + ".dat");
+      std::ostringstream b;
+      const long first = std::max<long>(1, (K + e.report_points - 1) / e.report_points);  // run_options()
+      b << "set logscale x\nset xrange [" << first << ":" << K << "]\n"
+        << gp_log_tics('x', static_cast<double>(first), static_cast<double>(K)) << "set grid\n"
+        // the gap on a logarithmic axis always (as on the rate plot), the objective where that helps
+        << gp_y_axis(dat_values(data), gap ? 1 : 10)
+        << "set xlabel 'iteration k'\nset ylabel " << (gap ? "'generalized FW gap'" : "'objective F(f(y), y)'") << "\n"
+        // Two title lines: long experiment names no longer run off the plot's right edge.
+        << "set title font ',10'\nset title " << gp_text(title) << " . \"\\n\" . "
+        << gp_text("K = " + std::to_string(K) + " (mean over " + std::to_string(e.seeds.size()) + " seeds, band: min-max)") << "\n"
+        << "set style fill transparent solid 0.18 noborder\n"
+        << key_below((e.methods.size() + 2) / 3, "horizontal maxcols 3");
+      const std::string dat = gp_quote(data.string());
+      b << "plot ";
+      for (size_t m = 0; m < e.methods.size(); ++m) {
+        const char* c = kColours[m % 10];
+        b << (m ? ", \\\n     " : "") << dat << " index " << m << " using 1:3:4 with filledcurves lc rgb '" << c
+          << "' notitle, \\\n     " << dat << " index " << m << " using 1:2 with lines lw 2 lc rgb '" << c
+          << "' title " << gp_text(e.methods[m].label);
+      }
+      b << "\n";
+      add(stem, b.str());
+    }
+  }
+  if (e.budgets.size() < 2) {
+    // One budget has no rate to show: no rate plot, and none left from an earlier run here.
+    std::error_code ec;
+    for (const char* f : {"rate.svg", "rate.png"}) fs::remove(out / f, ec);
+    for (const char* f : {"rate.dat", "rate.svg.gp", "rate.png.gp", "rate.svg.log", "rate.png.log"})
+      fs::remove(out / "plot" / f, ec);
+    return;
   }
   {
     // Reference lines anchored at the geometric mean of the methods' final gaps at the smallest K.
@@ -190,10 +239,17 @@ void plot(const Experiment& e, const fs::path& out, const CompareOptions& option
     const double anchor = cnt ? std::pow(10.0, lsum / cnt) : 1.0;
     const double k0 = static_cast<double>(e.budgets.front());
     std::ostringstream b;
-    b << "set logscale xy\nset format y '10^{%L}'\nset grid\nset key below\n"
+    // The x axis spans the budgets and labels each of them; the key (a column of methods beside
+    // the reference lines) sits under the x label.
+    b << "set logscale x\n" << gp_y_axis(dat_values(out / "plot" / "rate.dat"), 1) << "set grid\n"
       << "set xlabel 'iteration budget K'\nset ylabel 'gap at K (solid: final, open: best)'\n"
       << "set title font ',10'\nset title " << gp_text(title) << " . \"\\n\" . " << gp_text("gap against K (mean over seeds)") << "\n"
-      << "set xrange [" << k0 / 1.3 << ":" << e.budgets.back() * 1.3 << "]\n";
+      << "set xrange [" << e.budgets.front() << ":" << e.budgets.back() << "]\n"
+      << "set xtics (";
+    for (size_t i = 0; i < e.budgets.size(); ++i)
+      b << (i ? ", " : "") << '"' << e.budgets[i] << "\" " << e.budgets[i];
+    const size_t rows = std::max<size_t>(e.methods.size(), 2);
+    b << ")\n" << key_below(rows, "vertical maxrows " + std::to_string(rows));
     const std::string dat = gp_quote((out / "plot" / "rate.dat").string());
     b << "plot ";
     for (size_t m = 0; m < e.methods.size(); ++m) {
@@ -208,12 +264,7 @@ void plot(const Experiment& e, const fs::path& out, const CompareOptions& option
     }
     b << ", \\\n     " << num(anchor) << "*(x/" << k0 << ")**(-0.25) with lines dt 2 lw 1.5 lc rgb 'black' title 'K^{-1/4}'"
       << ", \\\n     " << num(anchor) << "*(x/" << k0 << ")**(-1.0/3) with lines dt 4 lw 1.5 lc rgb 'gray40' title 'K^{-1/3}'\n";
-    const std::string w = render(gnuplot, out, "rate", b.str());
-    if (!w.empty()) result.plot_warning = w;
-    if (drawn) {
-      result.files.push_back(out / "rate.svg");
-      result.files.push_back(out / "rate.png");
-    }
+    add("rate", b.str());
   }
 }
 

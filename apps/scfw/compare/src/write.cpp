@@ -18,7 +18,6 @@ using compare_detail::num;
 using compare_detail::short_num;
 
 void write_tables(const Experiment& e, const fs::path& out, CompareResult& result) {
-  using compare_detail::read_trace_gaps;
   // summary.csv, slopes.csv, runs.csv
   {
     OutputFile f(out / "summary.csv", "summary table");
@@ -56,31 +55,36 @@ void write_tables(const Experiment& e, const fs::path& out, CompareResult& resul
     result.files.push_back(out / "runs.csv");
   }
 
-  // Plot data: per K, per method: iteration, mean, min, max of the gap over the seeds.
+  // Plot data: per K, per method: iteration, mean, min, max over the seeds of the gap (positive
+  // means only: its axis is logarithmic) and of the objective (any finite value).
   for (long K : e.budgets) {
-    OutputFile dat(out / "plot" / ("gap_K" + std::to_string(K) + ".dat"), "plot data");
-    for (size_t m = 0; m < e.methods.size(); ++m) {
-      std::map<long, std::vector<double>> at;
-      for (const auto& r : result.runs) {
-        if (r.method != m || r.K != K || !r.ok) continue;
-        for (const auto& [it, g] : read_trace_gaps(out / r.trace)) at[it].push_back(g);
+    for (const bool gap : {true, false}) {
+      const std::string stem = (gap ? "gap_K" : "objective_K") + std::to_string(K);
+      OutputFile dat(out / "plot" / (stem + ".dat"), "plot data");
+      for (size_t m = 0; m < e.methods.size(); ++m) {
+        std::map<long, std::vector<double>> at;
+        for (const auto& r : result.runs) {
+          if (r.method != m || r.K != K || !r.ok) continue;
+          for (const auto& [it, v] : compare_detail::read_trace_column(out / r.trace, gap ? 2 : 1)) at[it].push_back(v);
+        }
+        dat << "# " << e.methods[m].label << "\n";
+        bool any = false;
+        for (const auto& [it, vs] : at) {
+          double mean = 0, sd = 0;
+          mean_std(vs, mean, sd);
+          const double lo = *std::min_element(vs.begin(), vs.end()), hi = *std::max_element(vs.begin(), vs.end());
+          if (gap ? !(mean > 0) : !std::isfinite(mean)) continue;
+          dat << it << ' ' << num(mean) << ' ' << num(gap ? std::max(lo, 1e-300) : lo) << ' ' << num(hi) << '\n';
+          any = true;
+        }
+        if (!any) dat << "1 nan nan nan\n";
+        dat << "\n\n";
       }
-      dat << "# " << e.methods[m].label << "\n";
-      bool any = false;
-      for (const auto& [it, gs] : at) {
-        double mean = 0, sd = 0;
-        mean_std(gs, mean, sd);
-        const double lo = *std::min_element(gs.begin(), gs.end()), hi = *std::max_element(gs.begin(), gs.end());
-        if (!(mean > 0)) continue;
-        dat << it << ' ' << num(mean) << ' ' << num(std::max(lo, 1e-300)) << ' ' << num(hi) << '\n';
-        any = true;
-      }
-      if (!any) dat << "1 nan nan nan\n";
-      dat << "\n\n";
+      finish(dat);
     }
-    finish(dat);
   }
-  {
+  // The rate plot needs two budgets at least (plot.cpp).
+  if (e.budgets.size() >= 2) {
     OutputFile dat(out / "plot" / "rate.dat", "plot data");
     for (size_t m = 0; m < e.methods.size(); ++m) {
       dat << "# " << e.methods[m].label << "\n";
@@ -91,7 +95,6 @@ void write_tables(const Experiment& e, const fs::path& out, CompareResult& resul
     }
     finish(dat);
   }
-
 }
 
 std::string format_compare_table(const CompareResult& r) {

@@ -191,10 +191,13 @@ void run_all(const Registry& registry, const Experiment& e, const std::filesyste
 /// Per (method, K): statistics over the seeds of the runs that succeeded; per method: the
 /// across-K slopes. Fills result.rows and result.slopes.
 void summarize(const Experiment& e, CompareResult& result);
-/// summary.csv, slopes.csv, runs.csv and the plot data (plot/gap_K<K>.dat, plot/rate.dat).
+/// summary.csv, slopes.csv, runs.csv and the plot data (plot/gap_K<K>.dat, plot/objective_K<K>.dat,
+/// and plot/rate.dat for two budgets or more).
 void write_tables(const Experiment& e, const std::filesystem::path& out, CompareResult& result);
 /// The gnuplot scripts (plot/*.gp) and, when `options.plots` and gnuplot is on PATH, the SVG and
-/// PNG files; result.plot_warning says why not.
+/// PNG files: gap_K<K> and objective_K<K> per budget, and rate (gap against K) for two budgets or
+/// more (with a single budget, rate files left by an earlier run in `out` are removed);
+/// result.plot_warning says why not.
 void plot(const Experiment& e, const std::filesystem::path& out, const CompareOptions& options, CompareResult& result);
 
 /// The file `program` would run as: the first executable <dir>/<program> for dir in $PATH
@@ -207,9 +210,10 @@ int run_program(const std::vector<std::string>& argv, const std::filesystem::pat
                 const std::filesystem::path& stderr_file, std::string* error = nullptr);
 
 /// run_all -> summarize -> write_tables -> plot: runs every (method, seed, K), writes <out>/traces/*.csv, <out>/summary.csv,
-/// <out>/slopes.csv, and the plots (<out>/gap_K<K>.{svg,png}, <out>/rate.{svg,png}) with their
-/// gnuplot scripts and data. A run that fails is recorded (CompareRun::error) and the others go
-/// on; an InputError in any run (a bad block) is rethrown after the workers stop.
+/// <out>/slopes.csv, and the plots (<out>/gap_K<K>.{svg,png}, <out>/objective_K<K>.{svg,png},
+/// <out>/rate.{svg,png}) with their gnuplot scripts and data. A run that fails is recorded
+/// (CompareRun::error) and the others go on; an InputError in any run (a bad block) is rethrown
+/// after the workers stop.
 CompareResult run_compare(const Registry& registry, const Experiment& e, const CompareOptions& options);
 
 /// Sample mean and standard deviation (n - 1 in the denominator; 0 for one value).
