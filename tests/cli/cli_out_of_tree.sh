@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A plugin author's path: install scfw into a prefix, build examples/plugins/mean_max as its own
-# CMake project with find_package(scfw), and run the installed app with --plugin-path.
+# A plugin author's path: install scfw into a prefix, build the installed copy of
+# examples/plugins/mean_max as its own CMake project with find_package(scfw), and run the
+# installed app with --plugin-path.
 SCFW=$1 BUILD=$2 SOURCE=$3 CMAKE=${4:-cmake}
 source "$(dirname "$0")/lib.sh"
 
@@ -11,11 +12,14 @@ for f in bin/scfw lib/libscfw_sdk.so lib/libscfw_core.so lib/scfw/plugins/libscf
          lib/scfw/plugins/libscfw_clp.so include/scfw/scfw.hpp include/scfw/plugin.hpp \
          include/scfw/core/solver.hpp lib/cmake/scfw/scfwConfig.cmake \
          lib/cmake/scfw/scfwConfigVersion.cmake lib/cmake/scfw/scfwTargets.cmake \
-         lib/cmake/scfw/scfwPluginHelpers.cmake; do
+         lib/cmake/scfw/scfwPluginHelpers.cmake share/doc/scfw/plugins.md \
+         share/scfw/examples/plugins/mean_max/mean_max.cpp share/scfw/examples/plugins/mean_max/CMakeLists.txt \
+         share/scfw/examples/plugins/step_decay/step_decay.cpp; do
   [[ -e "$prefix/$f" ]] || fail "the install has no $f"
 done
 
-"$CMAKE" -S "$SOURCE/examples/plugins/mean_max" -B plugin-build -DCMAKE_PREFIX_PATH="$prefix" \
+# The example as the install ships it (docs/plugins.md points there), not the source tree's.
+"$CMAKE" -S "$prefix/share/scfw/examples/plugins/mean_max" -B plugin-build -DCMAKE_PREFIX_PATH="$prefix" \
   -DCMAKE_BUILD_TYPE=Release >configure.log 2>&1 || fail "configuring mean_max failed:
 $(tail -n 30 configure.log)"
 "$CMAKE" --build plugin-build >build.log 2>&1 || fail "building mean_max failed:
