@@ -384,7 +384,7 @@ TEST_CASE("compose: an absent block's plugin is the loaded one of the highest de
                {{"plugin", "portfolio_returns"}, {"groups", 20}, {"batch", 1},
                 {"synthetic", {{"assets", 5}, {"days", 200}}}}},
               {"outer", {{"plugin", "cvar_ru"}, {"alpha", 0.9}}},
-              {"domain", {{"plugin", "simplex"}}}};
+              {"domain", {{"plugin", "simplex_interval"}}}};
   scfw::Composition c = scfw::compose(all, doc, "problem.json", ".");
   CHECK(c.plugins()[3].second == "scenario_dual");
   CHECK(c.notes() == std::vector<std::string>{"glmo: scenario_dual selected automatically (the GLMO LP has many rows "

@@ -346,6 +346,31 @@ TEST_CASE("portfolio_returns (synthetic): unbiased samples and Jacobians") {
   CHECK(big->outputs() == 200);
 }
 
+TEST_CASE("portfolio_returns without the threshold: x = w, the same f and Jacobian columns") {
+  // For an outer function of the weights only (cvar, max): d = A, and f and J are those of the
+  // oracle with the threshold, without its last (zero) column.
+  auto with = make<Oracle>("portfolio_returns", block_params({{"groups", 6}, {"synthetic", {{"assets", 4}, {"days", 60}}}}),
+                           context(-1, -1));
+  auto without = make<Oracle>("portfolio_returns",
+                              block_params({{"groups", 6}, {"threshold", false}, {"synthetic", {{"assets", 4}, {"days", 60}}}}),
+                              context(-1, -1));
+  REQUIRE(without->dim() == 4);
+  CHECK(with->auxiliary_variables().size() == 1);
+  CHECK(without->auxiliary_variables().empty());
+  CHECK(without->variable_names() == std::vector<std::string>{"asset 1", "asset 2", "asset 3", "asset 4"});
+  const Vec w = Vec::Constant(4, 0.25);
+  Vec x(5);
+  x << w, 0.7;
+  Vec f5(6), f4(6);
+  scfw::Jacobian J5 = scfw::make_jacobian(*with), J4 = scfw::make_jacobian(*without);
+  with->exact(x, &f5, &J5);
+  without->exact(w, &f4, &J4);
+  CHECK(f4 == f5);
+  CHECK(Mat(J4.dense()) == Mat(J5.dense().leftCols(4)));
+  const conformance::Report rep = conformance::check_oracle(*without, w);
+  CHECK_MESSAGE(rep.ok, rep.message);
+}
+
 TEST_CASE("matrix_completion (synthetic): unbiased samples and Jacobians; groups = 0 is exact") {
   for (std::int64_t groups : {20, 0}) {
     auto p = block_params({{"groups", groups}, {"synthetic", nlohmann::json::object()}});

@@ -255,6 +255,25 @@ class ScopedTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
+// No shape, or [rows, cols] with rows * cols = d.
+void check_shape(const std::string& plugin, const std::vector<int>& s, long d) {
+  if (!s.empty() && (s.size() != 2 || s[0] < 1 || s[1] < 1 || static_cast<long>(s[0]) * s[1] != d))
+    fail(plugin, "shape: expected none or [rows, cols] with rows * cols = d = " + std::to_string(d));
+}
+
+// Auxiliary variables name coordinates of x, once each, under a role.
+void check_auxiliary(const std::string& plugin, const char* call, const std::vector<AuxiliaryVariable>& aux, long d) {
+  for (size_t i = 0; i < aux.size(); ++i) {
+    if (aux[i].index < 0 || aux[i].index >= d)
+      fail(plugin, std::string(call) + ": coordinate " + std::to_string(aux[i].index) + " is outside x (d = " +
+                       std::to_string(d) + ")");
+    if (aux[i].role.empty()) fail(plugin, std::string(call) + ": coordinate " + std::to_string(aux[i].index) + " has no role");
+    for (size_t k = 0; k < i; ++k)
+      if (aux[k].index == aux[i].index)
+        fail(plugin, std::string(call) + ": coordinate " + std::to_string(aux[i].index) + " is named twice");
+  }
+}
+
 class CheckedOracle final : public Oracle {
  public:
   CheckedOracle(std::unique_ptr<Oracle> inner, std::string plugin, std::shared_ptr<CallCounters> counters)
@@ -361,6 +380,20 @@ class CheckedOracle final : public Oracle {
     return names;
   }
 
+  std::vector<AuxiliaryVariable> auxiliary_variables() const override {
+    std::vector<AuxiliaryVariable> aux;
+    SCFW_GUARD(plugin_, aux = inner_->auxiliary_variables());
+    check_auxiliary(plugin_, "auxiliary_variables", aux, d_);
+    return aux;
+  }
+
+  std::vector<int> shape() const override {
+    std::vector<int> s;
+    SCFW_GUARD(plugin_, s = inner_->shape());
+    check_shape(plugin_, s, d_);
+    return s;
+  }
+
  private:
   // No names, or one per coordinate.
   void check_names(const char* call, const std::vector<std::string>& names, const char* what, int size) const {
@@ -414,6 +447,13 @@ class CheckedOuter final : public OuterFunction {
     OuterTraits t;
     SCFW_GUARD(plugin_, t = inner_->traits());
     return t;
+  }
+
+  std::vector<AuxiliaryVariable> reads_auxiliary(int d) const override {
+    std::vector<AuxiliaryVariable> aux;
+    SCFW_GUARD(plugin_, aux = inner_->reads_auxiliary(d));
+    check_auxiliary(plugin_, "reads_auxiliary", aux, d);
+    return aux;
   }
 
  private:
@@ -504,9 +544,14 @@ class CheckedDomain final : public CheckedStateful<Domain> {
   std::vector<int> shape() const override {
     std::vector<int> s;
     SCFW_GUARD(plugin_, s = inner_->shape());
-    if (!s.empty() && (s.size() != 2 || s[0] < 1 || s[1] < 1 || static_cast<long>(s[0]) * s[1] != d_))
-      fail(plugin_, "shape: expected none or [rows, cols] with rows * cols = d = " + std::to_string(d_));
+    check_shape(plugin_, s, d_);
     return s;
+  }
+
+  bool separates(int j) const override {
+    bool r = false;
+    SCFW_GUARD(plugin_, r = inner_->separates(j));
+    return r;
   }
 
  private:

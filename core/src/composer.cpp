@@ -252,6 +252,64 @@ struct DataFileRecord {
   }
 };
 
+std::string coordinate(const Oracle& oracle, int j) {
+  const std::vector<std::string> names = oracle.variable_names();
+  std::string c = "x[" + std::to_string(j) + "]";
+  if (static_cast<size_t>(j) < names.size() && !names[static_cast<size_t>(j)].empty())
+    c += " (\"" + diagnostics::excerpt(names[static_cast<size_t>(j)]) + "\")";
+  return c;
+}
+
+/// Refuses a composition whose variables do not mean what the plugins that read them think they
+/// mean (docs/reliability.md): an oracle's auxiliary variable that the outer function does not
+/// read, an auxiliary variable the outer function reads but the oracle does not declare, one the
+/// domain ties to other coordinates, and a matrix read in another shape than the oracle's.
+void check_roles(const Problem& problem, const ProblemBlocks& b, const std::string& src) {
+  const Oracle& oracle = *problem.oracle;
+  const int d = oracle.dim();
+  const std::string& oracle_name = problem.plugins[0].second;
+  const std::string& outer_name = problem.plugins[1].second;
+  const std::string& domain_name = problem.plugins[2].second;
+  const std::string outer_at = b.outer.pointer + "/plugin";
+  const std::string domain_at = b.product ? b.domain.pointer + "/factors" : b.domain.pointer + "/plugin";
+  const std::vector<AuxiliaryVariable> declared = oracle.auxiliary_variables();
+  const std::vector<AuxiliaryVariable> read = problem.outer->reads_auxiliary(d);
+  for (const AuxiliaryVariable& a : declared) {
+    const bool is_read = std::any_of(read.begin(), read.end(),
+                                     [&](const AuxiliaryVariable& r) { return r.index == a.index && r.role == a.role; });
+    if (!is_read)
+      input_error(src, outer_at,
+                  "oracle " + oracle_name + "'s " + coordinate(oracle, a.index) + " is " + a.meaning +
+                      ", which outer function " + outer_name +
+                      " does not read: it would be a coordinate of x with no meaning; " + a.instead);
+  }
+  for (const AuxiliaryVariable& r : read) {
+    const bool is_declared = std::any_of(declared.begin(), declared.end(), [&](const AuxiliaryVariable& a) {
+      return a.index == r.index && a.role == r.role;
+    });
+    if (!is_declared)
+      input_error(src, outer_at,
+                  "outer function " + outer_name + " reads x[" + std::to_string(r.index) + "] as " + r.meaning +
+                      ", but oracle " + oracle_name + " declares no such variable (its x[" + std::to_string(r.index) +
+                      "] is a coordinate of its model); " + r.instead);
+  }
+  for (const AuxiliaryVariable& a : declared)
+    if (!problem.domain->separates(a.index))
+      input_error(src, domain_at,
+                  "domain " + domain_name + " ties " + coordinate(oracle, a.index) + ", " + a.meaning +
+                      ", to the other coordinates; give it bounds of its own: a \"product\" whose factor for it is a "
+                      "one-dimensional \"box\"" +
+                      (a.index == d - 1 ? std::string(", or \"simplex_interval\" (a simplex over the others, an interval for the last)")
+                                         : std::string()));
+  const std::vector<int> want = oracle.shape(), have = problem.domain->shape();
+  if (!want.empty() && !have.empty() && want != have)
+    input_error(src, b.domain.pointer,
+                "domain " + domain_name + " is a " + std::to_string(have[0]) + " x " + std::to_string(have[1]) +
+                    " matrix, but oracle " + oracle_name + "'s x is a " + std::to_string(want[0]) + " x " +
+                    std::to_string(want[1]) + " matrix (row-major): write \"rows\": " + std::to_string(want[0]) +
+                    ", \"cols\": " + std::to_string(want[1]));
+}
+
 Problem build_problem(const ProblemBlocks& b, const std::string& source, const std::string& name,
                       const fs::path& base_dir, const MemoryAccount* memory, const Ranks* shard) {
   const std::string src = source.empty() ? std::string("<input>") : source;
@@ -302,6 +360,7 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   problem.outer = wrap_outer(make<OuterFunction>(b.outer, ctx, src), b.outer.component->info.name, ctx.outputs,
                              ctx.dim, problem.counters);
   problem.domain = build_domain(b, ctx, src, &problem.plugins[2].second);
+  check_roles(problem, b, src);
   // Later domains come from the same (already validated) blocks; the components live in the
   // Registry, which outlives every object its plugins made. A renewed domain replaces the one
   // already charged, so its charges go to no account; the gap reports' own domain (below) is

@@ -260,6 +260,8 @@ class ShardedOracle final : public Oracle {
   Capabilities capabilities() const override { return inner_->capabilities() | Capability::Sharded; }
   std::vector<std::string> variable_names() const override { return inner_->variable_names(); }
   std::vector<std::string> output_names() const override { return inner_->output_names(); }
+  std::vector<AuxiliaryVariable> auxiliary_variables() const override { return inner_->auxiliary_variables(); }
+  std::vector<int> shape() const override { return inner_->shape(); }
 
  private:
   /// Sums f and J over the ranks with a failure flag beside them; when any rank failed, every

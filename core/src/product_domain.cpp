@@ -76,6 +76,19 @@ bool ProductDomain::contains(const Vec& x, double tol) const {
   return true;
 }
 
+std::pair<int, int> ProductDomain::factor_of(int j) const {
+  int f = static_cast<int>(factors_.size()) - 1;
+  while (f > 0 && offset_[static_cast<size_t>(f)] > j) --f;
+  return {f, j - offset_[static_cast<size_t>(f)]};
+}
+
+bool ProductDomain::separates(int j) const {
+  if (j < 0 || j >= dim_) return false;
+  const auto [f, local] = factor_of(j);
+  const Domain& factor = *factors_[static_cast<size_t>(f)];
+  return factor.dim() == 1 || factor.separates(local);
+}
+
 void ProductDomain::save_state(StateWriter& w) const {
   for (size_t i = 0; i < factors_.size(); ++i) {
     if (!factors_[i]->capabilities().has(Capability::SavedState)) continue;

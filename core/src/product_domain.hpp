@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "scfw/roles.hpp"
@@ -26,6 +27,8 @@ class ProductDomain final : public Domain {
   void lmo(const Gradient& g, Atom& s) const override;
   Vec initial_point() const override;
   bool contains(const Vec& x, double tol) const override;
+  /// Coordinate j is separated when its factor has dimension 1 or separates it.
+  bool separates(int j) const override;
   void save_state(StateWriter& w) const override;
   void load_state(StateReader& r) override;
 
@@ -33,6 +36,9 @@ class ProductDomain final : public Domain {
   std::string describe() const;
 
  private:
+  /// The factor holding coordinate j and j's place in it.
+  std::pair<int, int> factor_of(int j) const;
+
   std::vector<std::unique_ptr<Domain>> factors_;
   std::vector<std::string> names_;
   std::vector<int> offset_;

@@ -30,6 +30,8 @@ class Box final : public scfw::Domain {
   }
 
   int dim() const override { return d_; }
+  /// Every coordinate has bounds of its own.
+  bool separates(int j) const override { return j >= 0 && j < d_; }
 
   // The bounds are variable bounds: no rows at all.
   std::vector<scfw::Expr> model(scfw::Model& m) const override {

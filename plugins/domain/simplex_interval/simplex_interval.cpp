@@ -36,6 +36,8 @@ class SimplexInterval final : public scfw::Domain {
   }
 
   int dim() const override { return d_; }
+  /// The last coordinate is the interval's.
+  bool separates(int j) const override { return j == d_ - 1; }
 
   std::vector<scfw::Expr> model(scfw::Model& m) const override {
     std::vector<scfw::Expr> xs;

@@ -413,6 +413,8 @@ class MatrixCompletion final : public scfw::Oracle {
 
   int dim() const override { return d_; }
   int outputs() const override { return n_; }
+  /// x is the rows x cols matrix X, row-major: a domain of another shape would read another matrix.
+  std::vector<int> shape() const override { return {e_.rows, e_.cols}; }
   /// X_ij as "r<i>c<j>" (1-based; x is X row-major, as nuclear_ball stores it).
   std::vector<std::string> variable_names() const override {
     std::vector<std::string> names;

@@ -1,7 +1,8 @@
 // Oracle `portfolio_returns`: the inner map of the paper's Task 2 (CVaR portfolio, Section 6).
 //
 // x = (w, y0) in R^{A+1}: w the weights of A assets, y0 the CVaR threshold (read by the outer
-// function `cvar_ru`; f does not depend on it). The T days of returns r_1..r_T are split into n
+// function `cvar_ru`; f does not depend on it). With "threshold": false, x = w in R^A, for an outer
+// function of the weights only (cvar, max, ...). The T days of returns r_1..r_T are split into n
 // scenario groups of consecutive days (`groups`; group g holds days [floor(g T / n),
 // floor((g+1) T / n))). Then
 //
@@ -370,6 +371,7 @@ class PortfolioReturns final : public scfw::Oracle {
     begin_.resize(static_cast<size_t>(n) + 1);
     for (std::int64_t g = 0; g <= n; ++g) begin_[static_cast<size_t>(g)] = g * T / n;
     A_ = static_cast<int>(R_.cols());
+    threshold_ = p.get<bool>("threshold");
     n_ = static_cast<int>(n);
     means_.resize(n_, A_);
     if (!sharded_) {
@@ -394,7 +396,7 @@ class PortfolioReturns final : public scfw::Oracle {
     return c;
   }
 
-  int dim() const override { return A_ + 1; }
+  int dim() const override { return A_ + (threshold_ ? 1 : 0); }
   int outputs() const override { return n_; }
   /// The assets as named in the file's header (synthetic data: "asset 1", ...), then y0, the
   /// value-at-risk level of cvar_ru.
@@ -402,8 +404,15 @@ class PortfolioReturns final : public scfw::Oracle {
     std::vector<std::string> names = assets_;
     if (names.empty())
       for (int a = 1; a <= A_; ++a) names.push_back("asset " + std::to_string(a));
-    names.push_back("VaR");
+    if (threshold_) names.push_back("VaR");
     return names;
+  }
+  /// y0, the last coordinate: only cvar_ru gives it a meaning.
+  std::vector<scfw::AuxiliaryVariable> auxiliary_variables() const override {
+    if (!threshold_) return {};
+    return {{A_, "cvar_threshold", "the CVaR threshold y0 (the value at risk of the Rockafellar-Uryasev form)",
+             "use \"cvar_ru\", which reads it (its alpha is the confidence level: cvar's alpha 0.05 is cvar_ru's "
+             "0.95), or set \"threshold\": false in the oracle block for an outer function of the weights only"}};
   }
   std::vector<std::string> output_names() const override {
     std::vector<std::string> names;
@@ -441,7 +450,7 @@ class PortfolioReturns final : public scfw::Oracle {
     for (int g = 0; g < n_; ++g) {
       double sum = 0.0;
       double* jr = J ? J->data() + static_cast<size_t>(g) * static_cast<size_t>(J->cols()) : nullptr;
-      if (jr) std::fill(jr, jr + A + 1, 0.0);
+      if (jr) std::fill(jr, jr + J->cols(), 0.0);
       for (int b = 0; b < batch_; ++b) {
         const std::int64_t t = days[static_cast<size_t>(g) * batch_ + b] - first_day_;
         if (t < 0 || t >= T) continue;  // another rank's day
@@ -461,7 +470,7 @@ class PortfolioReturns final : public scfw::Oracle {
     if (f) *f = -(means_ * x.head(A_));
     if (J) {
       J->leftCols(A_) = -means_;
-      J->col(A_).setZero();
+      if (threshold_) J->col(A_).setZero();
     }
   }
 
@@ -479,7 +488,7 @@ class PortfolioReturns final : public scfw::Oracle {
   static DaySample& own(scfw::Sample& s) { return const_cast<DaySample&>(own(static_cast<const scfw::Sample&>(s))); }
 
   void check(const Vec& x, const Vec* f, const Mat* J) const {
-    const int d = A_ + 1;
+    const int d = dim();
     if (x.size() != d) throw scfw::Error("portfolio_returns: x has size " + std::to_string(x.size()) + ", expected " + std::to_string(d));
     if (f && f->size() != n_) throw scfw::Error("portfolio_returns: f has size " + std::to_string(f->size()) + ", expected " + std::to_string(n_));
     if (J && (J->rows() != n_ || J->cols() != d))
@@ -494,6 +503,7 @@ class PortfolioReturns final : public scfw::Oracle {
   std::vector<std::int64_t> begin_;
   std::vector<std::string> assets_;  // the file's header (empty for synthetic data)
   int A_ = 0, n_ = 0, batch_ = 1;
+  bool threshold_ = true;  // x ends with y0
 };
 
 void register_components(scfw::Registrar& r) {
@@ -505,7 +515,7 @@ void register_components(scfw::Registrar& r) {
       {ParamSpec::integer("groups", "number n of scenario groups of consecutive days").at_least(1).def(200),
        ParamSpec::integer("batch", "days drawn per group for one sample, uniformly with replacement").at_least(1).def(1),
        ParamSpec::object("synthetic",
-                         {ParamSpec::integer("assets", "number of assets A (d = A + 1)").at_least(1).def(50),
+                         {ParamSpec::integer("assets", "number of assets A (d = A + 1, or A without the threshold)").at_least(1).def(50),
                           ParamSpec::integer("days", "days of returns T").at_least(1).def(2000),
                           ParamSpec::integer("factors", "common factors K").nonnegative().def(3),
                           ParamSpec::number("drift", "mean daily return scale (asset a: drift * U(0.5, 1.5))").def(3e-4),
@@ -514,7 +524,8 @@ void register_components(scfw::Registrar& r) {
                           ParamSpec::integer("seed", "data seed, independent of the run seed").nonnegative().def(1)},
                          "Student-t (3 degrees of freedom) factor model of daily returns, about 1% daily volatility"),
        ParamSpec::string("file", "CSV with a header row, a first `date` column and one column per asset (relative to the problem file)"),
-       ParamSpec::boolean("prices", "the file holds prices (converted to simple returns p_t/p_{t-1} - 1); false: returns").def(true)});
+       ParamSpec::boolean("prices", "the file holds prices (converted to simple returns p_t/p_{t-1} - 1); false: returns").def(true),
+       ParamSpec::boolean("threshold", "x ends with the CVaR threshold y0 that cvar_ru reads (d = A + 1); false: x = w (d = A)").def(true)});
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -58,6 +59,13 @@ class CvarRu final : public scfw::OuterFunction {
     t.lipschitz = n_hint_ >= 1 ? 1.0 / ((1.0 - alpha_) * std::sqrt(static_cast<double>(n_hint_))) : 1.0 / (1.0 - alpha_);
     t.formula = "F(u, x) = y0 + 1/((1 - " + scfw::format_number(alpha_) + ") n) sum_i max(0, u_i - y0), y0 = x_last";
     return t;
+  }
+
+  /// y0 = x[d-1], which the oracle must declare as the CVaR threshold (portfolio_returns does).
+  std::vector<scfw::AuxiliaryVariable> reads_auxiliary(int d) const override {
+    return {{d - 1, "cvar_threshold", "the CVaR threshold y0",
+             "use \"cvar\", the same CVaR with its threshold inside the outer function (its alpha is the tail "
+             "fraction: cvar_ru's alpha 0.95 is cvar's 0.05)"}};
   }
 
  private:

@@ -59,6 +59,21 @@ class Sample {
   virtual ~Sample();
 };
 
+/// A coordinate of x that is not a decision of the user's model but a variable of a
+/// reformulation, meaningful only to an outer function that reads it under its role: the
+/// Rockafellar-Uryasev threshold of CVaR, which portfolio_returns appends to the weights and
+/// cvar_ru reads. The composer refuses a problem in which an oracle's auxiliary variable is not
+/// read by the outer function, an outer function reads one the oracle does not declare, or the
+/// domain ties one to the other coordinates (docs/reliability.md).
+struct AuxiliaryVariable {
+  int index = 0;        ///< its coordinate in x
+  std::string role;     ///< what reads it, e.g. "cvar_threshold"
+  std::string meaning;  ///< for messages, e.g. "the CVaR threshold y0 of the Rockafellar-Uryasev form"
+  /// For the message when the other side is missing: what to write instead, e.g. (an oracle's)
+  /// "use cvar_ru, which reads it, or \"threshold\": false in the oracle block".
+  std::string instead;
+};
+
 class Oracle : public Component {
  public:
   virtual int dim() const = 0;      ///< d, the dimension of x
@@ -95,6 +110,12 @@ class Oracle : public Component {
   virtual std::vector<std::string> variable_names() const { return {}; }
   /// Optional: the names of f's n outputs ("task 1", "group 1", ...). Empty: no names.
   virtual std::vector<std::string> output_names() const { return {}; }
+  /// Optional: the coordinates of x that only an outer function reading them gives a meaning
+  /// (AuxiliaryVariable). Empty (the default): every coordinate is a decision of the model.
+  virtual std::vector<AuxiliaryVariable> auxiliary_variables() const { return {}; }
+  /// Optional: x is a rows x cols matrix stored row-major, as Domain::shape(); the composer
+  /// refuses a domain with another shape. Empty (the default): a vector.
+  virtual std::vector<int> shape() const { return {}; }
 };
 
 /// A Jacobian of the oracle's kind, for evaluate() and exact(): sparse in its pattern when it
@@ -121,6 +142,13 @@ class OuterFunction : public Component {
   /// dense master do), and column_generation checks that its u variables stayed free.
   virtual Expr model(Model& m, std::span<const Expr> u, std::span<const Expr> x) const = 0;
   virtual OuterTraits traits() const = 0;
+  /// Optional: the coordinates of x (of dimension d) that F reads as auxiliary variables, under
+  /// their roles (cvar_ru: x[d-1], "cvar_threshold"); the oracle must declare each of them.
+  /// Empty (the default): F reads no auxiliary variable.
+  virtual std::vector<AuxiliaryVariable> reads_auxiliary(int d) const {
+    (void)d;
+    return {};
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -149,6 +177,13 @@ class Domain : public Stateful {
   /// Optional: x is a rows x cols matrix stored row-major (x[i * cols + j] = X_ij), e.g. a
   /// nuclear-norm ball; solution files then show it as a grid. Empty (the default): a vector.
   virtual std::vector<int> shape() const { return {}; }
+  /// Optional: whether coordinate j enters X only through bounds of its own, X = X' x [l, u]
+  /// (a box, simplex_interval's last coordinate, a one-dimensional factor of a product). An
+  /// auxiliary variable must sit in such a coordinate. The default: false.
+  virtual bool separates(int j) const {
+    (void)j;
+    return false;
+  }
 };
 
 // ---------------------------------------------------------------------------------------------
