@@ -646,8 +646,7 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
   if (has("start")) output_overrides.start = options["start"].cast<std::string>();
   if (has("best_iterate")) output_overrides.best_iterate = options["best_iterate"].cast<bool>();
   if (progress > 0) output_overrides.progress = progress;
-  std::optional<long> report_every;
-  if (has("report_every")) report_every = options["report_every"].cast<long>();
+  if (has("report_every")) overrides.report_every = options["report_every"].cast<long>();
 
   // Reading and composing (data files included) need no Python: other threads run meanwhile.
   std::optional<scfw::Composition> composed;
@@ -659,7 +658,6 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
     composed.emplace(h.compose(doc, source, base_dir, overrides));
   }
   scfw::Composition& c = *composed;
-  if (report_every) c.options.report_every = *report_every;
   const scfw::SolverOptions& run_options = c.options;
   scfw::Solver solver(c, run_options);
   if (!start_values.is_none()) {

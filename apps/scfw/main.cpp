@@ -382,6 +382,8 @@ int cmd_run(const std::vector<std::string>& args) {
       "stop at the first reported gap <= EPS (overrides \"stop\": {\"gap_tolerance\"})")(
       "time-limit", po::value<std::string>()->value_name("SECONDS"),
       "stop after SECONDS of solving (overrides \"stop\": {\"time_limit\"})")(
+      "report-every", po::value<std::string>()->value_name("N"),
+      "report the exact gap every N iterations, 0: after the last only (overrides \"report\": {\"every\"})")(
       "solution", po::value<std::string>()->value_name("FILE"),
       "write y_K with its names and f(y_K) to FILE: JSON for *.json, else CSV (overrides \"output\": {\"solution\"})")(
       "best-iterate", "also write the iterate of the best reported gap into the solution file")(
@@ -420,6 +422,14 @@ int cmd_run(const std::vector<std::string>& args) {
     overrides.seed = seed;
   }
   if (vm.count("trace")) overrides.trace = file_option(vm, "trace");
+  if (vm.count("report-every")) {
+    const std::string& s = vm["report-every"].as<std::string>();
+    long every = 0;
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), every);
+    if (ec != std::errc() || p != s.data() + s.size() || every < 0)
+      throw UsageError("--report-every: expected an integer >= 0, got '" + scfw::excerpt(s) + "'");
+    overrides.report_every = every;
+  }
   if (vm.count("gap-tolerance")) overrides.gap_tolerance = nonnegative_number(vm, "gap-tolerance");
   if (vm.count("time-limit")) overrides.time_limit = nonnegative_number(vm, "time-limit");
   overrides.memory = scfw::memory_account(memory_limit(vm));
@@ -562,16 +572,29 @@ int cmd_run(const std::vector<std::string>& args) {
     if (trace_file->fail()) throw scfw::Error(options.trace + ": cannot write the trace file" + trace_file->reason());
   }
   checkpoint->finish_trace();
+  // The files this run wrote, named at the end of the summary and in the JSON summary.
+  std::vector<std::pair<std::string, std::string>> files;
+  if (trace) files.emplace_back("trace", options.trace);
   if (summary.status != scfw::Status::Failed) {
     if (!outputs.solution.empty()) {
       // Every rank: f(y_K) in the solution sums over the ranks' rows (a collective).
       const auto solution = scfw::make_solution(composed.problem, summary, outputs.best_iterate ? &best : nullptr);
       if (!quiet_rank) scfw::write_solution(outputs.solution, solution);
+      files.emplace_back("solution", outputs.solution);
     }
-    if (!outputs.summary_json.empty())
-      scfw::write_json_file(outputs.summary_json,
-                            scfw::to_json(summary, scfw::describe_run(registry, composed.problem, composed.method,
-                                                                      options, SCFW_VERSION)));
+    if (!outputs.summary_json.empty()) {
+      json doc = scfw::to_json(
+          summary, scfw::describe_run(registry, composed.problem, composed.method, options, SCFW_VERSION));
+      doc["files"] = json::object();
+      for (const auto& [kind, path] : files) doc["files"][kind] = path;
+      scfw::write_json_file(outputs.summary_json, doc);
+      if (!json_to_stdout) files.emplace_back("summary_json", outputs.summary_json);
+    }
+  }
+  if (!json_to_stdout && !quiet && !quiet_rank && !files.empty()) {
+    std::cout << "files          ";
+    for (const auto& [kind, path] : files) std::cout << ' ' << kind << ' ' << path << ';';
+    std::cout << '\n';
   }
   if (summary.status == scfw::Status::Failed) return kExitFailure;
   if (const int signo = g_interrupted.load(); summary.status == scfw::Status::Interrupted && signo) {

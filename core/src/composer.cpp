@@ -665,6 +665,10 @@ SolverOptions read_options(const json& doc, const std::string& source, const Ove
       bad_override("--gap-tolerance", "a number >= 0", format_number(*overrides.gap_tolerance));
     options.gap_tolerance = *overrides.gap_tolerance;
   }
+  if (overrides.report_every) {
+    if (*overrides.report_every < 0) bad_override("--report-every", "an integer >= 0", std::to_string(*overrides.report_every));
+    options.report_every = *overrides.report_every;
+  }
   if (overrides.time_limit) {
     if (!(*overrides.time_limit >= 0) || std::isnan(*overrides.time_limit))
       bad_override("--time-limit", "a number of seconds >= 0", format_number(*overrides.time_limit));

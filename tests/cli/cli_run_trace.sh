@@ -94,4 +94,25 @@ grep -q "interrupted" long.out || fail "SIGINT: the summary does not say interru
 $(cat long.out)"
 [[ "$(head -n1 long.csv)" == "$HEADER" ]] || fail "SIGINT: trace header lost"
 awk -F, 'NR > 1 && NF != 10 { bad = 1 } END { exit bad }' long.csv || fail "SIGINT: a partial trace row"
+# --report-every overrides "report": {"every"} (50 in write_problem): rows at 20, 40, ... and the
+# last iteration; y_K does not depend on it (issue 26: report settings never move the iterates).
+write_problem every.json '{ "plugin": "max" }' 100
+run "$SCFW" run every.json --report-every 20 --trace every20.csv --solution every20_x.csv
+expect_rc 0 "--report-every 20"
+[[ "$(cut -d, -f1 every20.csv | tail -n +2 | tr '\n' ' ')" == "20 40 60 80 100 " ]] ||
+  fail "--report-every 20: iterations of the trace rows: $(cut -d, -f1 every20.csv | tr '\n' ' ')"
+# The summary ends by naming the files the run wrote; the JSON summary names the others.
+[[ "$(tail -n1 <<<"$OUT")" == "files           trace every20.csv; solution every20_x.csv;" ]] ||
+  fail "the summary's last line names the files: '$(tail -n1 <<<"$OUT")'"
+run "$SCFW" run every.json --report-every 0 --solution every0_x.csv --summary-json every0.json
+expect_rc 0 "--report-every 0"
+[[ "$(tail -n1 <<<"$OUT")" == "files           solution every0_x.csv; summary_json every0.json;" ]] ||
+  fail "the summary names the JSON summary: '$(tail -n1 <<<"$OUT")'"
+python3 -c 'import json, sys; f = json.load(open("every0.json"))["files"]; sys.exit(f != {"solution": "every0_x.csv"})' ||
+  fail "the JSON summary's files: $(cat every0.json)"
+cmp -s every20_x.csv every0_x.csv || fail "--report-every moved y_K: $(diff every20_x.csv every0_x.csv)"
+run "$SCFW" run every.json --report-every -1
+expect_rc 2 "--report-every -1"
+[[ "$(head -n1 <<<"$ERR")" == "scfw run: --report-every: expected an integer >= 0, got '-1'" ]] ||
+  fail "--report-every -1: first stderr line is '$(head -n1 <<<"$ERR")'"
 echo "cli_run_trace: ok"

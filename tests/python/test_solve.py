@@ -77,6 +77,8 @@ class SameAsTheCommandLine(unittest.TestCase):
                                                   err_msg=column)
             self.assertEqual(r.trace["iteration"].dtype, np.int64)
             summary = read_json("cli.json")
+            # The command line's summary also names the files that run wrote.
+            self.assertEqual(summary.pop("files"), {"solution": "cli.csv", "trace": "cli_trace.csv"})
             self.assertEqual({k: v for k, v in r.summary.items() if k not in TIMED},
                              {k: v for k, v in summary.items() if k not in TIMED})
             self.assertEqual(r.status, summary["status"])
@@ -161,6 +163,7 @@ class Options(unittest.TestCase):
     def test_values_out_of_range_as_the_command_line_says(self):
         cases = [({"iterations": 0}, "--iterations: expected an integer >= 1, got 0"),
                  ({"gap_tolerance": -1.0}, "--gap-tolerance: expected a number >= 0, got -1"),
+                 ({"report_every": -1}, "--report-every: expected an integer >= 0, got -1"),
                  ({"seed": -1}, "--seed: expected an integer in [0, 2^64), got '-1'")]
         for options, message in cases:
             with self.assertRaises(scfw.InputError) as caught:

@@ -43,6 +43,7 @@ struct Overrides {
   std::optional<std::string> trace;
   std::optional<double> gap_tolerance;
   std::optional<double> time_limit;
+  std::optional<long> report_every;  ///< "report": {"every"}: >= 0 (0: after the last iteration only)
   /// The account the run is charged to, with its limit (memory_limit.hpp: memory_account());
   /// none: SCFW_MEMORY_LIMIT or the default limit.
   std::optional<MemoryAccount> memory;
