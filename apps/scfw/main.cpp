@@ -360,6 +360,17 @@ double nonnegative_number(const po::variables_map& vm, const char* option) {
   return v;
 }
 
+/// A command-line integer >= `least`, else a usage error naming the option.
+long integer_at_least(const po::variables_map& vm, const char* option, long least) {
+  const std::string& s = vm[option].as<std::string>();
+  long v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size() || v < least)
+    throw UsageError(std::string("--") + option + ": expected an integer >= " + std::to_string(least) + ", got '" +
+                     scfw::excerpt(s) + "'");
+  return v;
+}
+
 /// A file name given to an option. One holding a control character is refused, as the problem
 /// file's keys for files are: every message about a file starts with its name, on one line.
 std::string file_option(const po::variables_map& vm, const char* option) {
@@ -405,14 +416,7 @@ int cmd_run(const std::vector<std::string>& args) {
   const std::string file = required_positional(vm, "file", "FILE (the problem's JSON file)");
 
   scfw::Overrides overrides;
-  if (vm.count("iterations")) {
-    const std::string& s = vm["iterations"].as<std::string>();
-    long k = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), k);
-    if (ec != std::errc() || p != s.data() + s.size() || k < 1)
-      throw UsageError("--iterations: expected an integer >= 1, got '" + scfw::excerpt(s) + "'");
-    overrides.iterations = k;
-  }
+  if (vm.count("iterations")) overrides.iterations = integer_at_least(vm, "iterations", 1);
   if (vm.count("seed")) {
     const std::string& s = vm["seed"].as<std::string>();
     std::uint64_t seed = 0;
@@ -422,14 +426,7 @@ int cmd_run(const std::vector<std::string>& args) {
     overrides.seed = seed;
   }
   if (vm.count("trace")) overrides.trace = file_option(vm, "trace");
-  if (vm.count("report-every")) {
-    const std::string& s = vm["report-every"].as<std::string>();
-    long every = 0;
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), every);
-    if (ec != std::errc() || p != s.data() + s.size() || every < 0)
-      throw UsageError("--report-every: expected an integer >= 0, got '" + scfw::excerpt(s) + "'");
-    overrides.report_every = every;
-  }
+  if (vm.count("report-every")) overrides.report_every = integer_at_least(vm, "report-every", 0);
   if (vm.count("gap-tolerance")) overrides.gap_tolerance = nonnegative_number(vm, "gap-tolerance");
   if (vm.count("time-limit")) overrides.time_limit = nonnegative_number(vm, "time-limit");
   overrides.memory = scfw::memory_account(memory_limit(vm));
