@@ -692,9 +692,10 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
   if (outputs.best_iterate) solver.add_callback(best);
   std::unique_ptr<scfw::Callback> progress_report;
   if (progress < 0 && isatty(STDERR_FILENO))
-    progress_report = std::make_unique<scfw::ProgressLine>(std::cerr, 0.1);
+    progress_report = std::make_unique<scfw::ProgressLine>(std::cerr, 0.1, run_options.time_limit);
   else if (progress != 0 || outputs.progress > 0)
-    progress_report = std::make_unique<scfw::ProgressLog>(std::cerr, outputs.progress > 0 ? outputs.progress : 1.0);
+    progress_report = std::make_unique<scfw::ProgressLog>(std::cerr, outputs.progress > 0 ? outputs.progress : 1.0,
+                                                          run_options.time_limit);
   if (progress_report) solver.add_callback(*progress_report);
   std::unique_ptr<PythonCallback> python_callback;
   if (!callback.is_none()) {

@@ -509,12 +509,12 @@ int cmd_run(const std::vector<std::string>& args) {
   if (outputs.best_iterate) solver.add_callback(best);
   std::unique_ptr<scfw::ProgressLog> progress_log;
   if (outputs.progress > 0) {
-    progress_log = std::make_unique<scfw::ProgressLog>(std::cerr, outputs.progress);
+    progress_log = std::make_unique<scfw::ProgressLog>(std::cerr, outputs.progress, options.time_limit);
     solver.add_callback(*progress_log);
   }
   std::unique_ptr<scfw::ProgressLine> progress;
   if (!quiet && !quiet_rank && !progress_log && isatty(STDERR_FILENO)) {
-    progress = std::make_unique<scfw::ProgressLine>(std::cerr, 0.1);
+    progress = std::make_unique<scfw::ProgressLine>(std::cerr, 0.1, options.time_limit);
     solver.add_callback(*progress);
   }
   // After the trace and the progress line, so that they have seen the iteration it stops after.

@@ -1,5 +1,6 @@
 #include "scfw/core/report.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -99,6 +100,18 @@ void TraceCsv::on_end(const Summary& s) {
             best_known ? &s.best_gap : nullptr, last_);
 }
 
+namespace {
+
+/// The time left: to K at the rate so far, or to the time limit when that comes first.
+std::string eta(double seconds, long iteration, long iterations, double time_limit) {
+  const double to_k = seconds * static_cast<double>(iterations - iteration) / static_cast<double>(iteration);
+  if (time_limit > 0 && time_limit - seconds < to_k)
+    return format_duration(std::max(0.0, time_limit - seconds)) + " (time limit)";
+  return format_duration(to_k);
+}
+
+}  // namespace
+
 CallbackResult ProgressLog::on_iteration(const IterationState& s) {
   if (s.has_gap) {
     has_gap_ = true;
@@ -118,8 +131,7 @@ CallbackResult ProgressLog::on_iteration(const IterationState& s) {
   }
   line += ", elapsed " + format_duration(s.seconds);
   if (s.iteration > 0 && s.iteration < s.iterations)
-    line += ", ETA " + format_duration(s.seconds * static_cast<double>(s.iterations - s.iteration) /
-                                       static_cast<double>(s.iteration));
+    line += ", ETA " + eta(s.seconds, s.iteration, s.iterations, time_limit_);
   out_ << line << '\n';
   out_.flush();
   return CallbackResult::Continue;
@@ -133,8 +145,8 @@ std::unique_ptr<OutputFile> open_trace_file(const fs::path& path) {
   }
 }
 
-ProgressLine::ProgressLine(std::ostream& out, double min_interval_seconds)
-    : out_(out), min_interval_(min_interval_seconds) {}
+ProgressLine::ProgressLine(std::ostream& out, double min_interval_seconds, double time_limit)
+    : out_(out), min_interval_(min_interval_seconds), time_limit_(time_limit) {}
 
 CallbackResult ProgressLine::on_iteration(const IterationState& s) {
   if (finished_) return CallbackResult::Continue;
@@ -169,7 +181,7 @@ void ProgressLine::draw() {
     std::snprintf(buf, sizeof buf, "  %.0f it/s", rate);
     line += buf;
     if (iteration_ < iterations_)
-      line += "  ETA " + format_duration(static_cast<double>(iterations_ - iteration_) / rate);
+      line += "  ETA " + eta(seconds_, iteration_, iterations_, time_limit_);
     else
       line += "  done in " + (seconds_ < 10 ? fmt_seconds(seconds_) : format_duration(seconds_));
   }

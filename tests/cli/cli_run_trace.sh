@@ -115,4 +115,12 @@ run "$SCFW" run every.json --report-every -1
 expect_rc 2 "--report-every -1"
 [[ "$(head -n1 <<<"$ERR")" == "scfw run: --report-every: expected an integer >= 0, got '-1'" ]] ||
   fail "--report-every -1: first stderr line is '$(head -n1 <<<"$ERR")'"
+# Under --time-limit the ETA is the time left to the limit when that comes before K (10^7
+# iterations take minutes; the limit ends the run within a second).
+run "$SCFW" run every.json --iterations 10000000 --time-limit 1 --progress 0.2 --quiet
+expect_rc 0 "a time limit with progress lines"
+lines=$(grep -c '^progress: ' <<<"$ERR" || true)
+[[ $lines -ge 1 ]] || fail "a time limit with progress lines: none in '$ERR'"
+[[ $(grep '^progress: ' <<<"$ERR" | grep -c ', ETA [0-9]*s (time limit)$' || true) == "$lines" ]] ||
+  fail "the ETA does not honour --time-limit: $ERR"
 echo "cli_run_trace: ok"

@@ -68,15 +68,19 @@ std::unique_ptr<OutputFile> open_trace_file(const std::filesystem::path& path);
 /// Plain progress lines for logs (stderr off a terminal, `scfw run --progress SECONDS`): at most
 /// one every `interval_seconds` of run time, each a whole line
 ///   progress: iteration 1200/5000 (24%), objective 0.1234, gap 1.2e-03, elapsed 12s, ETA 38s
-/// (objective and gap from the latest report, absent before the first). Never stops the run.
+/// (objective and gap from the latest report, absent before the first). With a time limit (> 0)
+/// the ETA is the sooner of K and the limit, marked "(time limit)" when the limit comes first.
+/// Never stops the run.
 class ProgressLog final : public Callback {
  public:
-  ProgressLog(std::ostream& out, double interval_seconds) : out_(out), interval_(interval_seconds) {}
+  ProgressLog(std::ostream& out, double interval_seconds, double time_limit = 0)
+      : out_(out), interval_(interval_seconds), time_limit_(time_limit) {}
   CallbackResult on_iteration(const IterationState& s) override;
 
  private:
   std::ostream& out_;
   double interval_;
+  double time_limit_;
   double last_ = 0;
   bool has_gap_ = false;
   double gap_ = 0, objective_ = 0;
@@ -89,7 +93,8 @@ class ProgressLog final : public Callback {
 /// when stderr is one.
 class ProgressLine final : public Callback {
  public:
-  explicit ProgressLine(std::ostream& out, double min_interval_seconds = 0.1);
+  /// `time_limit` (> 0): the ETA is the sooner of K and the limit, as ProgressLog's.
+  explicit ProgressLine(std::ostream& out, double min_interval_seconds = 0.1, double time_limit = 0);
   ProgressLine(const ProgressLine&) = delete;
   ProgressLine& operator=(const ProgressLine&) = delete;
 
@@ -105,6 +110,7 @@ class ProgressLine final : public Callback {
 
   std::ostream& out_;
   double min_interval_;
+  double time_limit_;
   std::chrono::steady_clock::time_point last_draw_{};
   bool drawn_ = false;
   bool finished_ = false;
