@@ -90,8 +90,6 @@ TEST_CASE("solution files: written with 17 digits, read back bit for bit (CSV an
   std::stringstream text;
   text << in.rdbuf();
   CHECK(text.str() ==
-        "# scfw solution of round trip: iteration limit after 3 of 3 iterations\n"
-        "# no f rows: the oracle has no exact evaluation\n"
         "kind,name,value\n"
         "x,,0.33333333333333331\n"
         "x,,-0\n"

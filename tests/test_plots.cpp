@@ -166,11 +166,10 @@ TEST_CASE("scfw plot: files that are not traces are refused with one located lin
   const fs::path dir = scratch("bad");
   const std::string d = dir.string() + "/";
   // A solution CSV is not a trace.
-  write(dir / "solution.csv", "# scfw solution of p: iteration limit after 10 of 10 iterations\nkind,name,value\nx,a,1\n");
+  write(dir / "solution.csv", "kind,name,value\nobjective,,0.5\nx,a,1\n");
   CHECK(read_error(dir / "solution.csv") ==
         d + "solution.csv: line 1: not a trace CSV: the header has no column \"iteration\" (a trace has the columns "
-            "iteration, objective and gap; this header is \"# scfw solution of p: iteration limit after 10 of 10 "
-            "iterations\")");
+            "iteration, objective and gap; this header is \"kind,name,value\")");
   write(dir / "nogap.csv", "iteration,objective,best_gap\n1,2,3\n");
   CHECK(read_error(dir / "nogap.csv") ==
         d + "nogap.csv: line 1: not a trace CSV: the header has no column \"gap\" (a trace has the columns iteration, "

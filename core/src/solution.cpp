@@ -130,24 +130,23 @@ json grid_json(const Vec& x, const std::vector<int>& shape) {
   return rows;
 }
 
+// One table, no comment lines, so that csv.DictReader, pandas.read_csv and a spreadsheet read it
+// with no options: every row is (kind, name, number). The run's status and the problem's name are
+// strings; they are in the JSON summary (and the JSON solution), not here.
 void write_csv(std::ostream& out, const Solution& s) {
-  out << "# scfw solution of " << s.problem << ": " << s.status << "\n";
-  if (s.shape.size() == 2)
-    out << "# x is a " << s.shape[0] << " x " << s.shape[1] << " matrix stored row-major: x[i * " << s.shape[1]
-        << " + j] = X_ij\n";
-  if (!s.has_f) out << "# no f rows: the oracle has no exact evaluation\n";
-  else if (s.has_objective) out << "# objective F(f(x), x) = " << exact_number(s.objective) << "\n";
-  if (s.has_best)
-    out << "# best_x: the iterate of the best reported gap, " << exact_number(s.best_gap) << " at iteration "
-        << s.best_iteration << "\n";
   out << "kind,name,value\n";
+  if (s.has_objective) out << "objective,," << exact_number(s.objective) << '\n';
+  if (s.shape.size() == 2) out << "shape,rows," << s.shape[0] << "\nshape,cols," << s.shape[1] << '\n';
   auto rows = [&](const char* kind, const Labelled& l) {
     for (Eigen::Index i = 0; i < l.values.size(); ++i)
       out << kind << ',' << csv_cell(name_or_empty(l, i)) << ',' << exact_number(l.values[i]) << '\n';
   };
   rows("x", s.x);
   if (s.has_f) rows("f", s.f);
-  if (s.has_best) rows("best_x", s.best);
+  if (s.has_best) {
+    out << "best,iteration," << s.best_iteration << "\nbest,gap," << exact_number(s.best_gap) << '\n';
+    rows("best_x", s.best);
+  }
 }
 
 json solution_json(const Solution& s) {

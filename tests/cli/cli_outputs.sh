@@ -19,7 +19,7 @@ cat >pf.json <<'JSON'
 JSON
 run "$SCFW" run pf.json --solution out/sol.csv --summary-json out/summary.json --best-iterate
 expect_rc 0 "run --solution"
-[[ "$(grep -v '^#' out/sol.csv | head -n1)" == "kind,name,value" ]] || fail "solution CSV header: $(cat out/sol.csv)"
+[[ "$(head -n1 out/sol.csv)" == "kind,name,value" ]] || fail "solution CSV header: $(cat out/sol.csv)"
 [[ "$(grep '^x,' out/sol.csv | cut -d, -f2 | paste -sd' ')" == "asset 1 asset 2 asset 3 VaR" ]] ||
   fail "solution CSV: x names $(grep '^x,' out/sol.csv)"
 [[ "$(grep '^f,' out/sol.csv | cut -d, -f2 | paste -sd' ')" == "group 1 group 2 group 3 group 4" ]] ||
@@ -28,14 +28,28 @@ expect_rc 0 "run --solution"
 # The weights are on the simplex: they sum to 1 (to rounding).
 python3 - out/sol.csv <<'PY' || fail "solution CSV: the weights do not sum to 1"
 import csv, sys
-rows = [r for r in csv.reader(l for l in open(sys.argv[1]) if not l.startswith('#'))][1:]
-w = [float(v) for k, n, v in rows if k == 'x' and n != 'VaR']
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+w = [float(r['value']) for r in rows if r['kind'] == 'x' and r['name'] != 'VaR']
 sys.exit(0 if abs(sum(w) - 1) < 1e-12 and min(w) >= -1e-12 else 1)
+PY
+# One plain table that a CSV reader takes with no options: every value a number, the kinds in
+# order, the best iterate's report named by its rows; the best gap is the summary's.
+python3 - out/sol.csv out/summary.json <<'PY' || fail "solution CSV: not one plain table: $(cat out/sol.csv)"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline='')))
+values = [float(r['value']) for r in rows]
+kinds = []
+for r in rows:
+    if not kinds or kinds[-1] != r['kind']:
+        kinds.append(r['kind'])
+assert kinds == ['objective', 'x', 'f', 'best', 'best_x'], kinds
+best = {r['name']: float(r['value']) for r in rows if r['kind'] == 'best'}
+assert sorted(best) == ['gap', 'iteration'] and best['gap'] == json.load(open(sys.argv[2]))['best_gap'], best
 PY
 # The JSON summary: status, the iteration count, the objective the solution recomputes from f(y_K).
 [[ "$(json out/summary.json 'd["status"], d["iterations"], d["seed"], d["plugins"][0]["name"]')" == "('iteration_limit', 40, 2, 'portfolio_returns')" ]] ||
   fail "summary JSON: $(cat out/summary.json)"
-objective=$(sed -n 's/^# objective F(f(x), x) = //p' out/sol.csv)
+objective=$(sed -n 's/^objective,,//p' out/sol.csv)
 [[ "$(json out/summary.json "d['objective'] == float('$objective')")" == True ]] ||
   fail "the solution's objective differs from the summary's: $objective, $(json out/summary.json 'd["objective"]')"
 
@@ -103,9 +117,9 @@ cat >ls.json <<'JSON'
 JSON
 run "$SCFW" run ls.json --quiet
 expect_rc 0 "LIBSVM solution"
-[[ "$(grep -v '^#' ls_sol.csv | cut -d, -f1,2 | paste -sd' ')" == "kind,name x,feature 1 x,feature 2 x,feature 3 f,task 1 f,task 2" ]] ||
+[[ "$(cut -d, -f1,2 ls_sol.csv | paste -sd' ')" == "kind,name objective, x,feature 1 x,feature 2 x,feature 3 f,task 1 f,task 2" ]] ||
   fail "LIBSVM solution: $(cat ls_sol.csv)"
-[[ "$(sed -n 's/^# objective F(f(x), x) = //p' ls_sol.csv)" == "$(grep '^f,' ls_sol.csv | cut -d, -f3 | sort -g | tail -n1)" ]] ||
+[[ "$(sed -n 's/^objective,,//p' ls_sol.csv)" == "$(grep '^f,' ls_sol.csv | cut -d, -f3 | sort -g | tail -n1)" ]] ||
   fail "LIBSVM solution: the objective is not the largest f: $(cat ls_sol.csv)"
 python3 -c "import json; d = json.load(open('ls.json')); d['output'] = {'solutoin': 'x.csv'}; json.dump(d, open('typo.json', 'w'))"
 run "$SCFW" run typo.json
@@ -123,6 +137,11 @@ run "$SCFW" run mc.json --solution mc_sol.json --quiet
 expect_rc 0 "matrix solution"
 [[ "$(json mc_sol.json 'd["shape"], len(d["matrix"]), len(d["matrix"][0]), d["matrix"][1][2] == d["x"]["values"][6], d["x"]["names"][6]')" == "([6, 4], 6, 4, True, 'r2c3')" ]] ||
   fail "matrix solution: $(head -c 400 mc_sol.json)"
+# The CSV says the shape in rows of its own, so that x reshapes to X with no other file.
+run "$SCFW" run mc.json --solution mc_sol.csv --quiet
+expect_rc 0 "matrix solution CSV"
+[[ "$(sed -n 3,4p mc_sol.csv | paste -sd' ')" == "shape,rows,6 shape,cols,4" && "$(grep -c '^x,' mc_sol.csv)" == 24 ]] ||
+  fail "matrix solution CSV: $(head -n 5 mc_sol.csv)"
 
 # A gap tolerance with no gap report before the last iteration cannot stop the run.
 write_problem p.json '{ "plugin": "max" }' 100 '{ "every": 0 }'

@@ -25,12 +25,11 @@ def run_cli(*args, cwd=None):
 def read_solution_x(path):
     """The x rows of a solution CSV: (values, names)."""
     values, names = [], []
-    with open(path) as f:
-        rows = [line for line in f if not line.startswith("#")]
-    for row in csv.DictReader(rows):
-        if row["kind"] == "x":
-            values.append(float(row["value"]))
-            names.append(row["name"])
+    with open(path, newline="") as f:
+        for row in csv.DictReader(f):  # no options: the file is one plain table
+            if row["kind"] == "x":
+                values.append(float(row["value"]))
+                names.append(row["name"])
     return values, names
 
 
