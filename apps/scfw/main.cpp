@@ -769,6 +769,7 @@ int cmd_compare(const std::vector<std::string>& args) {
       "jobs,j", po::value<std::string>()->value_name("N"),
       "worker threads (default: the number of hardware threads)")(
       "no-plots", "write the plot data and scripts but do not run gnuplot")(
+      "solutions", "also keep each run's solution (y_K, f(y_K), the objective) in solutions/<run>.csv")(
       "check", "validate the experiment (compose every method once) without running it")(
       "fresh-problem",
       "compose the whole problem anew for every run instead of once per worker (same numbers, slower; for checks)")(
@@ -825,6 +826,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   options.jobs = jobs;
   options.plots = vm.count("no-plots") == 0;
   options.fresh_problem = vm.count("fresh-problem") > 0;
+  options.solutions = vm.count("solutions") > 0;
   options.out = out;
   const bool tty = !quiet && isatty(STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
@@ -876,7 +878,10 @@ int cmd_compare(const std::vector<std::string>& args) {
       std::cerr << "scfw: run " << experiment.methods[r.method].label << " K=" << r.K << " seed=" << r.seed
                 << " failed: " << one_line(r.error) << '\n';
   if (!result.plot_warning.empty() && options.plots) std::cerr << "scfw: warning: " << result.plot_warning << '\n';
-  if (!quiet) std::cout << "wrote " << (options.out / "summary.csv").string() << " and the plots in " << options.out.string() << '\n';
+  if (!quiet)
+    std::cout << "wrote " << (options.out / "summary.csv").string() << " and the plots in " << options.out.string()
+              << (options.solutions ? "; each run's solution in " + (options.out / "solutions").string() : std::string())
+              << '\n';
   std::cout.flush();
   if (const int signo = g_interrupted.load(); result.interrupted && signo) return interrupted_exit(signo);
   if (result.failed > 0) return kExitFailure;

@@ -133,7 +133,7 @@ json grid_json(const Vec& x, const std::vector<int>& shape) {
 // One table, no comment lines, so that csv.DictReader, pandas.read_csv and a spreadsheet read it
 // with no options: every row is (kind, name, number). The run's status and the problem's name are
 // strings; they are in the JSON summary (and the JSON solution), not here.
-void write_csv(std::ostream& out, const Solution& s) {
+void write_csv_table(std::ostream& out, const Solution& s) {
   out << "kind,name,value\n";
   if (s.has_objective) out << "objective,," << exact_number(s.objective) << '\n';
   if (s.shape.size() == 2) out << "shape,rows," << s.shape[0] << "\nshape,cols," << s.shape[1] << '\n';
@@ -267,9 +267,11 @@ void write_solution(const fs::path& path, const Solution& solution) {
     if (ends_with_json(path))
       out << solution_json(solution).dump(1, ' ', false, json::error_handler_t::replace) << '\n';
     else
-      write_csv(out, solution);
+      write_csv_table(out, solution);
   });
 }
+
+void write_solution_csv(std::ostream& out, const Solution& solution) { write_csv_table(out, solution); }
 
 Labelled read_solution_x(const fs::path& path) {
   const std::string src = path.string();

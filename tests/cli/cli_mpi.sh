@@ -38,14 +38,15 @@ cat >exp.json <<'JSON'
   "report": { "points": 4 }
 }
 JSON
-run "$SCFW" compare exp.json --out one --jobs 1 --no-plots -q
+run "$SCFW" compare exp.json --out one --jobs 1 --no-plots -q --solutions
 expect_rc 0 "compare, one process"
-run "${MPIRUN[@]}" "$SCFW" compare exp.json --out two --jobs 1 --no-plots -q
+run "${MPIRUN[@]}" "$SCFW" compare exp.json --out two --jobs 1 --no-plots -q --solutions
 expect_rc 0 "compare, mpirun -np 2"
 [[ -z "$OUT$ERR" ]] || fail "compare -q over two ranks printed: $OUT$ERR"
+[[ $(ls two/solutions | wc -l) == 12 ]] || fail "compare --solutions over two ranks: $(ls two/solutions)"
 run $SAME tree one two
 expect_rc 0 "compare over two ranks, --jobs 1: $OUT$ERR"
-run "${MPIRUN[@]}" "$SCFW" compare exp.json --out three --jobs 2 --no-plots -q
+run "${MPIRUN[@]}" "$SCFW" compare exp.json --out three --jobs 2 --no-plots -q --solutions
 expect_rc 0 "compare, mpirun -np 2 --jobs 2"
 run $SAME tree one three
 expect_rc 0 "compare over two ranks, --jobs 2: $OUT$ERR"

@@ -241,5 +241,15 @@ expect_rc 0 "compare"
 [[ "$(json cmp/summaries/I-K40-seed2.json 'd["status"], d["iterations"], d["seed"]')" == "('iteration_limit', 40, 2)" ]] ||
   fail "compare: $(cat cmp/summaries/I-K40-seed2.json)"
 [[ $(grep -c '^compare: [1-4]/4 runs done, .* elapsed, ETA ' <<<"$ERR") == 4 ]] || fail "compare progress: $ERR"
+[[ ! -e cmp/solutions ]] || fail "compare kept solutions without --solutions"
+# --solutions keeps each run's y_K: the solution CSV of scfw run, whose objective is the summary's.
+run "$SCFW" compare ex.json --out cmp2 --jobs 2 --no-plots -q --solutions
+expect_rc 0 "compare --solutions"
+[[ "$(ls cmp2/solutions | paste -sd' ')" == "I-K20-seed1.csv I-K20-seed2.csv I-K40-seed1.csv I-K40-seed2.csv" ]] ||
+  fail "compare --solutions: $(ls cmp2/solutions)"
+[[ "$(grep -c '^x,' cmp2/solutions/I-K40-seed2.csv)" == 4 ]] || fail "compare --solutions: $(cat cmp2/solutions/I-K40-seed2.csv)"
+objective=$(sed -n 's/^objective,,//p' cmp2/solutions/I-K40-seed2.csv)
+[[ "$(json cmp2/summaries/I-K40-seed2.json "d['objective'] == float('$objective')")" == True ]] ||
+  fail "compare --solutions: the objective $objective is not the summary's $(json cmp2/summaries/I-K40-seed2.json 'd["objective"]')"
 
 echo "cli_outputs: ok"

@@ -12,7 +12,9 @@
 #include "internal.hpp"
 #include "scfw/compare/compare.hpp"
 #include "scfw/core/distributed.hpp"
+#include "scfw/core/output_file.hpp"
 #include "scfw/core/report.hpp"
+#include "scfw/core/solution.hpp"
 #include "scfw/core/stopping.hpp"
 #include "scfw/core/summary_json.hpp"
 #include "scfw/error.hpp"
@@ -94,7 +96,8 @@ struct Unpacker {
   }
 };
 
-void pack_run(Packer& p, size_t index, const CompareRun& r, const std::string& trace, const std::string& summary) {
+void pack_run(Packer& p, size_t index, const CompareRun& r, const std::string& trace, const std::string& summary,
+              const std::string& solution) {
   p.put(static_cast<std::uint64_t>(index));
   p.put(static_cast<std::uint8_t>(r.ok));
   p.put(r.error);
@@ -104,10 +107,13 @@ void pack_run(Packer& p, size_t index, const CompareRun& r, const std::string& t
   p.put(r.compose_seconds);
   p.put(trace);
   p.put(summary);
+  p.put(solution);
 }
 
-/// Unpacks one run into result.runs[index]; returns its trace and summary texts.
-size_t unpack_run(Unpacker& u, std::vector<CompareRun>& runs, std::string& trace, std::string& summary) {
+/// Unpacks one run into result.runs[index]; returns its trace, summary and solution texts (the
+/// solution's empty when none was kept).
+size_t unpack_run(Unpacker& u, std::vector<CompareRun>& runs, std::string& trace, std::string& summary,
+                  std::string& solution) {
   std::uint64_t index = 0;
   u.get(index);
   if (index >= runs.size()) throw Error("compare: a rank sent an unknown run");
@@ -122,6 +128,7 @@ size_t unpack_run(Unpacker& u, std::vector<CompareRun>& runs, std::string& trace
   u.get(r.compose_seconds);
   u.get(trace);
   u.get(summary);
+  u.get(solution);
   return index;
 }
 
@@ -154,7 +161,11 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
     for (size_t i = me; i < order.size(); i += P) mine.push_back(order[i]);
     order = std::move(mine);
   }
-  std::vector<std::string> trace_text(P > 1 ? result.runs.size() : 0), summary_text(P > 1 ? result.runs.size() : 0);
+  std::vector<std::string> trace_text(P > 1 ? result.runs.size() : 0), summary_text(P > 1 ? result.runs.size() : 0),
+      solution_text(P > 1 ? result.runs.size() : 0);
+  auto solution_file = [&](const CompareRun& r) {
+    return out / "solutions" / fs::path(r.trace).filename();
+  };
   std::vector<char> finished(result.runs.size(), 0);
 
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
@@ -216,13 +227,21 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
         const fs::path summary_file = out / "summaries" / fs::path(r.trace).filename().replace_extension(".json");
         const nlohmann::json summary_json =
             to_json(s, describe_run(registry, *problem, fresh ? fresh->method : *method, so, SCFW_VERSION));
+        std::optional<Solution> solution;
+        if (options.solutions) solution.emplace(make_solution(*problem, s));
         if (P > 1) {
           trace_text[order[slot]] = text->str();
           summary_text[order[slot]] = summary_json.dump();
+          if (solution) {
+            std::ostringstream csv;
+            write_solution_csv(csv, *solution);
+            solution_text[order[slot]] = csv.str();
+          }
         } else {
           file->close();
           if (file->fail()) throw Error((out / r.trace).string() + ": cannot write the trace file" + file->reason());
           write_json_file(summary_file, summary_json);
+          if (solution) write_solution(solution_file(r), *solution);
         }
         r.ok = s.status == Status::IterationLimit && s.has_gap;
         if (!r.ok) r.error = s.message.empty() ? std::string(to_string(s.status)) : s.message;
@@ -253,18 +272,18 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
     Packer mine;
     mine.put(static_cast<std::uint64_t>(result.problems_composed));
     for (size_t i = 0; i < result.runs.size(); ++i)
-      if (finished[i]) pack_run(mine, i, result.runs[i], trace_text[i], summary_text[i]);
+      if (finished[i]) pack_run(mine, i, result.runs[i], trace_text[i], summary_text[i], solution_text[i]);
     const std::vector<std::string> all = mpi.gather_to_root(mine.bytes);
     if (!mpi.root()) return;  // rank 0 summarizes and writes
     result.failed = 0, result.compose_seconds = 0, result.problems_composed = 0, done = 0;
-    std::string trace, summary;
+    std::string trace, summary, solution;
     for (const std::string& bytes : all) {
       Unpacker u{bytes};
       std::uint64_t composed = 0;
       u.get(composed);
       result.problems_composed += composed;
       while (u.at < bytes.size()) {
-        const size_t i = unpack_run(u, result.runs, trace, summary);
+        const size_t i = unpack_run(u, result.runs, trace, summary, solution);
         const CompareRun& r = result.runs[i];
         auto file = open_trace_file(out / r.trace);
         *file << trace;
@@ -272,6 +291,8 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
         if (file->fail()) throw Error((out / r.trace).string() + ": cannot write the trace file" + file->reason());
         write_json_file(out / "summaries" / fs::path(r.trace).filename().replace_extension(".json"),
                         parse_json_text(summary, "the summary of run " + r.trace));
+        if (!solution.empty())
+          write_output_file(solution_file(r), "solution file", [&](std::ostream& o) { o << solution; });
         ++done;
         if (!r.ok) ++result.failed;
         result.compose_seconds += r.compose_seconds;

@@ -93,6 +93,9 @@ Solution make_solution(const Problem& problem, const Summary& summary, const Bes
 /// folders. Throws Error "<path>: cannot write the solution file (<reason>)" when any write fails.
 void write_solution(const std::filesystem::path& path, const Solution& solution);
 
+/// The CSV form of write_solution, to a stream (a host that sends it elsewhere first).
+void write_solution_csv(std::ostream& out, const Solution& solution);
+
 /// The x part of a solution file (CSV or JSON by extension). Malformed file: InputError
 /// "<path>: <line or pointer>: <what>".
 Labelled read_solution_x(const std::filesystem::path& path);

@@ -168,6 +168,9 @@ struct CompareOptions {
   /// Compose the whole problem anew for every run, as `compare` did before it composed the
   /// problem once per worker: the same numbers, more time (for checks and measurements).
   bool fresh_problem = false;
+  /// Also write each run's solution (y_K, f(y_K), the objective; the CSV of `scfw run
+  /// --solution`) to solutions/<run>.csv beside traces/<run>.csv.
+  bool solutions = false;
 };
 
 struct CompareResult {
