@@ -1,5 +1,5 @@
 // The long comparison: on the synthetic Task 1 instance (m = 10, d = 100, 500 rows per task,
-// l1 radius 5, F = max), K = 20000, the momentum trackers end with a smaller final gap than the
+// l1 radius 5, F = max), K = 10000, the momentum trackers end with a smaller final gap than the
 // Vanilla SCFW baseline run with the same gamma, averaged over 5 run seeds (Section 6: "Vanilla
 // SCFW fails to converge ... both variants substantially outperform").
 //
@@ -21,7 +21,7 @@ using namespace scfw::test;
 
 namespace {
 
-constexpr long kIterations = 20000;
+constexpr long kIterations = 10000;
 constexpr int kSeeds = 5;
 
 struct Figures {
@@ -46,7 +46,7 @@ Figures mean_over_seeds(const nlohmann::json& tracker, const nlohmann::json& sch
 
 }  // namespace
 
-TEST_CASE("Task 1, K = 20000, 5 seeds: STORM and both momentum variants end below vanilla SCFW") {
+TEST_CASE("Task 1, K = 10000, 5 seeds: STORM and both momentum variants end below vanilla SCFW") {
   const double gamma = std::pow(static_cast<double>(kIterations), -0.75);
   const Figures vanilla =
       mean_over_seeds({{"plugin", "vanilla"}}, {{"plugin", "constant"}, {"gamma", gamma}, {"beta", 1}, {"rho", 1}});
