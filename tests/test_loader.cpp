@@ -5,7 +5,11 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <elf.h>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -37,6 +41,25 @@ const scfw::LoadFailure* failure_for(const Registry& r, const std::string& path)
   for (const auto& f : r.failures())
     if (f.path == path) return &f;
   return nullptr;
+}
+
+/// An empty folder of its own in the temporary folder, for damaged copies of a fixture.
+fs::path fresh_dir(const std::string& stem) {
+  const fs::path dir = fs::temp_directory_path() / (stem + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string bytes_of(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+/// Writes dir/name; the path the registry records for it.
+std::string write_file(const fs::path& dir, const std::string& name, const std::string& content) {
+  std::ofstream(dir / name, std::ios::binary) << content;
+  return fs::weakly_canonical(dir / name).string();
 }
 
 }  // namespace
@@ -108,14 +131,21 @@ const std::string kBuiltBy = std::string(" (library built by ") + compiler_name(
                                                                                "); rebuild it against this scfw";
 
 TEST_CASE("a library built with the other libstdc++ string ABI is skipped on its fingerprint") {
-  Registry r;
-  CHECK_FALSE(r.load_library(fixture("string_abi") / "libstring_abi.so"));
-  REQUIRE(r.failures().size() == 1);
-  CHECK(r.failures()[0].path == lib("string_abi", "string_abi"));
-  CHECK(r.failures()[0].reason ==
-        "build fingerprint mismatch: _GLIBCXX_USE_CXX11_ABI=0 in the library, 1 in this scfw (the std::string layouts "
-        "differ)" + kBuiltBy);
-  CHECK(r.components().empty());
+  // string_abi calls no SDK function taking a std::string; string_abi_sdk does, under the old-ABI
+  // names no library defines (ParamSpec::number(std::string, std::string), ...). Both are judged
+  // on the descriptor read from the file, and neither is loaded: not "undefined symbol".
+  for (const char* name : {"string_abi", "string_abi_sdk"}) {
+    CAPTURE(name);
+    Registry r;
+    CHECK_FALSE(r.load_library(fixture(name) / ("lib" + std::string(name) + ".so")));
+    REQUIRE(r.failures().size() == 1);
+    CHECK(r.failures()[0].path == lib(name, name));
+    CHECK(r.failures()[0].reason ==
+          "build fingerprint mismatch: _GLIBCXX_USE_CXX11_ABI=0 in the library, 1 in this scfw (the std::string layouts "
+          "differ)" + kBuiltBy);
+    CHECK(r.components().empty());
+    CHECK(r.libraries().empty());
+  }
 }
 
 TEST_CASE("a library built against a roles.hpp with one more virtual method is skipped on its interface hash") {
@@ -314,19 +344,10 @@ TEST_CASE("closest names for suggestions") {
 }
 
 TEST_CASE("a truncated or non-ELF library is skipped before dlopen, not a SIGBUS inside it") {
-  const fs::path dir = fs::temp_directory_path() / ("scfw_truncated_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  std::string bytes;
-  {
-    std::ifstream in(fixture("good") / "libgood.so", std::ios::binary);
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  const fs::path dir = fresh_dir("scfw_truncated");
+  const std::string bytes = bytes_of(fixture("good") / "libgood.so");
   REQUIRE(bytes.size() > 4096);
-  auto write = [&](const std::string& name, const std::string& content) {
-    std::ofstream(dir / name, std::ios::binary) << content;
-    return fs::weakly_canonical(dir / name).string();
-  };
+  auto write = [&](const std::string& name, const std::string& content) { return write_file(dir, name, content); };
   const std::string short_tail = write("libshort_tail.so", bytes.substr(0, bytes.size() - 1));
   const std::string half = write("libhalf.so", bytes.substr(0, bytes.size() / 2));
   const std::string stub = write("libstub.so", bytes.substr(0, 30));
@@ -354,5 +375,94 @@ TEST_CASE("a truncated or non-ELF library is skipped before dlopen, not a SIGBUS
     REQUIRE(failure_for(r, p) != nullptr);
     CHECK(failure_for(r, p)->reason == "cannot be loaded: not an ELF shared library (no ELF header)");
   }
+  fs::remove_all(dir);
+}
+
+namespace {
+
+template <class T>
+T read_as(const std::string& bytes, std::size_t offset) {
+  T out{};
+  REQUIRE(offset + sizeof out <= bytes.size());
+  std::memcpy(&out, bytes.data() + offset, sizeof out);
+  return out;
+}
+
+template <class T>
+void write_as(std::string& bytes, std::size_t offset, const T& value) {
+  REQUIRE(offset + sizeof value <= bytes.size());
+  std::memcpy(bytes.data() + offset, &value, sizeof value);
+}
+
+// Where a library's `scfw_plugin` alias is described: its .dynsym entry and the .rela.dyn entry
+// that relocates the pointer it holds (found the way the linker lays them out: section headers).
+struct AliasInFile {
+  std::size_t symbol = 0;      // file offset of the Elf64_Sym
+  std::size_t relocation = 0;  // file offset of the Elf64_Rela, 0 when there is none
+};
+
+AliasInFile find_alias(const std::string& bytes) {
+  const auto h = read_as<Elf64_Ehdr>(bytes, 0);
+  AliasInFile out;
+  std::uint64_t address = 0;
+  for (unsigned i = 0; i < h.e_shnum; ++i) {
+    const auto s = read_as<Elf64_Shdr>(bytes, h.e_shoff + i * sizeof(Elf64_Shdr));
+    if (s.sh_type != SHT_DYNSYM) continue;
+    const auto strings = read_as<Elf64_Shdr>(bytes, h.e_shoff + s.sh_link * sizeof(Elf64_Shdr));
+    for (std::size_t at = s.sh_offset; at < s.sh_offset + s.sh_size; at += sizeof(Elf64_Sym)) {
+      const auto sym = read_as<Elf64_Sym>(bytes, at);
+      if (std::strcmp(bytes.c_str() + strings.sh_offset + sym.st_name, "scfw_plugin") == 0 && sym.st_shndx != SHN_UNDEF) {
+        out.symbol = at;
+        address = sym.st_value;
+      }
+    }
+  }
+  REQUIRE(out.symbol != 0);
+  for (unsigned i = 0; i < h.e_shnum; ++i) {
+    const auto s = read_as<Elf64_Shdr>(bytes, h.e_shoff + i * sizeof(Elf64_Shdr));
+    if (s.sh_type != SHT_RELA) continue;
+    for (std::size_t at = s.sh_offset; at < s.sh_offset + s.sh_size; at += sizeof(Elf64_Rela))
+      if (read_as<Elf64_Rela>(bytes, at).r_offset == address) out.relocation = at;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a library whose scfw_plugin symbol or descriptor lies outside the file is reported, not loaded") {
+  const fs::path dir = fresh_dir("scfw_alias");
+  const std::string bytes = bytes_of(fixture("good") / "libgood.so");
+  const AliasInFile alias = find_alias(bytes);
+  auto write = [&](const std::string& name, const std::string& content) { return write_file(dir, name, content); };
+  const std::uint64_t far = std::uint64_t{1} << 46;  // mapped by no segment of a small library
+
+  // The symbol's address: dlsym would hand out a pointer into unmapped memory.
+  std::string symbol_far = bytes;
+  write_as(symbol_far, alias.symbol + offsetof(Elf64_Sym, st_value), far);
+  const std::string symbol_path = write("libsymbol_far.so", symbol_far);
+
+  // The pointer the symbol holds, as its relocation sets it.
+  REQUIRE(alias.relocation != 0);
+  std::string target_far = bytes;
+  write_as(target_far, alias.relocation + offsetof(Elf64_Rela, r_addend), static_cast<std::int64_t>(far));
+  const std::string target_path = write("libtarget_far.so", target_far);
+
+  // A symbol of an unexpected size is not followed in the file: the loader's path decides, and
+  // the library loads.
+  std::string odd_size = bytes;
+  write_as(odd_size, alias.symbol + offsetof(Elf64_Sym, st_size), std::uint64_t{4});
+  write("libodd_size.so", odd_size);
+
+  Registry r;
+  r.load_directory(dir);
+  CHECK(r.failures().size() == 2);
+  REQUIRE(failure_for(r, symbol_path) != nullptr);
+  CHECK(failure_for(r, symbol_path)->reason ==
+        "cannot be loaded: damaged: its scfw_plugin symbol lies outside every loadable segment");
+  REQUIRE(failure_for(r, target_path) != nullptr);
+  CHECK(failure_for(r, target_path)->reason ==
+        "cannot be loaded: damaged: its scfw_plugin descriptor lies outside every loadable segment");
+  CHECK(r.libraries().size() == 1);
+  CHECK(r.find(Kind::Outer, "fixture_sum") != nullptr);
   fs::remove_all(dir);
 }

@@ -2,14 +2,11 @@
 #include "scfw/core/diagnostics.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
-#include <cstring>
-#include <elf.h>
-#include <fstream>
 #include <memory>
 #include <set>
 #include <system_error>
@@ -17,6 +14,8 @@
 #include "scfw/core/params_json.hpp"
 #include "scfw/error.hpp"
 #include "scfw/plugin.hpp"
+
+#include "elf_file.hpp"
 
 namespace fs = std::filesystem;
 
@@ -30,60 +29,6 @@ namespace {
 std::vector<boost::dll::shared_library*>& loaded_handles() {
   static auto* handles = new std::vector<boost::dll::shared_library*>();
   return *handles;
-}
-
-// Why `file` cannot be a shared library for this process, or "" when its ELF header, program
-// header table, loadable segments and section header table all lie within the file. dlopen maps
-// the segments a header names; a page of one that lies past the end of a truncated file is
-// mapped anyway, and touching it kills the process with SIGBUS.
-std::string elf_problem(const fs::path& file) {
-  std::error_code ec;
-  const std::uintmax_t size = fs::file_size(file, ec);
-  std::ifstream in(file, std::ios::binary);
-  if (ec || !in) return {};  // the loader's own message says why it cannot be opened
-  auto read_at = [&](std::uint64_t offset, void* out, std::size_t n) {
-    in.clear();
-    in.seekg(static_cast<std::streamoff>(offset));
-    in.read(static_cast<char*>(out), static_cast<std::streamsize>(n));
-    return static_cast<std::size_t>(in.gcount()) == n;
-  };
-  // The end of a table of `count` entries of `entry` bytes at `offset`, or UINT64_MAX when it
-  // does not fit in 64 bits.
-  auto table_end = [](std::uint64_t offset, std::uint64_t count, std::uint64_t entry) -> std::uint64_t {
-    if (entry != 0 && count > (UINT64_MAX - offset) / entry) return UINT64_MAX;
-    return offset + count * entry;
-  };
-  auto truncated = [&](const char* what, std::uint64_t end) {
-    return std::string("truncated or damaged: its ") + what + " ends at byte " +
-           (end == UINT64_MAX ? std::string("2^64 or beyond") : std::to_string(end)) + ", the file has " +
-           std::to_string(size) + " bytes";
-  };
-  Elf64_Ehdr h{};
-  if (size < EI_NIDENT || !read_at(0, h.e_ident, EI_NIDENT) || std::memcmp(h.e_ident, ELFMAG, SELFMAG) != 0)
-    return "not an ELF shared library (no ELF header)";
-  if (h.e_ident[EI_CLASS] != ELFCLASS64 || sizeof(void*) != 8)
-    return "not a 64-bit ELF library (this scfw is a 64-bit program)";
-  const unsigned char native = std::endian::native == std::endian::little ? ELFDATA2LSB : ELFDATA2MSB;
-  if (h.e_ident[EI_DATA] != native) return "an ELF library of the other byte order";
-  if (size < sizeof h || !read_at(0, &h, sizeof h)) return truncated("ELF header", sizeof h);
-  if (h.e_type != ET_DYN) return "not an ELF shared library (ELF type " + std::to_string(h.e_type) + ")";
-  if (h.e_phnum != 0 && h.e_phentsize != sizeof(Elf64_Phdr))
-    return "damaged: program header entries of " + std::to_string(h.e_phentsize) + " bytes";
-  if (const auto end = table_end(h.e_phoff, h.e_phnum, sizeof(Elf64_Phdr)); end > size)
-    return truncated("program header table", end);
-  for (unsigned i = 0; i < h.e_phnum; ++i) {
-    Elf64_Phdr ph{};
-    if (!read_at(h.e_phoff + std::uint64_t{i} * sizeof ph, &ph, sizeof ph))
-      return truncated("program header table", table_end(h.e_phoff, h.e_phnum, sizeof ph));
-    if (ph.p_type != PT_LOAD && ph.p_type != PT_DYNAMIC) continue;
-    if (const auto end = table_end(ph.p_offset, 1, ph.p_filesz); end > size)
-      return truncated(ph.p_type == PT_LOAD ? "loadable segment" : "dynamic section", end);
-  }
-  if (h.e_shnum != 0 && h.e_shentsize != sizeof(Elf64_Shdr))
-    return "damaged: section header entries of " + std::to_string(h.e_shentsize) + " bytes";
-  if (const auto end = table_end(h.e_shoff, h.e_shnum, sizeof(Elf64_Shdr)); end > size)
-    return truncated("section header table", end);
-  return {};
 }
 
 class CollectingRegistrar : public Registrar {
@@ -133,6 +78,23 @@ std::string eigen_name(std::uint32_t v) {
 
 // The host's own fingerprint: the same macro a plugin's SCFW_PLUGIN expands.
 constexpr BuildFingerprint kHostFingerprint = SCFW_BUILD_FINGERPRINT;
+
+// Why the descriptor refuses its library, or "", judged on its first `known` bytes: the ABI number
+// first (nothing else is trusted when it differs), then the descriptor's size, then the fixed-size
+// build fingerprint; a check whose field lies past `known` is left to a later call.
+std::string descriptor_problem(const PluginDescriptor& desc, std::size_t known) {
+  auto has = [&](std::size_t offset, std::size_t size) { return offset + size <= known; };
+  if (!has(offsetof(PluginDescriptor, abi_version), sizeof desc.abi_version)) return {};
+  if (desc.abi_version != kAbiVersion)
+    return "built for scfw plugin ABI version " + std::to_string(desc.abi_version) + ", this scfw needs ABI version " +
+           std::to_string(kAbiVersion);
+  if (!has(offsetof(PluginDescriptor, descriptor_size), sizeof desc.descriptor_size)) return {};
+  if (desc.descriptor_size != sizeof(PluginDescriptor))
+    return "its scfw_plugin descriptor has " + std::to_string(desc.descriptor_size) + " bytes, this scfw's has " +
+           std::to_string(sizeof(PluginDescriptor));
+  if (!has(offsetof(PluginDescriptor, build), sizeof desc.build)) return {};
+  return fingerprint_mismatch(desc.build);
+}
 
 }  // namespace
 
@@ -248,7 +210,17 @@ bool Registry::load_library(const fs::path& file) {
   };
 
   // Checked before dlopen: a truncated library would kill the process inside it (SIGBUS).
-  if (std::string problem = elf_problem(canonical); !problem.empty()) return fail("cannot be loaded: " + problem);
+  if (std::string problem = elf::problem(canonical); !problem.empty()) return fail("cannot be loaded: " + problem);
+  // The descriptor as the file has it, checked before dlopen: a library built with the other
+  // std::string ABI that calls the SDK names symbols no library defines, and its fingerprint,
+  // not the loader's "undefined symbol", says why. A refused library is never loaded, so none
+  // of its static initializers runs. When the file cannot be read this way the checks below,
+  // after dlopen, decide alone.
+  const elf::DescriptorInFile in_file = elf::read_descriptor(canonical);
+  if (in_file.status == elf::DescriptorInFile::Status::damaged) return fail("cannot be loaded: " + in_file.damage);
+  if (in_file.status == elf::DescriptorInFile::Status::read)
+    if (std::string problem = descriptor_problem(in_file.descriptor, in_file.bytes); !problem.empty())
+      return fail(std::move(problem));
   std::unique_ptr<boost::dll::shared_library> lib;
   try {
     // rtld_now: an unresolved symbol is reported here, not as a crash at the first call.
@@ -266,14 +238,8 @@ bool Registry::load_library(const fs::path& file) {
   boost::dll::shared_library* handle = lib.release();
   loaded_handles().push_back(handle);
 
-  // Only the plain ABI number is read before it is checked; then the fixed-size fingerprint.
-  if (desc.abi_version != kAbiVersion)
-    return fail("built for scfw plugin ABI version " + std::to_string(desc.abi_version) +
-                ", this scfw needs ABI version " + std::to_string(kAbiVersion));
-  if (desc.descriptor_size != sizeof(PluginDescriptor))
-    return fail("its scfw_plugin descriptor has " + std::to_string(desc.descriptor_size) + " bytes, this scfw's has " +
-                std::to_string(sizeof(PluginDescriptor)));
-  if (std::string mismatch = fingerprint_mismatch(desc.build); !mismatch.empty()) return fail(std::move(mismatch));
+  // The same checks on the loaded descriptor: they cover a layout the file reading does not follow.
+  if (std::string problem = descriptor_problem(desc, sizeof desc); !problem.empty()) return fail(std::move(problem));
   if (desc.register_components == nullptr) return fail("its scfw_plugin descriptor is incomplete");
 
   CollectingRegistrar registrar;
