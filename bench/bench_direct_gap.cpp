@@ -95,7 +95,6 @@ int main(int argc, char** argv) {
     Glmo& gap_glmo = *fresh.gap_glmo;
     Vec f = Vec::Zero(n), x = Vec::Zero(d);
     scfw::Jacobian Jj(Mat::Zero(n, d));  // dense; the GLMO takes it without a copy
-    Mat& J = Jj.dense();
     std::vector<double> t_exact, t_value, t_solve, pivots;
     double check = 0;
     for (const Vec& y : report_y) {
