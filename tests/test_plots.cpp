@@ -151,6 +151,19 @@ TEST_CASE("scfw plot: a negative objective keeps a linear axis; long runs get a 
   const std::string lower = section(s, "# the gap", "unset multiplot");
   CHECK(lower.find("set logscale y\n") != std::string::npos);
   CHECK(lower.find("set format y '%g'\n") != std::string::npos);  // 0.0316 to 1: under two decades
+  // Two decades (1e-4 to 1e-2, as Task 2's gaps): labels in 1-2-5 steps, not only 1e-4, 1e-3, 1e-2.
+  std::string two = kHeader;
+  for (int k = 1; k <= 100; ++k) two += std::to_string(k) + ",1," + std::to_string(1e-2 / k) + ",,,,,,,\n";
+  write(dir / "two.csv", two);
+  const std::string t = scfw::trace_plot_script(scfw::read_traces({dir / "two.csv"}), scfw::PlotFormat::svg, dir / "two.svg");
+  CHECK(section(t, "# the gap", "unset multiplot").find("set ytics (0.0001, 0.0002, 0.0005, 0.001, 0.002, 0.005, 0.01)\n") !=
+        std::string::npos);
+  // Three decades or more (1 to 1e-4): a label at each power of ten.
+  std::string four = kHeader;
+  for (int k = 1; k <= 100; ++k) four += std::to_string(k) + ",1," + std::to_string(1.0 / (k * k)) + ",,,,,,,\n";
+  write(dir / "four.csv", four);
+  const std::string f = scfw::trace_plot_script(scfw::read_traces({dir / "four.csv"}), scfw::PlotFormat::svg, dir / "four.svg");
+  CHECK(section(f, "# the gap", "unset multiplot").find("set format y '10^{%L}'\n") != std::string::npos);
   // More than 60 rows: lines without points.
   CHECK(lower.find("$run1 using 1:3 with lines lw 2 ") != std::string::npos);
 

@@ -110,11 +110,11 @@ std::string gp_y_axis(const std::vector<double>& values, double log_ratio) {
 
 std::string gp_log_tics(char axis, double from, double to) {
   std::ostringstream s;
-  if (to >= 100 * from) {
+  if (to >= 1000 * from) {
     s << "set " << axis << "tics autofreq\nset format " << axis << " '10^{%L}'\n";  // a label at each power of ten
     return s.str();
   }
-  // Under two decades the powers of ten alone leave one label or two: 1-2-5 steps, or finer.
+  // Under three decades the powers of ten alone leave three labels or fewer: 1-2-5 steps, or finer.
   s << "set format " << axis << " '%g'\n";
   for (const std::vector<double>& steps : {std::vector<double>{1, 2, 5}, std::vector<double>{1, 1.5, 2, 3, 4, 5, 6, 8}}) {
     std::vector<double> tics;
