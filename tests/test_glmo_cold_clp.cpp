@@ -17,10 +17,19 @@
 //     columns, V = 0, rank-one V with z = 0, integer data) and momentum-like drifts
 //     V_{k+1} = (1 - b) V_k + b G_k (b = 0.01, 0.1), each within 1e-9 (relative), with x in the
 //     domain and F(z + V (x - y), x) at x equal to the value;
+//   * cross_check runs clean on correct answers that a cold Clp solve at Clp's default
+//     tolerances (1e-7) disagreed with: the minimax LP over the l1 ball whose gradient has two
+//     coordinates tied to 5e-9 in magnitude (Clp's defaults stop at the wrong one; the optimum
+//     is z - g^T y - r ||g||_inf in closed form), and max over a wide simplex with large V,
+//     whose value is a small difference of large terms (the optimum by enumerating the vertices
+//     of the epigraph LP in long double);
 //   * the fallback's and cross_check's errors, word for word.
 #include <doctest/doctest.h>
 
+#include <Eigen/LU>
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -215,4 +224,131 @@ TEST_CASE("lp::ColdClp's fallback and cross_check errors, word for word") {
   CHECK_NOTHROW(cold.check("g", 7, 1.5 + 1e-10, in.z, in.V, in.y));
   CHECK_THROWS_WITH(cold.check("g", 7, 1.5001, in.z, in.V, in.y),
                     "g: disagrees with Clp at solve 7: g 1.5001, Clp 1.5 (status 0)");
+}
+
+TEST_CASE("cross_check accepts the optimum of a minimax LP whose gradient ties to 5e-9") {
+  // F(u) = max_i u_i over the l1 ball of radius 5, three rows with the same gradient g and z
+  // spaced by 1, so that row 0 is the max everywhere: the optimum is z_0 - g^T y - 5 ||g||_inf,
+  // at 5 sign(g_j) e_j for the largest |g_j|. The |g_j| differ by multiples of 5e-9: a solve whose
+  // reduced costs are trusted to 1e-7 may stop at another coordinate, 5e-9 r (or more) above.
+  const int n = 3, d = 4;
+  const double r = 5.0;
+  auto outer = make_max(d, n);
+  auto domain = make_l1(d, n, r);
+  const lp::ColdClp cold(lp::build_model("test", *outer, *domain, n, d));
+  for (const std::string name : {"dense_simplex", "max_l1"}) {
+    CAPTURE(name);
+    auto glmo = make<Glmo>(name, params({{"cross_check", true}}), context(d, n));
+    glmo->setup(*outer, *domain, n, d);
+    std::mt19937_64 rng(1);
+    std::normal_distribution<double> normal;
+    std::uniform_int_distribution<int> tie(0, 3), sign(0, 1);
+    for (int k = 0; k < 20; ++k) {
+      CAPTURE(k);
+      Instance in = random_instance(*domain, n, rng);
+      Vec g(d);
+      for (int j = 0; j < d; ++j) g[j] = (sign(rng) ? -1.0 : 1.0) * (1.0 + 5e-9 * tie(rng));
+      const double z0 = 1.0 + 0.1 * normal(rng);
+      for (int i = 0; i < n; ++i) {
+        in.z[i] = z0 - i;
+        in.V.row(i) = g.transpose();
+      }
+      long double optimum = z0;
+      for (int j = 0; j < d; ++j) optimum -= static_cast<long double>(g[j]) * in.y[j];
+      optimum -= r * static_cast<long double>(g.cwiseAbs().maxCoeff());
+      Vec x(d), xr(d);
+      const GlmoResult res = glmo->solve(in.z, in.V, in.y, x);  // cross_check: the cold solve too
+      const lp::ColdClp::Result ref = cold.solve(in.z, in.V, in.y, xr);
+      REQUIRE(ref.status == 0);
+      // Another coordinate is at least 5e-9 r = 2.5e-8 above the optimum; Clp's x holds the
+      // radius to its primal tolerance.
+      CHECK(rel_diff(res.value, static_cast<double>(optimum)) <= 1e-12);
+      CHECK(rel_diff(ref.value, static_cast<double>(optimum)) <= 1e-10);
+      CHECK(domain->contains(x, 1e-12));
+      CHECK(rel_diff(outer->value(in.z + in.V * (x - in.y), x), res.value) <= 1e-14);
+    }
+    CHECK(glmo->describe().find("fell back") == std::string::npos);
+  }
+}
+
+namespace {
+
+// min over {x >= 0, sum x = s} of max_i z_i + V_i (x - y) (d = 3) by enumeration in long double:
+// the optimum of the epigraph LP (x, t) is at a point where sum x = s and 3 of the n + 3
+// inequalities t >= z_i + V_i (x - y), x_j >= 0 hold with equality.
+long double simplex_minimax_by_vertices(const Instance& in, double s) {
+  using LD = long double;
+  using M4 = Eigen::Matrix<LD, 4, 4>;
+  using V4 = Eigen::Matrix<LD, 4, 1>;
+  const int n = static_cast<int>(in.z.size()), d = 3, m = n + d;
+  auto u = [&](int i, const V4& p) {
+    LD v = in.z[i];
+    for (int j = 0; j < d; ++j) v += static_cast<LD>(in.V(i, j)) * (p[j] - static_cast<LD>(in.y[j]));
+    return v;
+  };
+  LD best = std::numeric_limits<LD>::infinity();
+  for (int a = 0; a < m; ++a)
+    for (int b = a + 1; b < m; ++b)
+      for (int c = b + 1; c < m; ++c) {
+        M4 A = M4::Zero();
+        V4 rhs = V4::Zero();
+        A(0, 0) = A(0, 1) = A(0, 2) = 1;  // unknowns x_0, x_1, x_2, t
+        rhs[0] = s;
+        const int active[3] = {a, b, c};
+        for (int q = 0; q < 3; ++q) {
+          const int e = active[q];
+          if (e >= n) {
+            A(q + 1, e - n) = 1;  // x_{e-n} = 0
+            continue;
+          }
+          A(q + 1, 3) = 1;  // t - V_e x = z_e - V_e y
+          rhs[q + 1] = in.z[e];
+          for (int j = 0; j < d; ++j) {
+            A(q + 1, j) = -static_cast<LD>(in.V(e, j));
+            rhs[q + 1] -= static_cast<LD>(in.V(e, j)) * in.y[j];
+          }
+        }
+        const Eigen::FullPivLU<M4> lu(A);
+        if (!lu.isInvertible()) continue;
+        const V4 p = lu.solve(rhs);
+        if (p.head(d).minCoeff() < -1e-15L * s) continue;
+        LD value = -std::numeric_limits<LD>::infinity();
+        for (int i = 0; i < n; ++i) value = std::max(value, u(i, p));
+        best = std::min(best, value);
+      }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("cross_check measures agreement against the size of the LP's terms, not of its value") {
+  // max over the simplex of scale 1000 with V ~ 1e4 and z ~ 1: u_i = z_i + V_i (x - y) is of size
+  // 1 at the optimum, a difference of terms V_ij x_j and V_ij y_j of size 1e7. Two correct codes
+  // agree to the last places of those terms, ~1e-9 of the value: cross_check runs clean, and
+  // both values match the optimum found by vertex enumeration to 1e-9 of the terms' size.
+  const int n = 6, d = 3;
+  const double s = 1000.0;
+  auto outer = make_max(d, n);
+  auto domain = make_simplex(d, n, s);
+  const lp::ColdClp cold(lp::build_model("test", *outer, *domain, n, d));
+  auto glmo = make<Glmo>("dense_simplex", params({{"cross_check", true}}), context(d, n));
+  glmo->setup(*outer, *domain, n, d);
+  std::mt19937_64 rng(3);
+  int cancelling = 0;
+  for (int k = 0; k < 200; ++k) {
+    CAPTURE(k);
+    Instance in = random_instance(*domain, n, rng);
+    in.z.array() += 1.0;
+    in.V *= 1e4;
+    Vec x(d), xr(d);
+    const GlmoResult res = glmo->solve(in.z, in.V, in.y, x);  // cross_check: the cold solve too
+    const lp::ColdClp::Result ref = cold.solve(in.z, in.V, in.y, xr);
+    REQUIRE(ref.status == 0);
+    if (ref.scale >= 1e5 * std::max(1.0, std::abs(ref.value))) ++cancelling;
+    const double optimum = static_cast<double>(simplex_minimax_by_vertices(in, s));
+    CHECK(std::abs(res.value - optimum) <= 1e-9 * ref.scale);
+    CHECK(std::abs(ref.value - optimum) <= 1e-9 * ref.scale);
+    CHECK(domain->contains(x, 1e-8));
+  }
+  CHECK(cancelling >= 100);  // values of size 1e-5 of their terms or less, most of them
 }

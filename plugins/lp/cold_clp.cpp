@@ -39,6 +39,12 @@ ColdClp::Result ColdClp::solve(const scfw::Vec& z, const scfw::Mat& V, const scf
   clp.setLogLevel(0);
   load_clp(clp, full);
   clp.setLogLevel(0);
+  // The engine's tolerances, not Clp's defaults (1e-7): at 1e-7 Clp accepts as optimal a vertex
+  // whose reduced costs are off by up to 1e-7, and the value of such a vertex can be above the
+  // optimum by far more than the 1e-9 the GLMOs are held to, so the reference would be the less
+  // accurate of the two solves it is compared with.
+  clp.setPrimalTolerance(kDefaults.primal_tol);
+  clp.setDualTolerance(kDefaults.dual_tol);
   clp.dual();
   Result r;
   r.status = clp.status();
@@ -47,6 +53,24 @@ ColdClp::Result ColdClp::solve(const scfw::Vec& z, const scfw::Mat& V, const scf
     const std::span<const double> values(clp.primalColumnSolution(), static_cast<size_t>(full.num_vars));
     xmap_.evaluate(values, x);
     r.value = objective_.evaluate(values);
+    // The scale of `cross_check`: the magnitude of the terms the value is a sum of. Those are
+    // the objective's terms, and through the u-rows' duals (lambda_i = d value / d u_i at the
+    // optimum) the terms of each u_i = z_i + V_i (x - y): |z_i| + sum_j |V_ij| (|x_j| + |y_j|),
+    // x and y counted apart because every GLMO forms V_i y (the LP's right-hand side) and V_i x
+    // (its columns) separately. Every code that computes the value in double precision, with
+    // bounds and reduced costs held to 1e-9 of their own size, is off by a multiple of these
+    // terms' size, not of the value's: a value that is a small difference of large terms (large
+    // z, large V, a wide domain) agrees between two correct codes only to that scale.
+    double scale = std::max(1.0, std::abs(r.value)), objective_terms = std::abs(objective_.constant());
+    for (const auto& [v, c] : objective_.terms()) objective_terms += std::abs(c * values[static_cast<size_t>(v)]);
+    double u_terms = 0.0;
+    const double* dual = clp.dualRowSolution();
+    for (int i = 0; i < n; ++i) {
+      double t = std::abs(z[i]);
+      for (int j = 0; j < d; ++j) t += std::abs(V(i, j)) * (std::abs(x[j]) + std::abs(y[j]));
+      u_terms += std::abs(dual[lp_.num_rows + i]) * t;
+    }
+    r.scale = std::max({scale, objective_terms, u_terms});
   }
   return r;
 }
@@ -65,7 +89,7 @@ void ColdClp::check(const char* glmo, long solve_index, double value, const scfw
                     const scfw::Vec& y) const {
   scfw::Vec xr(xmap_.dim());
   const Result ref = solve(z, V, y, xr);
-  if (ref.status == 0 && std::abs(value - ref.value) <= kDefaults.clp_agreement * std::max(1.0, std::abs(ref.value)))
+  if (ref.status == 0 && std::abs(value - ref.value) <= kDefaults.clp_agreement * ref.scale)
     return;
   char buf[200];
   std::snprintf(buf, sizeof buf, "%s %.17g, Clp %.17g (status %d)", glmo, value, ref.value, ref.status);

@@ -2,7 +2,8 @@
 // and the reference of its `cross_check` option. The LP is the model every GLMO builds
 // (glmo_lp.hpp) with its u variables explicit:
 //     the model's rows,  u_i - sum_v W_iv var_v = z_i - V_i (y - c)   (W = V A, x = c + A var),
-// loaded into a fresh ClpSimplex and solved by Clp's dual simplex from the slack basis.
+// loaded into a fresh ClpSimplex and solved by Clp's dual simplex from the slack basis, at the
+// engine's primal and dual tolerances (settings.hpp) rather than Clp's looser defaults.
 //
 // Explicit zeros. A coefficient W_iv that is exactly zero (V = 0, a zero row or column of V, a
 // cancellation in V A) is not stored: the u-row lists only its nonzero terms, the same LP. Clp's
@@ -27,6 +28,9 @@ class ColdClp {
     int status = -1;  // Clp's: 0 optimal, 1 infeasible, 2 unbounded, other: failed
     double value = 0.0;
     long iterations = 0;
+    // On status 0: max(1, |value|, the magnitude of the terms the value is made of), the scale
+    // `cross_check` measures agreement against (see solve()).
+    double scale = 1.0;
   };
   // Solves min F(z + V (x - y), x) over the domain cold; on status 0 fills x and value.
   Result solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x) const;
@@ -37,7 +41,8 @@ class ColdClp {
                         scfw::Vec& x) const;
 
   // `cross_check`: throws "<glmo>: disagrees with Clp at solve k: <glmo> <value>, Clp <ref>
-  // (status s)" unless the cold solve is optimal and within Settings::clp_agreement (relative).
+  // (status s)" unless the cold solve is optimal and |value - Clp's| <= Settings::clp_agreement
+  // times the cold solve's Result::scale.
   void check(const char* glmo, long solve, double value, const scfw::Vec& z, const scfw::Mat& V,
              const scfw::Vec& y) const;
 

@@ -24,7 +24,7 @@ struct Settings {
   // Artificial bounds on free or one-sided columns: this times max(1, the largest finite bound).
   double artificial_bound = 1e6;
   // `cross_check` and the tests: the GLMO's optimum and a cold Clp solve agree within this,
-  // relative to max(1, |Clp's value|).
+  // relative to max(1, |Clp's value|, the magnitude of the terms it is made of) (ColdClp).
   double clp_agreement = 1e-9;
 
   // --- intervals ----------------------------------------------------------------------------
