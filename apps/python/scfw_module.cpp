@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "scfw/compare/compare.hpp"
+#include "scfw/core/checkpoint.hpp"
 #include "scfw/core/diagnostics.hpp"
 #include "scfw/core/memory_limit.hpp"
 #include "scfw/core/summary_json.hpp"
@@ -469,6 +470,11 @@ class PythonDomain final : public scfw::Domain {
       if (!py::hasattr(obj_, method) || !PyCallable_Check(obj_.attr(method).ptr()))
         throw scfw::InputError(name_ + ": a Python domain needs a method " + method +
                                (std::string(method) == "lmo" ? "(g)" : std::string(method) == "contains" ? "(x, tol)" : "()"));
+    if (py::hasattr(obj_, "keeps_state")) {
+      const int truth = PyObject_IsTrue(obj_.attr("keeps_state").ptr());
+      if (truth < 0) throw py::error_already_set();
+      keeps_state_ = truth != 0;
+    }
     if (py::hasattr(obj_, "shape")) {
       py::object shape = obj_.attr("shape");
       if (PyCallable_Check(shape.ptr())) shape = shape();
@@ -480,7 +486,11 @@ class PythonDomain final : public scfw::Domain {
     obj_ = py::object();
   }
   int dim() const override { return dim_; }
-  scfw::Capabilities capabilities() const override { return {}; }
+  // A domain that says it keeps state between calls (keeps_state = True) cannot save it: a
+  // checkpoint of its run is refused, as for any plugin declaring UnsavedState.
+  scfw::Capabilities capabilities() const override {
+    return keeps_state_ ? scfw::Capabilities(scfw::Capability::UnsavedState) : scfw::Capabilities();
+  }
   // Python sees the gradient as a dense read-only array; the answer is a dense atom.
   void lmo(const scfw::Gradient& grad, scfw::Atom& s) const override {
     const scfw::Vec& g = grad.to_dense(g_);
@@ -518,6 +528,7 @@ class PythonDomain final : public scfw::Domain {
   std::string name_;
   py::object obj_;
   int dim_ = 0;
+  bool keeps_state_ = false;
   std::vector<int> shape_;
   mutable scfw::Vec g_;  // a sparse gradient made dense
 };
@@ -622,6 +633,82 @@ py::dict solve(const std::string& problem, bool is_file, const std::string& sour
   }
 }
 
+/// The plugin objects of `c` whose state a checkpoint cannot hold (unsaveable_state), a Python
+/// domain named with its object's key: "domain python_domain (the Python object \"walk\")".
+std::string unsaveable(const scfw::Composition& c, const json& doc) {
+  std::string which = scfw::unsaveable_state(c);
+  const std::string plain = "domain python_domain";
+  const auto at = which.find(plain);
+  if (at == std::string::npos || !doc.contains("domain") || !doc["domain"].is_object()) return which;
+  const json& block = doc["domain"];
+  if (block.value("plugin", "") == "python_domain" && block.contains("object") && block["object"].is_string())
+    which.insert(at + plain.size(), " (the Python object \"" + block["object"].get<std::string>() + "\")");
+  return which;
+}
+
+/// A trace continued from a checkpoint's rows: no header of its own, a row per report.
+class ContinuedTrace final : public scfw::Callback {
+ public:
+  ContinuedTrace(std::ostream& out, const std::string& saved) : csv_(out) {
+    out << (saved.empty() ? std::string(scfw::kTraceHeader) + "\n" : saved);
+  }
+  scfw::CallbackResult on_iteration(const scfw::IterationState& s) override { return csv_.on_iteration(s); }
+
+ private:
+  scfw::TraceCsv csv_;
+};
+
+/// solve's checkpoint options (docs/checkpoint.md): `scfw run --checkpoint CK --checkpoint-every
+/// N --checkpoint-seconds S --resume CK`, checked the same way and with the same messages. The
+/// package has checked the values and that checkpoint_every/_seconds come with checkpoint.
+struct SolveCheckpoint {
+  std::string file, resume_file;
+  std::unique_ptr<scfw::Checkpoint> resumed;
+  std::unique_ptr<scfw::Checkpointer> writer;
+
+  SolveCheckpoint(const scfw::Registry& registry, const json& doc, scfw::Composition& c, std::string checkpoint,
+                  std::string resume, long every, double seconds)
+      : file(std::move(checkpoint)), resume_file(std::move(resume)) {
+    if (file.empty() && resume_file.empty()) return;
+    const scfw::RunIdentity identity = scfw::run_identity(registry, doc, c, SCFW_VERSION);
+    if (!resume_file.empty()) {
+      resumed = std::make_unique<scfw::Checkpoint>(scfw::read_checkpoint(resume_file));
+      scfw::check_identity(resume_file, resumed->identity, identity);
+      const std::string which = unsaveable(c, doc);
+      if (!which.empty())
+        throw scfw::InputError(resume_file + ": checkpoint: " + which + " keeps warm state it cannot restore");
+      scfw::check_state(resume_file, resumed->state, c);
+      scfw::restore_components(resume_file, *resumed, c);
+    }
+    if (!file.empty()) {
+      const std::string which = unsaveable(c, doc);
+      if (!which.empty())
+        throw scfw::InputError("--checkpoint: " + which +
+                               " keeps warm state it cannot save, so a resumed run would not be exact");
+      writer = std::make_unique<scfw::Checkpointer>(c, identity, file, every, seconds);
+      if (resumed) writer->continue_from(*resumed);
+    }
+  }
+  /// After the other callbacks, as `scfw run` does.
+  void attach(scfw::Solver& solver) {
+    if (resumed) solver.resume_from(resumed->state);
+    if (writer) {
+      solver.add_callback(writer->trace_capture());
+      solver.set_state_hook(*writer);
+    }
+  }
+  /// The lines `scfw run` adds to its summary.
+  std::string summary() const {
+    std::string out;
+    if (resumed)
+      out += "resumed         from " + resume_file + " at iteration " + std::to_string(resumed->state.done) + "\n";
+    if (writer)
+      out += "checkpoint      " + file + " written " + std::to_string(writer->written()) + " time" +
+             (writer->written() == 1 ? "" : "s") + "\n";
+    return out;
+  }
+};
+
 py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& problem, bool is_file,
                         const std::string& source, const std::string& base_dir, const py::dict& options,
                         const py::object& callback, long callback_every, double progress,
@@ -649,24 +736,46 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
   if (has("report_every")) overrides.report_every = options["report_every"].cast<long>();
 
   // Reading and composing (data files included) need no Python: other threads run meanwhile.
+  const std::string checkpoint_file = has("checkpoint") ? options["checkpoint"].cast<std::string>() : "";
+  const std::string resume_file = has("resume") ? options["resume"].cast<std::string>() : "";
+  const long checkpoint_every = has("checkpoint_every") ? options["checkpoint_every"].cast<long>() : 0;
+  const double checkpoint_seconds = has("checkpoint_seconds") ? options["checkpoint_seconds"].cast<double>()
+                                    : checkpoint_every > 0 ? 0.0
+                                                           : 60.0;
   std::optional<scfw::Composition> composed;
   scfw::OutputOptions outputs;
+  json doc;
   {
     py::gil_scoped_release release;
-    const json doc = is_file ? scfw::read_json_file(problem) : scfw::parse_json_text(problem, source);
+    doc = is_file ? scfw::read_json_file(problem) : scfw::parse_json_text(problem, source);
     outputs = scfw::read_output_options(doc, source, base_dir, output_overrides);
     composed.emplace(h.compose(doc, source, base_dir, overrides));
   }
   scfw::Composition& c = *composed;
   const scfw::SolverOptions& run_options = c.options;
+  std::optional<SolveCheckpoint> checkpoint;
+  if (!compose_only) {
+    // Before anything is written, as `scfw run` checks: no output replaces an input or another
+    // output; a run resumed from CK may checkpoint to CK again.
+    const std::vector<scfw::RunPath> written{
+        {"trace", run_options.trace}, {"solution", outputs.solution}, {"summary", outputs.summary_json}};
+    std::vector<scfw::RunPath> all_written = written;
+    all_written.push_back({"checkpoint", checkpoint_file});
+    scfw::check_outputs(all_written, {{"the problem file", is_file ? problem : ""}, {"the start point", outputs.start}});
+    scfw::check_outputs(written, {{"the checkpoint being resumed", resume_file}});
+    py::gil_scoped_release release;  // reads every data file once more, to fingerprint it
+    checkpoint.emplace(h.registry(), doc, c, checkpoint_file, resume_file, checkpoint_every, checkpoint_seconds);
+  }
+  const bool resumed = checkpoint && checkpoint->resumed;
   scfw::Solver solver(c, run_options);
-  if (!start_values.is_none()) {
+  // A resumed run continues from its checkpoint's y: the problem's "start" is not applied.
+  if (!resumed && !start_values.is_none()) {
     auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(start_values);
     if (!a || a.ndim() != 1) throw scfw::InputError("start: expected a one-dimensional array of numbers");
     scfw::Labelled start;
     start.values = Eigen::Map<const scfw::Vec>(a.data(), a.shape(0));
     solver.set_start(scfw::check_start(c.problem, start, "start"));
-  } else if (!outputs.start.empty()) {
+  } else if (!resumed && !outputs.start.empty()) {
     solver.set_start(scfw::check_start(c.problem, scfw::read_solution_x(outputs.start), outputs.start));
   }
   if (compose_only) {  // scfw.validate: what `scfw validate` prints
@@ -681,13 +790,24 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
     return d;
   }
 
-  // The callbacks, in the order of `scfw run`: the traces, the best iterate, the progress, then
-  // the user's callback and the signal check.
+  // The callbacks, in the order of `scfw run`: the traces (a resumed run's start as the
+  // checkpoint's rows), the best iterate, the progress, then the user's callback, the signal
+  // check and the checkpoint's capture of the trace.
   std::ostringstream trace_text;
-  scfw::TraceCsv trace(trace_text);
-  solver.add_callback(trace);
+  std::optional<scfw::TraceCsv> trace;
+  std::optional<ContinuedTrace> continued;
+  if (resumed)
+    solver.add_callback(continued.emplace(trace_text, checkpoint->resumed->trace));
+  else
+    solver.add_callback(trace.emplace(trace_text));
   std::optional<TraceFile> trace_file;
-  if (!run_options.trace.empty()) solver.add_callback(trace_file.emplace(run_options.trace).csv);
+  std::unique_ptr<scfw::ResumedTrace> resumed_trace_file;
+  if (!run_options.trace.empty() && resumed) {
+    resumed_trace_file = std::make_unique<scfw::ResumedTrace>(run_options.trace, checkpoint->resumed->trace);
+    solver.add_callback(*resumed_trace_file);
+  } else if (!run_options.trace.empty()) {
+    solver.add_callback(trace_file.emplace(run_options.trace).csv);
+  }
   scfw::BestIterate best;
   if (outputs.best_iterate) solver.add_callback(best);
   std::unique_ptr<scfw::Callback> progress_report;
@@ -704,6 +824,7 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
   }
   SignalCheck signals(error);
   solver.add_callback(signals);
+  checkpoint->attach(solver);
 
   scfw::Summary summary;
   {
@@ -711,6 +832,7 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
     summary = solver.run();
   }
   if (trace_file) trace_file->close();
+  if (resumed_trace_file) resumed_trace_file->finish();
 
   py::dict out;
   const bool failed = summary.status == scfw::Status::Failed;
@@ -750,7 +872,10 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
   out["y"] = to_numpy(std::move(summary.y));
   out["trace_csv"] = trace_text.str();
   out["summary_json"] = summary_json.dump();
-  out["report"] = summary.full();
+  std::string report = summary.full();
+  if (const std::string lines = checkpoint->summary(); !lines.empty())
+    report += (report.ends_with('\n') ? "" : "\n") + lines;
+  out["report"] = report;
   out["brief"] = summary.brief();
   out["error"] = error.value ? error.value : py::object(py::none());
   return out;

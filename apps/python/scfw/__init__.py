@@ -46,6 +46,11 @@ OPTIONS = {
     "best_iterate": "bool: x is the iterate of the best reported gap (\"output\": {\"best_iterate\"})",
     "start": "path of a solution file, or an array: the warm start y_0 (\"start\")",
     "memory_limit": "int (bytes) or str (\"512MiB\"): refuse a larger run",
+    "checkpoint": "path: write the run's state there (docs/checkpoint.md; `scfw run --checkpoint`)",
+    "checkpoint_every": "int >= 1: ... after every this many iterations (`--checkpoint-every`)",
+    "checkpoint_seconds": "number > 0: ... every this many seconds of run time (`--checkpoint-seconds`; "
+                          "default 60 when neither is given)",
+    "resume": "path: continue the run saved in this checkpoint (`scfw run --resume`)",
     "base_dir": "path: where relative data paths of a dict problem resolve (default: the current folder)",
     "plugins": "dict name -> object: oracles, domains and schedules written in Python, named in the problem",
     "callback": "callable(state) -> None or bool: False stops the run",
@@ -232,11 +237,11 @@ def _check_options(options, function):
             if not ok:
                 raise TypeError("%s(): %s: expected %s, got %s" % (function, key, what, _type_name(value)))
 
-        if key in ("iterations", "seed", "report_every", "callback_every"):
+        if key in ("iterations", "seed", "report_every", "callback_every", "checkpoint_every"):
             expect(_is_int(value), "an int")
-        elif key in ("gap_tolerance", "time_limit"):
+        elif key in ("gap_tolerance", "time_limit", "checkpoint_seconds"):
             expect(_is_number(value), "a number")
-        elif key in ("trace", "solution", "summary_json", "base_dir"):
+        elif key in ("trace", "solution", "summary_json", "base_dir", "checkpoint", "resume"):
             expect(isinstance(value, (str, os.PathLike)), "a path (str or os.PathLike)")
         elif key in ("best_iterate", "verbose"):
             expect(isinstance(value, (bool, np.bool_)), "a bool")
@@ -250,6 +255,21 @@ def _check_options(options, function):
             expect(isinstance(value, dict) and all(isinstance(k, str) for k in value), "a dict with str keys")
         elif key == "progress":
             expect(isinstance(value, (bool, np.bool_)) or _is_number(value), "a bool or a number of seconds")
+
+
+def _check_checkpoint_options(options):
+    """The checkpoint options' values, refused with `scfw run`'s messages (InputError)."""
+    for key in ("checkpoint_every", "checkpoint_seconds"):
+        if options.get(key) is not None and options.get("checkpoint") is None:
+            raise InputError("--%s: needs --checkpoint FILE" % key.replace("_", "-"))
+    every = options.get("checkpoint_every")
+    if every is not None and every < 1:
+        raise InputError("--checkpoint-every: expected an integer >= 1, got '%d'" % every)
+    seconds = options.get("checkpoint_seconds")
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+        raise InputError("--checkpoint-seconds: expected a number > 0, got '%s'" % seconds)
+    if options.get("resume") is not None and options.get("start") is not None:
+        raise InputError("--start and --resume: a resumed run continues from its checkpoint; give one of them")
 
 
 def _parse_trace(text):
@@ -296,6 +316,7 @@ def _run(problem, options, compose_only):
     seed = options.get("seed")
     if seed is not None and not 0 <= seed < 2**64:
         raise InputError("--seed: expected an integer in [0, 2^64), got '%d'" % seed)
+    _check_checkpoint_options(options)
     python_plugins = options.get("plugins") or {}
     if python_plugins:
         if isinstance(problem, (str, os.PathLike)) and options.get("base_dir") is None:
@@ -308,7 +329,10 @@ def _run(problem, options, compose_only):
                 "memory_limit"):
         if options.get(key) is not None:
             passed[key] = options[key]
-    for key in ("trace", "solution", "summary_json"):
+    for key in ("checkpoint_every", "checkpoint_seconds"):
+        if options.get(key) is not None:
+            passed[key] = options[key]
+    for key in ("trace", "solution", "summary_json", "checkpoint", "resume"):
         if options.get(key) is not None:
             passed[key] = os.fspath(options[key])
     start = options.get("start")
