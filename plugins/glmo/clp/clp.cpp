@@ -154,6 +154,9 @@ class ClpGlmo final : public scfw::Glmo {
            std::to_string(last_rounds_) + " LP solves, " + std::to_string(last_cuts_added_) +
            " cuts added";
     }
+    if (restarts_ > 0)
+      s += "; " + std::to_string(restarts_) + " solve(s) restarted at the iteration cap of " +
+           std::to_string(kIterationsPerEntry) + " (rows + columns)";
     return s + ")";
   }
 
@@ -227,6 +230,10 @@ class ClpGlmo final : public scfw::Glmo {
   std::vector<int> cut_cone_;       // the cone of each added cut, in row order (oldest first)
   std::vector<std::vector<double>> cut_normal_;  // its unit normal g (g^T xs <= t)
   long last_rounds_ = 0, last_cuts_added_ = 0;
+  // run_lp(): the iterations of its capped Clp calls (the last call's are numberIterations()),
+  // and the restarts of the run so far (describe()).
+  static constexpr int kIterationsPerEntry = 20;
+  long capped_iterations_ = 0, restarts_ = 0;
   scfw::Vec u_buf_, x_try_;
 
   std::unique_ptr<ClpSimplex> lp_;
@@ -424,10 +431,37 @@ void ClpGlmo::run_lp(bool first_round) {
   // Default start/finish options: Clp rebuilds its work arrays and factorization from the
   // changed matrix. Keeping them (startFinishOptions 1) was not faster on the Task 1 LP, and
   // skipping initialization (4) gave wrong optima once the matrix had changed.
-  if (dual_)
-    lp_->dual();
-  else
-    lp_->primal();
+  // Every Clp call is capped at kIterationsPerEntry (rows + columns) iterations, far more than a
+  // warm or cold solve of these LPs takes. A call that reaches the cap (status 3) is cycling: a
+  // warm basis on the changed matrix, a degenerate vertex and Clp's refactorizations every few
+  // pivots can send its simplex around the same few bases without end (seen on group DRO with
+  // dro_chi2: the objective repeating a handful of values, Clp's own loop detection not getting
+  // out). Clp's cost perturbation is its device against such loops; it is off for the ordinary
+  // solves (setup()), so the capped solve restarts from the slack basis with it on, and at a
+  // second cap with the other simplex variant as well; a third cap is a numerical failure. The
+  // cap depends on the LP's size only and the restarts on Clp's state, so a run that meets one
+  // is as deterministic (and resumes as bitwise) as any other; the iterations reported are those
+  // of every call.
+  capped_iterations_ = 0;
+  const int cap = kIterationsPerEntry * (lp_->numberRows() + lp_->numberColumns());
+  lp_->setMaximumIterations(cap);
+  const auto simplex = [&](bool dual) {
+    if (dual)
+      lp_->dual();
+    else
+      lp_->primal();
+  };
+  simplex(dual_);
+  for (int restart = 0; restart < 2 && lp_->status() == 3; ++restart) {
+    capped_iterations_ += lp_->numberIterations();
+    ++restarts_;
+    lp_->setWhatsChanged(0);
+    lp_->allSlackBasis(true);
+    const int perturbation = lp_->perturbation();
+    lp_->setPerturbation(50);  // Clp's "on"
+    simplex(restart == 0 ? dual_ : !dual_);
+    lp_->setPerturbation(perturbation);
+  }
   int status = lp_->status();
   if (status == 1 && !cones_.empty()) {
     // Cuts only relax the cones, so an infeasible verdict for a cone model is suspect
@@ -450,6 +484,9 @@ void ClpGlmo::run_lp(bool first_round) {
   }
   if (status == 1) lp::clp_numerical_failure("clp", *lp_, "infeasible");
   if (status == 2) throw scfw::Error("clp: the GLMO LP is unbounded");
+  if (status == 3)
+    lp::clp_numerical_failure("clp", *lp_,
+                              "unsolved within the iteration cap of " + std::to_string(cap) + " (status 3)");
   if (status != 0) lp::clp_numerical_failure("clp", *lp_, "unsolved (status " + std::to_string(status) + ")");
 }
 
@@ -561,7 +598,7 @@ scfw::GlmoResult ClpGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, co
   xmap_->evaluate(values, x);
   result.value = objective_.evaluate(values);  // includes the objective's constant
   result.lower_bound = result.value;           // an LP solved to optimality
-  result.iterations = lp_->numberIterations();
+  result.iterations = capped_iterations_ + lp_->numberIterations();
   return result;
 }
 
@@ -703,7 +740,7 @@ scfw::GlmoResult ClpGlmo::solve_with_cuts(const scfw::Vec& z, const scfw::Jacobi
   for (int round = 0; round < kMaxRounds; ++round) {
     run_lp(round == 0);
     ++last_rounds_;
-    iterations += lp_->numberIterations();
+    iterations += capped_iterations_ + lp_->numberIterations();
     const double* sol = lp_->primalColumnSolution();
     const std::span<const double> values(sol, static_cast<size_t>(lp_->numberColumns()));
     lower = std::max(lower, objective_.evaluate(values));  // more cuts: a tighter relaxation
