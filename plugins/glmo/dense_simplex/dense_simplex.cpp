@@ -1017,8 +1017,8 @@ void register_components(scfw::Registrar& r) {
            .range(1, 1 << 30)
            .def(std::int64_t{1500}),
        scfw::ParamSpec::boolean("cross_check",
-                                "also solve every LP with Clp and stop at the first relative "
-                                "disagreement above 1e-9 (debugging; slow)")
+                                "also solve every LP with Clp and stop at the first disagreement above 1e-9 of the "
+                                "size of the terms its value sums (debugging; slow)")
            .def(false)},
       scfw::Preference{.rank = 30,
                        .reason = "the GLMO LP is small enough for the dense simplex that keeps its basis "

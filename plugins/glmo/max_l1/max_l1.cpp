@@ -625,8 +625,8 @@ void register_components(scfw::Registrar& r) {
            .range(1, 4096)
            .def(std::int64_t{100}),
        scfw::ParamSpec::boolean("cross_check",
-                                "also solve every LP with Clp and stop at the first relative disagreement above "
-                                "1e-9 (debugging; slow)")
+                                "also solve every LP with Clp and stop at the first disagreement above 1e-9 of the "
+                                "size of the terms its value sums (debugging; slow)")
            .def(false)});
 }
 

@@ -1324,8 +1324,8 @@ void register_components(scfw::Registrar& r) {
                                "a tie, then depend on the CPU)")
            .def("portable"),
        scfw::ParamSpec::boolean("cross_check",
-                                "also solve every LP with Clp and stop at the first relative disagreement above "
-                                "1e-9 (debugging; slow)")
+                                "also solve every LP with Clp and stop at the first disagreement above 1e-9 of the "
+                                "size of the terms its value sums (debugging; slow)")
            .def(false)},
       scfw::Preference{.rank = 40,
                        .reason = "the GLMO LP has many rows against few structural columns; its dual is "
