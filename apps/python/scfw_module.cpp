@@ -21,6 +21,7 @@
 #include <thread>
 #include <memory>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <sstream>
@@ -212,6 +213,12 @@ struct TraceFile {
 thread_local std::map<std::string, py::object>* t_plugins = nullptr;
 thread_local PendingError* t_error = nullptr;
 
+/// The plugins of the scfw.compare running now, for its worker threads (a solve's thread has
+/// its own t_plugins, set even when it has none). One compare with Python plugins at a time:
+/// g_compare_lock is taken without the GIL.
+std::map<std::string, py::object>* g_compare_plugins = nullptr;
+std::mutex g_compare_lock;
+
 /// Sets the plugins and the error slot of the solve on this thread for its lifetime.
 struct SolveScope {
   SolveScope(std::map<std::string, py::object>* plugins, PendingError* error) {
@@ -248,24 +255,23 @@ py::object draws(const py::object& size, Draw draw) {
 }
 
 /// Python's error indicator into the solve's slot; an scfw::Error naming the plugin and method.
+/// In scfw.compare (no t_error) the exception goes no further than the message: the run fails
+/// with it, as a run whose C++ plugin throws does.
 [[noreturn]] void python_failed(const std::string& plugin, const char* method) {
-  std::string what = "an exception";
-  if (t_error) {
-    PendingError here;
-    here.capture();
-    what = here.describe();
-    if (!t_error->value) t_error->value = here.value;
-  } else {
-    PyErr_Clear();
-  }
-  throw scfw::Error(plugin + ": " + method + "() raised " + what);
+  PendingError here;
+  here.capture();
+  if (t_error && !t_error->value) t_error->value = here.value;
+  throw scfw::Error(plugin + ": " + method + "() raised " + here.describe());
 }
 
 py::object plugin_object(const std::string& name, const char* role) {
-  if (!t_plugins) throw scfw::InputError("the Python " + std::string(role) + " \"" + name + "\" is used outside scfw.solve(plugins=...)");
-  auto it = t_plugins->find(name);
-  if (it == t_plugins->end())
-    throw scfw::InputError("no Python " + std::string(role) + " \"" + name + "\" in solve's plugins");
+  const auto* plugins = t_plugins ? t_plugins : g_compare_plugins;
+  if (!plugins)
+    throw scfw::InputError("the Python " + std::string(role) + " \"" + name +
+                           "\" is used outside scfw.solve(plugins=...) and scfw.compare(plugins=...)");
+  auto it = plugins->find(name);
+  if (it == plugins->end())
+    throw scfw::InputError("no Python " + std::string(role) + " \"" + name + "\" in the plugins given");
   return it->second;
 }
 
@@ -886,9 +892,28 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
 /// compare-<stem>). The calling thread waits without the GIL and checks Python's signals every
 /// kSignalPeriod: an exception there (Ctrl-C) stops the runs and is handed back as "error".
 py::dict compare(const std::string& experiment, bool is_file, const std::string& source, const std::string& base_dir,
-                 unsigned jobs, const std::string& out, bool plots, bool progress) {
+                 unsigned jobs, const std::string& out, bool plots, bool progress, const py::dict& python_plugins) {
   scfw::Host& h = host();
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
+  // With Python plugins the runs go one after the other on one worker: every worker would call
+  // the same Python objects (a C++ plugin is composed once per worker), and under the GIL.
+  std::map<std::string, py::object> plugins;
+  for (auto [key, value] : python_plugins) plugins[key.cast<std::string>()] = py::reinterpret_borrow<py::object>(value);
+  if (!plugins.empty()) jobs = 1;
+  std::unique_lock<std::mutex> python_compare(g_compare_lock, std::defer_lock);
+  if (!plugins.empty()) {
+    py::gil_scoped_release release;
+    python_compare.lock();
+  }
+  struct CompareScope {
+    explicit CompareScope(std::map<std::string, py::object>* p) : on(p != nullptr) {
+      if (on) g_compare_plugins = p;
+    }
+    ~CompareScope() {
+      if (on) g_compare_plugins = nullptr;
+    }
+    bool on;
+  } scope(plugins.empty() ? nullptr : &plugins);
   std::optional<scfw::Experiment> e;
   {
     py::gil_scoped_release release;
@@ -1013,5 +1038,5 @@ PYBIND11_MODULE(_scfw, m) {
   m.def("check_oracle", &check_oracle, py::arg("oracle"), py::arg("x"), py::arg("samples"), py::arg("z_limit"),
         py::arg("fd_step"), py::arg("fd_tolerance"), py::arg("seed"));
   m.def("compare", &compare, py::arg("experiment"), py::arg("is_file"), py::arg("source"), py::arg("base_dir"),
-        py::arg("jobs"), py::arg("out"), py::arg("plots"), py::arg("progress"));
+        py::arg("jobs"), py::arg("out"), py::arg("plots"), py::arg("progress"), py::arg("plugins"));
 }

@@ -184,32 +184,50 @@ def _document(function, what, value, base_dir):
 _PYTHON_ROLES = {"oracle": "python_oracle", "domain": "python_domain", "schedule": "python_schedule"}
 
 
-def _with_python_plugins(problem, python_plugins):
-    """The problem with each block {"plugin": NAME} naming a key of `python_plugins` rewritten as
-    {"plugin": "python_<role>", "object": NAME}."""
-    if isinstance(problem, (str, os.PathLike)):
-        path = os.fspath(problem)
-        with open(path) as f:
-            try:
-                doc = json.load(f)
-            except ValueError as e:
-                raise InputError("%s: %s" % (path, e)) from None
-        problem = dict(doc)
-        problem.setdefault("name", os.path.splitext(os.path.basename(path))[0])
-    else:
-        problem = dict(problem)
-    for role, block in problem.items():
+def _read_json(path):
+    with open(path) as f:
+        try:
+            return json.load(f)
+        except ValueError as e:
+            raise InputError("%s: %s" % (path, e)) from None
+
+
+def _rewrite_python_blocks(doc, python_plugins, source, pointer=""):
+    """`doc` (a dict) with each block {"plugin": NAME} naming a key of `python_plugins` rewritten
+    as {"plugin": "python_<role>", "object": NAME}; `pointer` is where `doc` sits in its file."""
+    doc = dict(doc)
+    for role, block in doc.items():
         if not isinstance(block, dict) or block.get("plugin") not in python_plugins:
             continue
         if role not in _PYTHON_ROLES:
-            raise InputError("problem: /%s/plugin: a Python plugin can play the oracle, the domain or the "
-                             "schedule, not the %s" % (role, role))
+            raise InputError("%s: %s/%s/plugin: a Python plugin can play the oracle, the domain or the "
+                             "schedule, not the %s" % (source, pointer, role, role))
         extra = sorted(k for k in block if k != "plugin")
         if extra:
-            raise InputError("problem: /%s/%s: a Python plugin takes no parameters in the problem (give them to "
-                             "its constructor)" % (role, extra[0]))
-        problem[role] = {"plugin": _PYTHON_ROLES[role], "object": block["plugin"]}
-    return problem
+            raise InputError("%s: %s/%s/%s: a Python plugin takes no parameters in the problem (give them to "
+                             "its constructor)" % (source, pointer, role, extra[0]))
+        doc[role] = {"plugin": _PYTHON_ROLES[role], "object": block["plugin"]}
+    return doc
+
+
+def _with_python_plugins(problem, python_plugins):
+    """The problem with its blocks naming Python plugins rewritten (_rewrite_python_blocks)."""
+    if isinstance(problem, (str, os.PathLike)):
+        path = os.fspath(problem)
+        problem = dict(_read_json(path))
+        problem.setdefault("name", os.path.splitext(os.path.basename(path))[0])
+    return _rewrite_python_blocks(problem, python_plugins, "problem")
+
+
+def _experiment_with_python_plugins(experiment, python_plugins, source):
+    """The experiment (a dict) with the blocks naming Python plugins rewritten: its problem
+    blocks and each method's tracker and schedule."""
+    experiment = _rewrite_python_blocks(experiment, python_plugins, source)
+    methods = experiment.get("methods")
+    if isinstance(methods, list):
+        experiment["methods"] = [_rewrite_python_blocks(m, python_plugins, source, "/methods/%d" % i)
+                                 if isinstance(m, dict) else m for i, m in enumerate(methods)]
+    return experiment
 
 
 def check_oracle(oracle, x, samples=20000, z_limit=5.0, fd_step=1e-6, fd_tolerance=1e-5, seed=1):
@@ -398,24 +416,45 @@ def _table_value(column, text):
     return float(text) if text else math.nan
 
 
-def compare(experiment, jobs=None, out=None, plots=True, progress=False, base_dir=None):
+def compare(experiment, jobs=None, out=None, plots=True, progress=False, base_dir=None, plugins=None):
     """Runs an experiment as `scfw compare` does: every (method, seed, K) on `jobs` worker
     threads (default: the hardware threads), and writes the same files to `out` (default: the
     experiment's "out", else compare-<file stem>): traces/, summary.csv, slopes.csv, runs.csv and
     the plots. `experiment` is an experiment file's path or a dict with its structure (relative
     data paths then resolve against `base_dir`, default the current folder).
 
+    `plugins` (dict name -> object) are oracles, domains and schedules written in Python, named
+    in the experiment as in solve(); with them the runs go one after the other on one worker
+    thread, whatever `jobs` says.
+
     Returns the table of summary.csv: a pandas DataFrame when pandas can be imported, else a list
-    of dicts (method, K, runs, final_gap_mean, ...). Runs that failed are left out of the table
-    and named in a RuntimeWarning. Ctrl-C stops the runs and raises KeyboardInterrupt.
+    of dicts (method, K, runs, final_gap_mean, ...). Runs that failed (an exception in a Python
+    plugin too) are left out of the table's statistics and named in a RuntimeWarning with their
+    message. Ctrl-C
+    stops the runs and raises KeyboardInterrupt.
     """
     if jobs is not None and (not _is_int(jobs) or jobs < 1):
         if not _is_int(jobs):
             raise TypeError("compare(): jobs: expected an int, got %s" % _type_name(jobs))
         raise InputError("--jobs: expected an integer >= 1, got '%d'" % jobs)
-    is_file, text, source, folder = _document("compare", "experiment", experiment, base_dir)
+    if plugins is not None and not (isinstance(plugins, dict) and all(isinstance(k, str) for k in plugins)):
+        raise TypeError("compare(): plugins: expected a dict with str keys, got %s" % _type_name(plugins))
+    plugins = plugins or {}
+    if plugins:
+        if isinstance(experiment, (str, os.PathLike)):
+            path = os.fspath(experiment)
+            doc = _experiment_with_python_plugins(_read_json(path), plugins, path)
+            text = json.dumps(_json_value(doc, "", path), allow_nan=False)
+            is_file, source, folder = False, path, os.path.dirname(path)
+        elif isinstance(experiment, dict):
+            experiment = _experiment_with_python_plugins(experiment, plugins, "experiment")
+            is_file, text, source, folder = _document("compare", "experiment", experiment, base_dir)
+        else:
+            raise TypeError("compare(): experiment: expected a path or a dict, got %s" % _type_name(experiment))
+    else:
+        is_file, text, source, folder = _document("compare", "experiment", experiment, base_dir)
     done = _scfw.compare(text, is_file, source, folder, int(jobs or 0), os.fspath(out) if out is not None else "",
-                         bool(plots), bool(progress))
+                         bool(plots), bool(progress), plugins)
     if done["error"] is not None:
         raise done["error"]
     with open(os.path.join(done["out"], "summary.csv"), newline="") as f:
