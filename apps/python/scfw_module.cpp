@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <future>
 #include <iostream>
 #include <thread>
@@ -24,6 +25,7 @@
 #include <mutex>
 #include <optional>
 #include <random>
+#include <span>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -31,7 +33,9 @@
 #include "scfw/compare/compare.hpp"
 #include "scfw/core/checkpoint.hpp"
 #include "scfw/core/diagnostics.hpp"
+#include "scfw/core/format.hpp"
 #include "scfw/core/memory_limit.hpp"
+#include "scfw/core/plugin_check.hpp"
 #include "scfw/core/summary_json.hpp"
 #include "scfw/conformance.hpp"
 #include "scfw/helpers.hpp"
@@ -262,6 +266,17 @@ py::object draws(const py::object& size, Draw draw) {
   here.capture();
   if (t_error && !t_error->value) t_error->value = here.value;
   throw scfw::Error(plugin + ": " + method + "() raised " + here.describe());
+}
+
+/// f(), a call into a Python plugin's method; a Python exception becomes python_failed's error.
+template <class F>
+py::object call_plugin(const std::string& plugin, const char* method, F&& f) {
+  try {
+    return f();
+  } catch (py::error_already_set& e) {
+    e.restore();
+    python_failed(plugin, method);
+  }
 }
 
 py::object plugin_object(const std::string& name, const char* role) {
@@ -519,12 +534,7 @@ class PythonDomain final : public scfw::Domain {
  private:
   template <class F>
   py::object call(const char* method, F&& f) const {
-    try {
-      return f();
-    } catch (py::error_already_set& e) {
-      e.restore();
-      python_failed(name_, method);
-    }
+    return call_plugin(name_, method, std::forward<F>(f));
   }
   scfw::Vec point(const py::object& value, const char* method) const {
     auto a = checked_array(value, name_, method, "x", {dim_});
@@ -539,12 +549,167 @@ class PythonDomain final : public scfw::Domain {
   mutable scfw::Vec g_;  // a sparse gradient made dense
 };
 
+/// The model an outer function's model() builds, as Python sees it: a handle on the GLMO's Model
+/// that is valid during the call only (a handle kept past it raises instead of writing into a
+/// model that is gone).
+struct ModelHandle {
+  scfw::Model* model = nullptr;
+  scfw::Model& get() const {
+    if (!model) throw scfw::Error("scfw.Model: used after the model() call that received it returned");
+    return *model;
+  }
+};
+
+/// The Model API's bounds: a Python float, inf and -inf included; NaN refused.
+double model_bound(double v, const char* what) {
+  if (std::isnan(v)) throw scfw::Error(std::string("scfw.Model: ") + what + " is NaN");
+  return v;
+}
+
+/// An outer function written in Python: value(u, x) -> float and model(m, u, x) -> the expression
+/// whose minimum over the variables model() adds is F(u, x), built with scfw.Model and scfw.Expr
+/// (the Model API of model.hpp). The GLMO builds the model in its setup and solves it with its LP
+/// engine; value() is called where the solver evaluates phi (the gap reports).
+class PythonOuter final : public scfw::OuterFunction {
+ public:
+  PythonOuter(const scfw::Params& p, const scfw::Context&) : name_(p.string("object")) {
+    py::gil_scoped_acquire gil;
+    obj_ = plugin_object(name_, "outer function");
+    for (const char* method : {"value", "model"})
+      if (!py::hasattr(obj_, method) || !PyCallable_Check(obj_.attr(method).ptr()))
+        throw scfw::InputError(name_ + ": a Python outer function needs a method " + method +
+                               (std::string(method) == "value" ? "(u, x)" : "(m, u, x)"));
+    traits_.formula = "F written in Python (" + name_ + ")";
+    if (py::hasattr(obj_, "lipschitz")) traits_.lipschitz = number_member("lipschitz");
+    if (!(traits_.lipschitz > 0.0))
+      throw scfw::InputError(name_ + ": `lipschitz` is " + scfw::format_as("%g", traits_.lipschitz) +
+                             ", expected a number > 0 (inf when unknown)");
+    traits_.monotone = flag_member("monotone");
+    traits_.subhomogeneous = flag_member("subhomogeneous");
+    traits_.depends_on_x = flag_member("depends_on_x");
+    if (py::hasattr(obj_, "formula")) traits_.formula = py::str(obj_.attr("formula")).cast<std::string>();
+  }
+  ~PythonOuter() override {
+    py::gil_scoped_acquire gil;
+    obj_ = py::object();
+  }
+
+  double value(const scfw::Vec& u, const scfw::Vec& x) const override {
+    py::gil_scoped_acquire gil;
+    py::object r = call("value", [&] { return obj_.attr("value")(read_only_view(u), read_only_view(x)); });
+    const double v = PyFloat_AsDouble(r.ptr());
+    if (v == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw scfw::Error(name_ + ": value() returned " + py::str(py::type::of(r).attr("__name__")).cast<std::string>() +
+                        ", expected a number");
+    }
+    if (std::isnan(v)) throw scfw::Error(name_ + ": value() returned NaN");
+    return v;
+  }
+
+  scfw::Expr model(scfw::Model& m, std::span<const scfw::Expr> u, std::span<const scfw::Expr> x) const override {
+    py::gil_scoped_acquire gil;
+    auto handle = std::make_shared<ModelHandle>(ModelHandle{&m});
+    struct Expire {  // the handle dies with the call, whatever Python kept
+      ModelHandle& h;
+      ~Expire() { h.model = nullptr; }
+    } expire{*handle};
+    py::list us, xs;
+    for (const auto& e : u) us.append(py::cast(e));
+    for (const auto& e : x) xs.append(py::cast(e));
+    py::object r = call("model", [&] { return obj_.attr("model")(py::cast(handle), us, xs); });
+    if (py::isinstance<scfw::Expr>(r)) return r.cast<scfw::Expr>();
+    if (py::isinstance<py::float_>(r) || py::isinstance<py::int_>(r)) return scfw::Expr(r.cast<double>());
+    throw scfw::Error(name_ + ": model() returned " + py::str(py::type::of(r).attr("__name__")).cast<std::string>() +
+                      ", expected an scfw.Expr or a number");
+  }
+
+  scfw::OuterTraits traits() const override { return traits_; }
+
+ private:
+  template <class F>
+  py::object call(const char* method, F&& f) const {
+    return call_plugin(name_, method, std::forward<F>(f));
+  }
+  double number_member(const char* name) const {
+    py::object v = obj_.attr(name);
+    if (!py::isinstance<py::float_>(v) && !py::isinstance<py::int_>(v))
+      throw scfw::InputError(name_ + ": `" + name + "` is not a number");
+    return v.cast<double>();
+  }
+  bool flag_member(const char* name) const {
+    if (!py::hasattr(obj_, name)) return false;
+    py::object v = obj_.attr(name);
+    if (!py::isinstance<py::bool_>(v)) throw scfw::InputError(name_ + ": `" + name + "` is not a bool");
+    return v.cast<bool>();
+  }
+
+  std::string name_;
+  py::object obj_;
+  scfw::OuterTraits traits_;
+};
+
+/// scfw.Expr and scfw.Model: the Model API (model.hpp) for Python outer functions.
+void bind_model_api(py::module_& m) {
+  py::class_<scfw::Expr>(m, "Expr",
+                         "An affine expression of a model's variables: constant + sum of coef * variable. Supports "
+                         "+, - and * / by a number.")
+      .def(py::init<double>(), py::arg("constant") = 0.0)
+      .def_property_readonly("constant", &scfw::Expr::constant)
+      .def_property_readonly("terms", &scfw::Expr::terms, "[(variable index, coefficient)]")
+      .def("__add__", [](const scfw::Expr& a, const scfw::Expr& b) { return a + b; }, py::is_operator())
+      .def("__add__", [](const scfw::Expr& a, double b) { return a + scfw::Expr(b); }, py::is_operator())
+      .def("__radd__", [](const scfw::Expr& a, double b) { return scfw::Expr(b) + a; }, py::is_operator())
+      .def("__sub__", [](const scfw::Expr& a, const scfw::Expr& b) { return a - b; }, py::is_operator())
+      .def("__sub__", [](const scfw::Expr& a, double b) { return a - scfw::Expr(b); }, py::is_operator())
+      .def("__rsub__", [](const scfw::Expr& a, double b) { return scfw::Expr(b) - a; }, py::is_operator())
+      .def("__mul__", [](const scfw::Expr& a, double s) { return a * s; }, py::is_operator())
+      .def("__rmul__", [](const scfw::Expr& a, double s) { return s * a; }, py::is_operator())
+      .def("__truediv__", [](const scfw::Expr& a, double s) { return a * (1.0 / s); }, py::is_operator())
+      .def("__neg__", [](const scfw::Expr& a) { return -a; })
+      .def("__repr__", [](const scfw::Expr& a) {
+        std::string out = "Expr(" + scfw::format_as("%.17g", a.constant());
+        for (const auto& [v, c] : a.terms()) out += scfw::format_as(" %+.17g", c) + " * v" + std::to_string(v);
+        return out + ")";
+      });
+  py::implicitly_convertible<py::float_, scfw::Expr>();
+  py::implicitly_convertible<py::int_, scfw::Expr>();
+  py::class_<ModelHandle, std::shared_ptr<ModelHandle>>(
+      m, "Model", "The GLMO's model, handed to an outer function's model(m, u, x) and valid during that call")
+      .def(
+          "add_var",
+          [](ModelHandle& h, double lower, double upper, const std::string& name) {
+            return scfw::Expr(h.get().add_var(model_bound(lower, "lower"), model_bound(upper, "upper"), name));
+          },
+          py::arg("lower") = -scfw::inf, py::arg("upper") = scfw::inf, py::arg("name") = "",
+          "A new variable with its bounds, as an expression")
+      .def(
+          "add_row",
+          [](ModelHandle& h, const scfw::Expr& e, double lower, double upper) {
+            h.get().add_row(e, model_bound(lower, "lower"), model_bound(upper, "upper"));
+          },
+          py::arg("expr"), py::arg("lower"), py::arg("upper"), "lower <= expr <= upper")
+      .def("add_le", [](ModelHandle& h, const scfw::Expr& a, const scfw::Expr& b) { h.get().add_le(a, b); }, "a <= b")
+      .def("add_ge", [](ModelHandle& h, const scfw::Expr& a, const scfw::Expr& b) { h.get().add_ge(a, b); }, "a >= b")
+      .def("add_eq", [](ModelHandle& h, const scfw::Expr& a, const scfw::Expr& b) { h.get().add_eq(a, b); }, "a == b")
+      .def(
+          "add_second_order_cone",
+          [](ModelHandle& h, const scfw::Expr& t, const std::vector<scfw::Expr>& xs) {
+            h.get().add_second_order_cone(t, xs);
+          },
+          py::arg("t"), py::arg("xs"), "||xs||_2 <= t")
+      .def_property_readonly("num_vars", [](const ModelHandle& h) { return h.get().num_vars(); });
+}
+
 void register_python_components(scfw::Registrar& r) {
   const std::vector<scfw::ParamSpec> params{
       scfw::ParamSpec::string("object", "the key of the object in scfw.solve(..., plugins={key: object})").require()};
   r.add<PythonOracle>("python_oracle", "an oracle written in Python (scfw.solve's plugins; docs/python.md)", params);
   r.add<PythonDomain>("python_domain", "a domain written in Python, known by its LMO (scfw.solve's plugins; docs/python.md)",
                        params);
+  r.add<PythonOuter>("python_outer",
+                      "an outer function written in Python, with its model (scfw.solve's plugins; docs/python.md)",
+                      params);
   r.add<PythonSchedule>("python_schedule", "a step-size schedule written in Python (scfw.solve's plugins; docs/python.md)",
                         params);
 }
@@ -637,6 +802,45 @@ py::dict solve(const std::string& problem, bool is_file, const std::string& sour
     PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.value.ptr())), error.value.ptr());
     throw py::error_already_set();
   }
+}
+
+/// scfw.check: `scfw check`'s conformance checks (plugin_check.hpp) on the problem's plugins,
+/// Python ones included. A failed check is a verdict in the list; an exception a Python plugin
+/// raised goes on as in solve().
+py::list check_problem(const std::string& problem, bool is_file, const std::string& source,
+                       const std::string& base_dir, const py::dict& python_plugins) {
+  scfw::Host& h = host();
+  PendingError error;
+  std::map<std::string, py::object> plugins;
+  for (auto [key, value] : python_plugins) plugins[key.cast<std::string>()] = py::reinterpret_borrow<py::object>(value);
+  SolveScope scope(&plugins, &error);
+  std::vector<scfw::PluginCheck> checks;
+  try {
+    const json doc = is_file ? scfw::read_json_file(problem) : scfw::parse_json_text(problem, source);
+    py::gil_scoped_release release;
+    checks = scfw::check_plugins(h.registry(), doc, source, base_dir);
+  } catch (const scfw::Error& e) {
+    if (!error.value) throw;
+    if (py::hasattr(error.value, "add_note")) error.value.attr("add_note")(std::string("scfw: ") + e.what());
+    PyErr_SetObject(reinterpret_cast<PyObject*>(Py_TYPE(error.value.ptr())), error.value.ptr());
+    throw py::error_already_set();
+  }
+  py::list out;
+  for (const auto& c : checks) {
+    py::dict d;
+    d["role"] = c.role;
+    d["plugin"] = c.plugin;
+    d["check"] = c.name;
+    d["verdict"] = c.verdict == scfw::PluginCheck::Verdict::Pass   ? "pass"
+                   : c.verdict == scfw::PluginCheck::Verdict::Fail ? "fail"
+                                                                   : "skipped";
+    d["discrepancy"] = c.discrepancy;
+    d["allowed"] = c.allowed;
+    d["detail"] = c.detail;
+    d["line"] = scfw::format_check(c);
+    out.append(d);
+  }
+  return out;
 }
 
 /// The plugin objects of `c` whose state a checkpoint cannot hold (unsaveable_state), a Python
@@ -992,6 +1196,7 @@ PYBIND11_MODULE(_scfw, m) {
     }
   });
 
+  bind_model_api(m);
   py::class_<IterationView>(m, "IterationState",
                             "What a callback sees after an iteration; y is a read-only view valid during the call")
       .def_readonly("iteration", &IterationView::iteration, "iterations done: y is y_iteration")
@@ -1035,6 +1240,8 @@ PYBIND11_MODULE(_scfw, m) {
              std::normal_distribution<double> g(loc, scale);
              return draws(size, [&] { return g(r.get()); });
            }, py::arg("loc") = 0.0, py::arg("scale") = 1.0, py::arg("size") = py::none());
+  m.def("check", &check_problem, py::arg("problem"), py::arg("is_file"), py::arg("source"), py::arg("base_dir"),
+        py::arg("plugins"));
   m.def("check_oracle", &check_oracle, py::arg("oracle"), py::arg("x"), py::arg("samples"), py::arg("z_limit"),
         py::arg("fd_step"), py::arg("fd_tolerance"), py::arg("seed"));
   m.def("compare", &compare, py::arg("experiment"), py::arg("is_file"), py::arg("source"), py::arg("base_dir"),

@@ -127,7 +127,8 @@ class ComparePluginsTest(unittest.TestCase):
             with self.assertRaises(scfw.InputError) as caught:
                 scfw.compare(bad, plots=False, plugins={"mine": LeastSquaresTasks(tasks)})
             self.assertEqual(str(caught.exception), "experiment: /methods/1/tracker/plugin: a Python plugin can play "
-                                                    "the oracle, the domain or the schedule, not the tracker")
+                                                    "the oracle, the outer function, the domain or the schedule, "
+                                                    "not the tracker")
             with self.assertRaises(TypeError):
                 scfw.compare(e, plugins=["mine"])
 

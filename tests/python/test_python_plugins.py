@@ -169,10 +169,10 @@ class PythonPluginTest(unittest.TestCase):
         self.assertEqual(str(caught.exception), "problem: /oracle/batch: a Python plugin takes no parameters in the "
                                                 "problem (give them to its constructor)")
         with self.assertRaises(scfw.InputError) as caught:
-            scfw.solve(dict(BROKEN, outer={"plugin": "broken"}), plugins={"broken": Broken("ok")})
+            scfw.solve(dict(BROKEN, tracker={"plugin": "broken"}), plugins={"broken": Broken("ok")})
         self.assertEqual(str(caught.exception),
-                         "problem: /outer/plugin: a Python plugin can play the oracle, the domain or the schedule, "
-                         "not the outer")
+                         "problem: /tracker/plugin: a Python plugin can play the oracle, the outer function, the "
+                         "domain or the schedule, not the tracker")
 
 
 if __name__ == "__main__":

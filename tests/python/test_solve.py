@@ -29,10 +29,10 @@ class ModuleTest(unittest.TestCase):
         code, out, _ = run_cli("plugins", "--json")
         self.assertEqual(code, 0)
         # The module adds the components that stand for Python plugins (python_oracle,
-        # python_domain, python_schedule), from its own library.
+        # python_outer, python_domain, python_schedule), from its own library.
         ours = scfw.plugins()
         self.assertEqual(sorted(p["name"] for p in ours if p["library_name"] == "python"),
-                         ["python_domain", "python_oracle", "python_schedule"])
+                         ["python_domain", "python_oracle", "python_outer", "python_schedule"])
         self.assertEqual([p for p in ours if p["library_name"] != "python"], json.loads(out))
 
     def test_describe(self):

@@ -26,12 +26,12 @@ except ImportError as e:  # pragma: no cover - depends on the interpreter
                       "/usr/bin/python3 and its python3-numpy (docs/python.md)" % sys.executable) from e
 
 from . import _scfw
-from ._scfw import InputError, IterationState, SolverError
+from ._scfw import Expr, InputError, IterationState, Model, SolverError
 
 __version__ = _scfw.__version__
 
-__all__ = ["solve", "validate", "compare", "check_oracle", "plugins", "describe", "last_result", "Result", "IterationState", "InputError",
-           "SolverError", "OPTIONS", "__version__"]
+__all__ = ["solve", "validate", "compare", "check", "check_oracle", "plugins", "describe", "last_result", "Result", "IterationState", "InputError",
+           "SolverError", "Model", "Expr", "OPTIONS", "__version__"]
 
 # The keyword options of solve(), with what each accepts.
 OPTIONS = {
@@ -52,7 +52,8 @@ OPTIONS = {
                           "default 60 when neither is given)",
     "resume": "path: continue the run saved in this checkpoint (`scfw run --resume`)",
     "base_dir": "path: where relative data paths of a dict problem resolve (default: the current folder)",
-    "plugins": "dict name -> object: oracles, domains and schedules written in Python, named in the problem",
+    "plugins": "dict name -> object: oracles, outer functions, domains and schedules written in Python, named in "
+               "the problem",
     "callback": "callable(state) -> None or bool: False stops the run",
     "callback_every": "int >= 1: call the callback every this many iterations (default 1)",
     "progress": "bool or seconds: a progress line on stderr (True: as the command line)",
@@ -181,7 +182,8 @@ def _document(function, what, value, base_dir):
 
 
 # The roles a Python plugin can play, and the component that stands for it in the problem.
-_PYTHON_ROLES = {"oracle": "python_oracle", "domain": "python_domain", "schedule": "python_schedule"}
+_PYTHON_ROLES = {"oracle": "python_oracle", "outer": "python_outer", "domain": "python_domain",
+                 "schedule": "python_schedule"}
 
 
 def _read_json(path):
@@ -200,8 +202,8 @@ def _rewrite_python_blocks(doc, python_plugins, source, pointer=""):
         if not isinstance(block, dict) or block.get("plugin") not in python_plugins:
             continue
         if role not in _PYTHON_ROLES:
-            raise InputError("%s: %s/%s/plugin: a Python plugin can play the oracle, the domain or the "
-                             "schedule, not the %s" % (source, pointer, role, role))
+            raise InputError("%s: %s/%s/plugin: a Python plugin can play the oracle, the outer "
+                             "function, the domain or the schedule, not the %s" % (source, pointer, role, role))
         extra = sorted(k for k in block if k != "plugin")
         if extra:
             raise InputError("%s: %s/%s/%s: a Python plugin takes no parameters in the problem (give them to "
@@ -228,6 +230,23 @@ def _experiment_with_python_plugins(experiment, python_plugins, source):
         experiment["methods"] = [_rewrite_python_blocks(m, python_plugins, source, "/methods/%d" % i)
                                  if isinstance(m, dict) else m for i, m in enumerate(methods)]
     return experiment
+
+
+def check(problem, plugins=None, base_dir=None):
+    """`scfw check`: the conformance checks of the problem's oracle, outer function and domain
+    (Python plugins included, given as in solve()) and of the run's saved state. Returns a list of
+    dicts, one per check: role, plugin, check (what was compared), verdict ("pass", "fail",
+    "skipped"), discrepancy, allowed, detail, line (the command line's line for it). A failed check
+    is a verdict, not an exception; bad input raises InputError as solve() does."""
+    python_plugins = plugins or {}
+    if not isinstance(python_plugins, dict):
+        raise TypeError("check(): plugins: expected a dict name -> object, got %s" % _type_name(python_plugins))
+    if python_plugins:
+        if isinstance(problem, (str, os.PathLike)) and base_dir is None:
+            base_dir = os.path.dirname(os.fspath(problem))
+        problem = _with_python_plugins(problem, python_plugins)
+    is_file, text, source, base = _document("check", "problem", problem, base_dir)
+    return _scfw.check(text, is_file, source, base, python_plugins)
 
 
 def check_oracle(oracle, x, samples=20000, z_limit=5.0, fd_step=1e-6, fd_tolerance=1e-5, seed=1):
