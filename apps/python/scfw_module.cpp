@@ -478,8 +478,50 @@ class PythonSchedule final : public scfw::Schedule {
   py::object obj_;
 };
 
-/// A domain known through its LMO (no LP model): the GLMO must be one that works from the LMO
-/// (column_generation), as for the nuclear-norm ball.
+/// The model an outer function's or a domain's model() builds, as Python sees it: a handle on
+/// the GLMO's Model that is valid during the call only (a handle kept past it raises instead of
+/// writing into a model that is gone).
+struct ModelHandle {
+  scfw::Model* model = nullptr;
+  scfw::Model& get() const {
+    if (!model) throw scfw::Error("scfw.Model: used after the model() call that received it returned");
+    return *model;
+  }
+};
+
+/// The Model API's bounds: a Python float, inf and -inf included; NaN refused.
+double model_bound(double v, const char* what) {
+  if (std::isnan(v)) throw scfw::Error(std::string("scfw.Model: ") + what + " is NaN");
+  return v;
+}
+
+/// A ModelHandle on m for one model() call; it expires with the scope, whatever Python kept.
+struct ModelScope {
+  explicit ModelScope(scfw::Model& m) : handle(std::make_shared<ModelHandle>(ModelHandle{&m})) {}
+  ~ModelScope() { handle->model = nullptr; }
+  ModelScope(const ModelScope&) = delete;
+  ModelScope& operator=(const ModelScope&) = delete;
+  std::shared_ptr<ModelHandle> handle;
+};
+
+/// A Python expression (scfw.Expr, int or float) into e; false for anything else.
+bool as_expr(const py::handle& value, scfw::Expr& e) {
+  if (py::isinstance<scfw::Expr>(value)) {
+    e = value.cast<scfw::Expr>();
+    return true;
+  }
+  if (py::isinstance<py::float_>(value) || (py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value))) {
+    e = scfw::Expr(value.cast<double>());
+    return true;
+  }
+  return false;
+}
+
+std::string type_name(const py::handle& value) { return py::str(py::type::of(value).attr("__name__")).cast<std::string>(); }
+
+/// A domain known through its LMO and, when the object has model(m), through its LP model too
+/// (built with scfw.Model as an outer function's is). Without a model the GLMO must be one that
+/// works from the LMO (column_generation), as for the nuclear-norm ball.
 class PythonDomain final : public scfw::Domain {
  public:
   PythonDomain(const scfw::Params& p, const scfw::Context& c) : name_(p.string("object")) {
@@ -491,6 +533,7 @@ class PythonDomain final : public scfw::Domain {
       if (!py::hasattr(obj_, method) || !PyCallable_Check(obj_.attr(method).ptr()))
         throw scfw::InputError(name_ + ": a Python domain needs a method " + method +
                                (std::string(method) == "lmo" ? "(g)" : std::string(method) == "contains" ? "(x, tol)" : "()"));
+    has_model_ = py::hasattr(obj_, "model") && PyCallable_Check(obj_.attr("model").ptr());
     if (py::hasattr(obj_, "keeps_state")) {
       const int truth = PyObject_IsTrue(obj_.attr("keeps_state").ptr());
       if (truth < 0) throw py::error_already_set();
@@ -510,7 +553,33 @@ class PythonDomain final : public scfw::Domain {
   // A domain that says it keeps state between calls (keeps_state = True) cannot save it: a
   // checkpoint of its run is refused, as for any plugin declaring UnsavedState.
   scfw::Capabilities capabilities() const override {
-    return keeps_state_ ? scfw::Capabilities(scfw::Capability::UnsavedState) : scfw::Capabilities();
+    scfw::Capabilities c;
+    if (has_model_) c |= scfw::Capability::LpModel;
+    if (keeps_state_) c |= scfw::Capability::UnsavedState;
+    return c;
+  }
+  // model(m) returns the d coordinates of x as expressions (or numbers) of the variables it adds.
+  std::vector<scfw::Expr> model(scfw::Model& m) const override {
+    if (!has_model_) return scfw::Domain::model(m);
+    py::gil_scoped_acquire gil;
+    ModelScope scope(m);
+    py::object r = call("model", [&] { return obj_.attr("model")(scope.handle); });
+    if (!py::isinstance<py::sequence>(r) || py::isinstance<py::str>(r))
+      throw scfw::Error(name_ + ": model() returned " + type_name(r) + ", expected a list of " + std::to_string(dim_) +
+                        " scfw.Expr (the coordinates of x)");
+    const auto seq = r.cast<py::sequence>();
+    if (static_cast<int>(seq.size()) != dim_)
+      throw scfw::Error(name_ + ": model() returned " + std::to_string(seq.size()) + " coordinates, expected " +
+                        std::to_string(dim_));
+    std::vector<scfw::Expr> xs;
+    xs.reserve(seq.size());
+    for (size_t j = 0; j < seq.size(); ++j) {
+      py::object e = seq[j];
+      if (!as_expr(e, xs.emplace_back()))
+        throw scfw::Error(name_ + ": model() returned " + type_name(e) + " as coordinate " + std::to_string(j) +
+                          ", expected an scfw.Expr or a number");
+    }
+    return xs;
   }
   // Python sees the gradient as a dense read-only array; the answer is a dense atom.
   void lmo(const scfw::Gradient& grad, scfw::Atom& s) const override {
@@ -545,26 +614,10 @@ class PythonDomain final : public scfw::Domain {
   py::object obj_;
   int dim_ = 0;
   bool keeps_state_ = false;
+  bool has_model_ = false;
   std::vector<int> shape_;
   mutable scfw::Vec g_;  // a sparse gradient made dense
 };
-
-/// The model an outer function's model() builds, as Python sees it: a handle on the GLMO's Model
-/// that is valid during the call only (a handle kept past it raises instead of writing into a
-/// model that is gone).
-struct ModelHandle {
-  scfw::Model* model = nullptr;
-  scfw::Model& get() const {
-    if (!model) throw scfw::Error("scfw.Model: used after the model() call that received it returned");
-    return *model;
-  }
-};
-
-/// The Model API's bounds: a Python float, inf and -inf included; NaN refused.
-double model_bound(double v, const char* what) {
-  if (std::isnan(v)) throw scfw::Error(std::string("scfw.Model: ") + what + " is NaN");
-  return v;
-}
 
 /// An outer function written in Python: value(u, x) -> float and model(m, u, x) -> the expression
 /// whose minimum over the variables model() adds is F(u, x), built with scfw.Model and scfw.Expr
@@ -600,8 +653,7 @@ class PythonOuter final : public scfw::OuterFunction {
     const double v = PyFloat_AsDouble(r.ptr());
     if (v == -1.0 && PyErr_Occurred()) {
       PyErr_Clear();
-      throw scfw::Error(name_ + ": value() returned " + py::str(py::type::of(r).attr("__name__")).cast<std::string>() +
-                        ", expected a number");
+      throw scfw::Error(name_ + ": value() returned " + type_name(r) + ", expected a number");
     }
     if (std::isnan(v)) throw scfw::Error(name_ + ": value() returned NaN");
     return v;
@@ -609,19 +661,15 @@ class PythonOuter final : public scfw::OuterFunction {
 
   scfw::Expr model(scfw::Model& m, std::span<const scfw::Expr> u, std::span<const scfw::Expr> x) const override {
     py::gil_scoped_acquire gil;
-    auto handle = std::make_shared<ModelHandle>(ModelHandle{&m});
-    struct Expire {  // the handle dies with the call, whatever Python kept
-      ModelHandle& h;
-      ~Expire() { h.model = nullptr; }
-    } expire{*handle};
+    ModelScope scope(m);
     py::list us, xs;
     for (const auto& e : u) us.append(py::cast(e));
     for (const auto& e : x) xs.append(py::cast(e));
-    py::object r = call("model", [&] { return obj_.attr("model")(py::cast(handle), us, xs); });
-    if (py::isinstance<scfw::Expr>(r)) return r.cast<scfw::Expr>();
-    if (py::isinstance<py::float_>(r) || py::isinstance<py::int_>(r)) return scfw::Expr(r.cast<double>());
-    throw scfw::Error(name_ + ": model() returned " + py::str(py::type::of(r).attr("__name__")).cast<std::string>() +
-                      ", expected an scfw.Expr or a number");
+    py::object r = call("model", [&] { return obj_.attr("model")(scope.handle, us, xs); });
+    scfw::Expr objective;
+    if (!as_expr(r, objective))
+      throw scfw::Error(name_ + ": model() returned " + type_name(r) + ", expected an scfw.Expr or a number");
+    return objective;
   }
 
   scfw::OuterTraits traits() const override { return traits_; }
@@ -705,7 +753,9 @@ void register_python_components(scfw::Registrar& r) {
   const std::vector<scfw::ParamSpec> params{
       scfw::ParamSpec::string("object", "the key of the object in scfw.solve(..., plugins={key: object})").require()};
   r.add<PythonOracle>("python_oracle", "an oracle written in Python (scfw.solve's plugins; docs/python.md)", params);
-  r.add<PythonDomain>("python_domain", "a domain written in Python, known by its LMO (scfw.solve's plugins; docs/python.md)",
+  r.add<PythonDomain>("python_domain",
+                       "a domain written in Python, known by its LMO and its model when it has one (scfw.solve's "
+                       "plugins; docs/python.md)",
                        params);
   r.add<PythonOuter>("python_outer",
                       "an outer function written in Python, with its model (scfw.solve's plugins; docs/python.md)",

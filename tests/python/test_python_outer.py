@@ -1,6 +1,6 @@
-"""Outer functions written in Python, their model built with scfw.Model and scfw.Expr: the same
-iterates as the C++ plugins they copy on a fixed seed, and errors that name the plugin and the
-method."""
+"""Outer functions and domains written in Python with their models, built with scfw.Model and
+scfw.Expr: the same iterates as the C++ plugins they copy on a fixed seed, the conformance checks,
+and errors that name the plugin and the method."""
 
 import math
 import unittest
@@ -95,6 +95,40 @@ class NoModel:
         return 0.0
 
 
+class L1Ball:
+    """{x : ||x||_1 <= radius} with its LMO and its LP model, as the C++ l1_ball writes both:
+    x = p - q, p, q in [0, radius], sum p + q <= radius."""
+
+    def __init__(self, dim, radius, model_returns=None):
+        self.dim = dim
+        self.radius = radius
+        self.model_returns = model_returns
+
+    def lmo(self, g):
+        i = int(np.argmax(np.abs(g)))
+        x = np.zeros(self.dim)
+        x[i] = -self.radius if g[i] > 0 else self.radius
+        return x
+
+    def initial_point(self):
+        return np.zeros(self.dim)
+
+    def contains(self, x, tol):
+        return np.abs(x).sum() <= self.radius + tol
+
+    def model(self, m):
+        if self.model_returns is not None:
+            return self.model_returns
+        xs, total = [], scfw.Expr()
+        for j in range(self.dim):
+            p = m.add_var(0.0, self.radius, "p[%d]" % j)
+            q = m.add_var(0.0, self.radius, "q[%d]" % j)
+            xs.append(p - q)
+            total = total + p + q
+        m.add_row(total, -math.inf, self.radius)
+        return xs
+
+
 class PythonOuterTest(unittest.TestCase):
     def assert_same_run(self, mine, theirs, objective_tolerance):
         np.testing.assert_array_equal(mine.x, theirs.x)  # the GLMO solves the same LP: the same bits
@@ -169,6 +203,42 @@ class PythonOuterTest(unittest.TestCase):
             with self.assertRaises(scfw.SolverError) as caught:
                 scfw.solve(problem({"plugin": "mine"}), plugins={"mine": wrong})
             self.assertIn("disagrees with the outer function python_outer's value", str(caught.exception))
+
+    def test_domain_with_a_model_equals_l1_ball(self):
+        with TempDir():
+            exact = dict(problem({"plugin": "max"}), glmo={"plugin": "dense_simplex"})
+            theirs = scfw.solve(exact)
+            mine = scfw.solve(dict(exact, domain={"plugin": "ball"}), plugins={"ball": L1Ball(20, 2.0)})
+            self.assert_same_run(mine, theirs, 0.0)
+            self.assertEqual(mine.summary["plugins"][2]["name"], "python_domain")
+            # With its model the domain may have a GLMO that reads it (here the one the host picks
+            # for max over a modelled domain), and the checks compare its LMO with the model.
+            auto = scfw.solve(dict(problem({"plugin": "max"}), domain={"plugin": "ball"}), iterations=20,
+                              plugins={"ball": L1Ball(20, 2.0)})
+            self.assertNotEqual(auto.summary["plugins"][3]["name"], "column_generation")
+            checks = scfw.check(problem({"plugin": "max"}) | {"domain": {"plugin": "ball"}},
+                                plugins={"ball": L1Ball(20, 2.0)})
+            model_check = next(c for c in checks
+                               if c["check"] == "LMO vs the minimum of <g, x> over the domain's LP model")
+            self.assertEqual(model_check["verdict"], "pass")
+            # A model of another set (the l1 ball of radius 1) fails that check.
+            smaller = L1Ball(20, 2.0)
+            smaller.model = lambda m: L1Ball(20, 1.0).model(m)
+            checks = scfw.check(problem({"plugin": "max"}) | {"domain": {"plugin": "ball"}},
+                                plugins={"ball": smaller})
+            model_check = next(c for c in checks
+                               if c["check"] == "LMO vs the minimum of <g, x> over the domain's LP model")
+            self.assertEqual(model_check["verdict"], "fail")
+            # The model is read when the GLMO is set up: the messages name its block.
+            for returns, message in [
+                    ("x", "ball: model() returned str, expected a list of 20 scfw.Expr (the coordinates of x)"),
+                    ([scfw.Expr()] * 3, "ball: model() returned 3 coordinates, expected 20"),
+                    ([scfw.Expr()] * 19 + [None], "ball: model() returned NoneType as coordinate 19, expected an "
+                                                  "scfw.Expr or a number")]:
+                message = "problem: /glmo: " + message
+                with self.assertRaises(scfw.SolverError) as caught:
+                    scfw.solve(dict(exact, domain={"plugin": "ball"}), plugins={"ball": L1Ball(20, 2.0, returns)})
+                self.assertEqual(str(caught.exception), message)
 
     def test_expressions(self):
         e = 2.0 * scfw.Expr(1.5) - 0.5 + scfw.Expr(1.0) / 4
