@@ -2,9 +2,8 @@
 // Gauss-Jordan factorization with partial pivoting, product-form updates, ftran) of
 // dense_simplex's bounded dual simplex, and the primal tolerance at a bound. Every row r of the
 // dense codes carries a logical s_r = a_r^T v, so the system is [A  -I] (v, s) = 0 with bounds on
-// every variable; the tolerances are settings.hpp's. Column generation's master
-// (dense_master.hpp) keeps its own column-major inverse with rank-one updates. DenseInverse is one
-// of the factorizations of factorization.hpp.
+// every variable; the tolerances are settings.hpp's. DenseInverse is one of the factorizations of
+// factorization.hpp; dense_simplex and column generation's master (dense_master.hpp) run on it.
 #pragma once
 
 #include <scfw/scfw.hpp>
@@ -38,6 +37,7 @@ class DenseInverse {
   int size() const { return m_; }
   const double* row(int i) const { return binv_.data() + static_cast<size_t>(i) * static_cast<size_t>(m_); }
   double at(int i, int c) const { return binv_[static_cast<size_t>(i) * static_cast<size_t>(m_) + static_cast<size_t>(c)]; }
+  void set(int i, int c, double v) { binv_[static_cast<size_t>(i) * static_cast<size_t>(m_) + static_cast<size_t>(c)] = v; }
 
   // The basis matrix B to factorize (row-major), zeroed; the caller writes its columns.
   double* clear_matrix() {
@@ -71,6 +71,37 @@ class DenseInverse {
   }
   int pivot_row(int k) const { return pivrow_[static_cast<size_t>(k)]; }
   bool row_used(int r) const { return row_used_[static_cast<size_t>(r)] != 0; }
+
+  // The inverse of a basis of logicals and written columns: position k holds the logical of row
+  // logical_row(k) (the column -e_r), or, when that is -1, the column that column(B, k) writes
+  // into column k of the row-major B. A singular basis is repaired: each rejected position k, in
+  // order, takes the logical of the next row nobody pivoted on (replace(k, r), after which
+  // logical_row(k) must return r; that logical cannot be basic already, its column would have
+  // covered the row), and the inverse is computed again. Returns 0 for a regular basis, 1 when
+  // it was repaired, -1 when the repaired basis was singular too.
+  template <class LogicalRow, class Column, class Replace>
+  int factor_basis(LogicalRow logical_row, Column column, Replace replace) {
+    const size_t M = static_cast<size_t>(m_);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      double* B = clear_matrix();
+      for (int k = 0; k < m_; ++k) {
+        const int r = logical_row(k);
+        if (r >= 0)
+          B[static_cast<size_t>(r) * M + static_cast<size_t>(k)] = -1.0;
+        else
+          column(B, k);
+      }
+      // Logical columns first: a column -e_r pivots on row r and creates no fill-in.
+      if (invert([&](int k) { return logical_row(k) >= 0; }) == 0) return attempt;
+      int r = 0;
+      for (int k = 0; k < m_; ++k) {
+        if (pivot_row(k) >= 0) continue;
+        while (row_used(r)) ++r;
+        replace(k, r++);
+      }
+    }
+    return -1;
+  }
 
   // Product-form update of the inverse: pivot on col = B^-1 a_q at position r.
   bool update(const double* col, int r) {

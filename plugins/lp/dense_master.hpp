@@ -1,33 +1,15 @@
-// A small dense bounded primal simplex for the restricted master LP of `column_generation`.
-// Part of scfw's LP engine (plugins/lp); its tolerances and intervals are settings.hpp's
-// kDenseMasterSettings.
+// The restricted master LP of `column_generation`, on scfw's LP engine: the bounded primal
+// driver (bounded_primal.hpp) over DenseInverse (dense_kernel.hpp), at kDenseMasterSettings.
 //
 //   min  c^T v   s.t.  L_r <= a_r^T v <= U_r  (r = 1..m),   l_j <= v_j <= u_j
 //
-// Why a primal simplex of our own: in column generation the master changes between two solves
-// only by new columns, and a new column leaves the optimal basis primal feasible, so the primal
-// simplex continues from it, usually in a few pivots. The master of the nuclear-ball problems is
-// tiny (m = 3n + 1 rows for an l1 outer, a few dozen to a few hundred columns), and Clp's fixed
-// cost per re-solve (start-up, a fresh factorization, status checks) is most of the time; here a
-// pivot costs O(m^2 + m N) flops on dense arrays and nothing is allocated once the arrays have
-// grown.
-//
-// Method. Every row gets a logical s_r = a_r^T v with the row's bounds, so the system is
-// [A  -I] (v, s) = 0 with bounds on every variable. Variables are numbered logicals first (0..m-1),
-// then structurals (m..m+N-1). A nonbasic variable may sit anywhere inside its bounds (a free
-// variable at 0); it may enter in any direction its bounds allow. The basis inverse is explicit
-// (m x m), updated in product form per pivot and rebuilt every kSet.refactor_every pivots by a
-// crash that pivots the wanted basic columns one at a time into an all-logical basis (a column
-// that would make the basis singular stays out, its row's logical stays in: the basis is always
-// regular). Phase 1, pricing and the ratio test are the engine's bounded primal steps
-// (bounded_primal.hpp).
-//
-// Exactness: when no variable prices out, the answer is accepted only if the residuals of the
-// equations themselves are at rounding level: every row of [A -I] x = 0 (1e-9 relative to the
-// row's terms) and every basic reduced cost (kSet.dual_tol); this costs O(m (m + N)), not a
-// refactorization. Otherwise the basis is refactorized (x_B recomputed) and the iterations go on.
-// Status::failed (pivot limit, or still inaccurate after kSet.max_rounds refactorizations) lets the
-// caller fall back to Clp.
+// The master changes between two solves by new columns, which leave the optimal basis primal
+// feasible, so the primal simplex continues from it. Every row has a logical s_r = a_r^T v, so
+// the system is [A -I] (v, s) = 0 with bounds on every variable; logicals are variables 0..m-1,
+// structurals m..m+N-1. A nonbasic variable may sit anywhere inside its bounds. At a candidate
+// end the residuals of [A -I] x = 0 and of the basic reduced costs are checked instead of a
+// fresh factorization; Status::failed (pivot limit, or no verified end) lets the caller fall
+// back to Clp.
 #pragma once
 
 #include "dense_kernel.hpp"
@@ -52,8 +34,9 @@ class DenseMaster {
   // The tolerances of the dense simplex kernel (dense_kernel.hpp).
   static constexpr Settings kSet = kDenseMasterSettings;
 
-  // Checkpoints: everything, the inverse included (its rank-one updates round differently from a
-  // fresh factorization, so a refactorized copy would not continue bitwise).
+  // Checkpoints: everything, the inverse included (its updates round differently from a fresh
+  // factorization, so a refactorized copy would not continue bitwise). The inverse is written
+  // column-major, as an Eigen matrix.
   void save(scfw::StateWriter& w) const {
     w.put("m", m_);
     w.put("n", n_);
@@ -64,13 +47,17 @@ class DenseMaster {
     w.put("cols", cols_);
     w.put("head", head_);
     w.put("pos", pos_);
-    w.put("binv_rows", static_cast<int>(binv_.rows()));
-    w.put("binv_cols", static_cast<int>(binv_.cols()));
-    w.put("binv", binv_);
-    for (const auto* v : {&alpha_, &rhs_, &cb_, &y_, &rowr_}) w.put("work", *v);
+    w.put("binv_rows", m_);
+    w.put("binv_cols", m_);
+    Eigen::MatrixXd binv(m_, m_);
+    for (int i = 0; i < m_; ++i)
+      for (int c = 0; c < m_; ++c) binv(i, c) = inv_.at(i, c);
+    w.put("binv", binv);
+    const Eigen::VectorXd unused = Eigen::VectorXd::Zero(m_);
+    for (const auto* v : {&alpha_, &rhs_, &cb_, &y_, &unused}) w.put("work", *v);
     w.put("factored", static_cast<int>(factored_));
-    // The driver's Bland flag and degenerate run start afresh at every solve; the two fields stay
-    // in the format as zeros.
+    // The driver's Bland flag and degenerate run start afresh at every solve; these two fields
+    // and the fifth "work" vector stay in the format as zeros.
     w.put("bland", 0);
     w.put("degenerate", 0);
     w.put("pivots", static_cast<std::int64_t>(pivots_));
@@ -147,9 +134,11 @@ class DenseMaster {
     cols_ = std::move(cols);
     head_ = std::move(head);
     pos_ = std::move(pos);
-    binv_ = std::move(binv);
-    Eigen::VectorXd* to[] = {&alpha_, &rhs_, &cb_, &y_, &rowr_};
-    for (int i = 0; i < 5; ++i) *to[i] = Eigen::Map<const Eigen::VectorXd>(work[i].data(), m);
+    inv_.resize(m);
+    for (int i = 0; i < m; ++i)
+      for (int c = 0; c < m; ++c) inv_.set(i, c, binv(i, c));
+    Eigen::VectorXd* to[] = {&alpha_, &rhs_, &cb_, &y_};
+    for (int i = 0; i < 4; ++i) *to[i] = Eigen::Map<const Eigen::VectorXd>(work[i].data(), m);
     factored_ = flag != 0;
     pivots_ = static_cast<long>(p);
   }
@@ -169,12 +158,11 @@ class DenseMaster {
       head_[static_cast<size_t>(r)] = r;
       pos_[static_cast<size_t>(r)] = r;
     }
-    binv_ = -Eigen::MatrixXd::Identity(m, m);
+    inv_.resize(m);
     alpha_.resize(m);
     rhs_.resize(m);
     cb_.resize(m);
     y_.resize(m);
-    rowr_.resize(m);
     factored_ = false;
   }
 
@@ -306,7 +294,7 @@ class DenseMaster {
     void column(int q, double*) { g.column_ftran(q); }  // into alpha_, the driver's alpha
     bool basis_change(int r, int q) {
       const int p = g.head_[static_cast<size_t>(r)];
-      g.pivot_inverse(r);
+      g.inv_.update(g.alpha_.data(), r);
       g.pos_[static_cast<size_t>(p)] = -1;
       g.head_[static_cast<size_t>(r)] = q;
       g.pos_[static_cast<size_t>(q)] = r;
@@ -325,51 +313,46 @@ class DenseMaster {
 
   // alpha = B^{-1} [A -I]_j
   void column_ftran(int j) {
-    if (j < m_) {
-      alpha_ = -binv_.col(j);
-    } else {
-      alpha_.noalias() = binv_ * Eigen::Map<const Eigen::VectorXd>(structural(j), m_);
-    }
+    if (j < m_)
+      inv_.ftran_logical(j, alpha_.data());
+    else
+      inv_.ftran(structural(j), 1, alpha_.data());
   }
 
-  // Crash: B^{-1} of the wanted basis head_, skipping columns that would make it singular; then
-  // x_B from the nonbasic values.
+  // B^{-1} of the wanted basis head_ (DenseInverse::factor_basis): a variable named twice keeps
+  // its first position, and a position left without a pivot takes the logical of a row left
+  // uncovered (an all-logical basis if that fails too); then x_B from the nonbasic values.
   void refactor() {
-    std::vector<int> wanted(head_.begin(), head_.end());
-    std::vector<char> is_wanted(static_cast<size_t>(m_ + n_), 0);
-    for (int j : wanted) is_wanted[static_cast<size_t>(j)] = 1;
-    binv_ = -Eigen::MatrixXd::Identity(m_, m_);
-    for (int r = 0; r < m_; ++r) head_[static_cast<size_t>(r)] = r;
+    const size_t M = static_cast<size_t>(m_);
     std::fill(pos_.begin(), pos_.end(), -1);
-    for (int r = 0; r < m_; ++r) pos_[static_cast<size_t>(r)] = r;
-    std::vector<char> taken(static_cast<size_t>(m_), 0);  // the row's position holds a structural
-    for (int j : wanted) {
-      if (j < m_ || pos_[static_cast<size_t>(j)] >= 0) continue;
-      column_ftran(j);
-      // The largest pivot among positions still held by a logical, preferring logicals that are
-      // not wanted basic themselves.
-      int best = -1;
-      double best_abs = 0.0;
-      const double scale = std::max(1.0, alpha_.cwiseAbs().maxCoeff());
-      for (int pass = 0; pass < 2 && best < 0; ++pass)
-        for (int r = 0; r < m_; ++r) {
-          if (taken[static_cast<size_t>(r)]) continue;
-          const int h = head_[static_cast<size_t>(r)];
-          if (pass == 0 && is_wanted[static_cast<size_t>(h)]) continue;
-          const double a = std::abs(alpha_[r]);
-          if (a > best_abs && a > kSet.pivot_tol * scale) {
-            best_abs = a;
-            best = r;
-          }
-        }
-      if (best < 0) continue;  // dependent: j stays nonbasic
-      const int leaving = head_[static_cast<size_t>(best)];
-      pivot_inverse(best);
-      pos_[static_cast<size_t>(leaving)] = -1;
-      x_[static_cast<size_t>(leaving)] = nearest_bound(leaving);
-      head_[static_cast<size_t>(best)] = j;
-      pos_[static_cast<size_t>(j)] = best;
-      taken[static_cast<size_t>(best)] = 1;
+    for (int k = 0; k < m_; ++k) {
+      int& p = pos_[static_cast<size_t>(head_[static_cast<size_t>(k)])];
+      if (p < 0) p = k;
+    }
+    // A position whose variable is basic elsewhere writes no column: it is rejected.
+    const auto logical_row = [&](int k) {
+      const int j = head_[static_cast<size_t>(k)];
+      return j < m_ && pos_[static_cast<size_t>(j)] == k ? j : -1;
+    };
+    const auto column = [&](double* B, int k) {
+      const int j = head_[static_cast<size_t>(k)];
+      if (pos_[static_cast<size_t>(j)] != k) return;
+      const double* a = structural(j);
+      for (size_t r = 0; r < M; ++r) B[r * M + static_cast<size_t>(k)] = a[r];
+    };
+    const auto replace = [&](int k, int r) {
+      int& p = pos_[static_cast<size_t>(head_[static_cast<size_t>(k)])];
+      if (p == k) p = -1;
+      head_[static_cast<size_t>(k)] = r;
+      pos_[static_cast<size_t>(r)] = k;
+    };
+    if (inv_.factor_basis(logical_row, column, replace) < 0) {
+      std::fill(pos_.begin(), pos_.end(), -1);
+      for (int k = 0; k < m_; ++k) {
+        head_[static_cast<size_t>(k)] = k;
+        pos_[static_cast<size_t>(k)] = k;
+      }
+      inv_.factor_basis(logical_row, column, replace);  // all logicals: regular
     }
     // Nonbasic variables keep their values, clamped into their bounds.
     for (int j = 0; j < m_ + n_; ++j)
@@ -377,12 +360,6 @@ class DenseMaster {
         x_[static_cast<size_t>(j)] = std::clamp(x_[static_cast<size_t>(j)], lo_[static_cast<size_t>(j)], up_[static_cast<size_t>(j)]);
     recompute_basics();
     factored_ = true;
-  }
-
-  double nearest_bound(int j) const {
-    const double v = x_[static_cast<size_t>(j)], lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
-    if (v >= lo && v <= up) return v;
-    return v < lo ? lo : up;
   }
 
   // x_B = B^{-1} b, b = -sum_{nonbasic j} [A -I]_j x_j.
@@ -395,18 +372,8 @@ class DenseMaster {
       if (pos_[static_cast<size_t>(j)] >= 0 || v == 0.0) continue;
       rhs_.noalias() -= v * Eigen::Map<const Eigen::VectorXd>(structural(j), m_);
     }
-    alpha_.noalias() = binv_ * rhs_;
+    inv_.ftran(rhs_.data(), 1, alpha_.data());
     for (int r = 0; r < m_; ++r) x_[static_cast<size_t>(head_[static_cast<size_t>(r)])] = alpha_[r];
-  }
-
-  // Product-form update as one rank-one update (column-major friendly): row r becomes row_r /
-  // alpha_r, row i loses alpha_i times the new row r.
-  void pivot_inverse(int r) {
-    const double piv = alpha_[r];
-    rowr_ = binv_.row(r).transpose() / piv;
-    alpha_[r] -= 1.0;
-    binv_.noalias() -= alpha_ * rowr_.transpose();
-    alpha_[r] += 1.0;
   }
 
   // Whether the current x and y solve their equations to rounding level: every row of
@@ -436,7 +403,10 @@ class DenseMaster {
   }
   PrimalBasisView basis_view() { return {m_, head_.data(), x_.data(), lo_.data(), up_.data()}; }
 
-  void compute_duals() { y_.noalias() = binv_.transpose() * cb_; }
+  void compute_duals() {
+    y_ = cb_;
+    inv_.btran(y_.data());
+  }
 
   double reduced_cost(int j, bool phase1) const {
     const double c = phase1 ? 0.0 : cost_[static_cast<size_t>(j)];
@@ -449,8 +419,8 @@ class DenseMaster {
   std::vector<double> cols_;                // structural columns, dense, column-major (m each)
   std::vector<int> head_;                   // head_[r]: the variable basic in position r
   std::vector<int> pos_;                    // pos_[j]: j's basis position, -1 if nonbasic
-  Eigen::MatrixXd binv_;
-  Eigen::VectorXd alpha_, rhs_, cb_, y_, rowr_;
+  DenseInverse inv_;
+  Eigen::VectorXd alpha_, rhs_, cb_, y_;
   bool factored_ = false;
   long pivots_ = 0;
 };

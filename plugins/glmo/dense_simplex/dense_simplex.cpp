@@ -582,49 +582,35 @@ inline void DenseSimplexGlmo::place_nonbasic(int j) {
   x_[k] = s == kAtLower ? elo_[k] : s == kAtUpper ? eup_[k] : 0.0;
 }
 
-// Explicit inverse of the basis by Gauss-Jordan with partial pivoting. Columns without an
-// acceptable pivot (a singular basis) are replaced by the logicals of the rows left uncovered,
-// and the inverse is computed again; returns false in that case.
+// Explicit inverse of the basis by Gauss-Jordan with partial pivoting (DenseInverse::
+// factor_basis). Columns without an acceptable pivot (a singular basis) are replaced by the
+// logicals of the rows left uncovered, and the inverse is computed again; returns false in that
+// case.
 bool DenseSimplexGlmo::factorize() {
-  const int m = m_;
-  bool repaired = false;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    double* B = inv_.clear_matrix();
-    const size_t M = static_cast<size_t>(m);
-    for (int k = 0; k < m; ++k) {
-      const int j = head_[static_cast<size_t>(k)];
-      if (is_logical(j))
-        B[static_cast<size_t>(j - ns_) * M + static_cast<size_t>(k)] = -1.0;
-      else
-        for (int r = 0; r < m; ++r) B[static_cast<size_t>(r) * M + static_cast<size_t>(k)] = row(r)[j];
-    }
-    // Logical columns first: a column -e_r pivots on row r and creates no fill-in.
-    if (inv_.invert([&](int k) { return is_logical(head_[static_cast<size_t>(k)]); }) == 0) {
-      updates_ = 0;
-      min_pivot_ratio_ = 1.0;
-      return !repaired;
-    }
-    // Repair: the rejected positions take the logicals of the rows nobody pivoted on.
-    repaired = true;
-    int r = 0;
-    for (int k = 0; k < m; ++k) {
-      if (inv_.pivot_row(k) >= 0) continue;
-      while (inv_.row_used(r)) ++r;
-      const int out = head_[static_cast<size_t>(k)];
-      const int in = ns_ + r;
-      ++r;
-      // The logical of an uncovered row cannot already be basic (its column would cover it).
-      stat_[static_cast<size_t>(out)] = kAtLower;
-      const size_t o = static_cast<size_t>(out);
-      if (std::isfinite(elo_[o]) && std::isfinite(eup_[o]) &&
-          std::abs(x_[o] - eup_[o]) < std::abs(x_[o] - elo_[o]))
-        stat_[o] = kAtUpper;
-      place_nonbasic(out);
-      head_[static_cast<size_t>(k)] = in;
-      stat_[static_cast<size_t>(in)] = kBasic;
-    }
-  }
-  throw scfw::Error("dense_simplex: could not repair a singular basis");
+  const size_t M = static_cast<size_t>(m_);
+  const int done = inv_.factor_basis(
+      [&](int k) {
+        const int j = head_[static_cast<size_t>(k)];
+        return is_logical(j) ? j - ns_ : -1;
+      },
+      [&](double* B, int k) {
+        const int j = head_[static_cast<size_t>(k)];
+        for (int r = 0; r < m_; ++r) B[static_cast<size_t>(r) * M + static_cast<size_t>(k)] = row(r)[j];
+      },
+      [&](int k, int r) {
+        const size_t o = static_cast<size_t>(head_[static_cast<size_t>(k)]);
+        const int in = ns_ + r;
+        stat_[o] = kAtLower;
+        if (std::isfinite(elo_[o]) && std::isfinite(eup_[o]) && std::abs(x_[o] - eup_[o]) < std::abs(x_[o] - elo_[o]))
+          stat_[o] = kAtUpper;
+        place_nonbasic(static_cast<int>(o));
+        head_[static_cast<size_t>(k)] = in;
+        stat_[static_cast<size_t>(in)] = kBasic;
+      });
+  if (done < 0) throw scfw::Error("dense_simplex: could not repair a singular basis");
+  updates_ = 0;
+  min_pivot_ratio_ = 1.0;
+  return done == 0;
 }
 
 // out = Binv a_j.
