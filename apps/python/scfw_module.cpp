@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cmath>
 #include <future>
 #include <iostream>
@@ -39,6 +40,7 @@
 #include "scfw/core/summary_json.hpp"
 #include "scfw/conformance.hpp"
 #include "scfw/helpers.hpp"
+#include "scfw/state.hpp"
 #include "scfw/plugin.hpp"
 #include "scfw/host.hpp"
 
@@ -534,6 +536,10 @@ class PythonDomain final : public scfw::Domain {
         throw scfw::InputError(name_ + ": a Python domain needs a method " + method +
                                (std::string(method) == "lmo" ? "(g)" : std::string(method) == "contains" ? "(x, tol)" : "()"));
     has_model_ = py::hasattr(obj_, "model") && PyCallable_Check(obj_.attr("model").ptr());
+    auto callable = [&](const char* method) {
+      return py::hasattr(obj_, method) && PyCallable_Check(obj_.attr(method).ptr());
+    };
+    saves_state_ = callable("save_state") && callable("load_state");
     if (py::hasattr(obj_, "keeps_state")) {
       const int truth = PyObject_IsTrue(obj_.attr("keeps_state").ptr());
       if (truth < 0) throw py::error_already_set();
@@ -555,8 +561,34 @@ class PythonDomain final : public scfw::Domain {
   scfw::Capabilities capabilities() const override {
     scfw::Capabilities c;
     if (has_model_) c |= scfw::Capability::LpModel;
-    if (keeps_state_) c |= scfw::Capability::UnsavedState;
+    if (saves_state_)
+      c |= scfw::Capability::SavedState;
+    else if (keeps_state_)
+      c |= scfw::Capability::UnsavedState;
     return c;
+  }
+  // save_state() returns bytes, which the checkpoint keeps as they are; load_state(data) gets
+  // them back in the resumed run's fresh object.
+  void save_state(scfw::StateWriter& w) const override {
+    if (!saves_state_) return scfw::Domain::save_state(w);
+    std::vector<std::uint8_t> bytes;
+    {
+      py::gil_scoped_acquire gil;
+      py::object r = call("save_state", [&] { return obj_.attr("save_state")(); });
+      if (!py::isinstance<py::bytes>(r))
+        throw scfw::Error(name_ + ": save_state() returned " + type_name(r) + ", expected bytes");
+      const std::string data = r.cast<std::string>();
+      bytes.assign(data.begin(), data.end());
+    }
+    w.put("python_state", bytes);
+  }
+  void load_state(scfw::StateReader& r) override {
+    if (!saves_state_) return scfw::Domain::load_state(r);
+    std::vector<std::uint8_t> bytes;
+    r.get("python_state", bytes);
+    py::gil_scoped_acquire gil;
+    const py::bytes data(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+    call("load_state", [&] { return obj_.attr("load_state")(data); });
   }
   // model(m) returns the d coordinates of x as expressions (or numbers) of the variables it adds.
   std::vector<scfw::Expr> model(scfw::Model& m) const override {
@@ -615,6 +647,7 @@ class PythonDomain final : public scfw::Domain {
   int dim_ = 0;
   bool keeps_state_ = false;
   bool has_model_ = false;
+  bool saves_state_ = false;
   std::vector<int> shape_;
   mutable scfw::Vec g_;  // a sparse gradient made dense
 };

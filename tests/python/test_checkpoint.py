@@ -178,6 +178,42 @@ class StatefulBall(L1Ball):
     keeps_state = True
 
 
+class WarmNuclearBall:
+    """The nuclear-norm ball of radius 1 over 5 x 4 matrices, its LMO a few power iterations from
+    the previous call's right vector: an inexact LMO whose answers depend on that vector, which
+    save_state and load_state carry over a checkpoint."""
+    dim = 20
+    shape = (5, 4)
+
+    def __init__(self, restores=True):
+        self.v = np.ones(4) / 2.0
+        self.restores = restores
+
+    def lmo(self, g):
+        G = np.asarray(g).reshape(5, 4)
+        v = self.v
+        for _ in range(2):
+            u = G @ v
+            u /= np.linalg.norm(u)
+            v = G.T @ u
+            v /= np.linalg.norm(v)
+        self.v = v
+        return -np.outer(u, v).ravel()
+
+    def initial_point(self):
+        return np.zeros(20)
+
+    def contains(self, x, tol):
+        return np.linalg.svd(np.asarray(x).reshape(5, 4), compute_uv=False).sum() <= 1.0 + tol
+
+    def save_state(self):
+        return self.v.tobytes()
+
+    def load_state(self, data):
+        if self.restores:
+            self.v = np.frombuffer(data, dtype=np.float64).copy()
+
+
 class PythonPluginCheckpointTest(unittest.TestCase):
     def test_python_oracle_resumes_bitwise(self):
         # An oracle keeps no state between calls (its samples come from the run's engine, which
@@ -222,6 +258,28 @@ class PythonPluginCheckpointTest(unittest.TestCase):
             # Without checkpoints it runs as before.
             plain = scfw.solve(p, plugins={"ball": StatefulBall(20, 2.0)}, **common)
             self.assertEqual(plain.x.tobytes(), full.x.tobytes())
+
+    def test_python_domain_saves_its_state(self):
+        with TempDir():
+            write_tasks()
+            p = dict(problem(), domain={"plugin": "ball"}, glmo={"plugin": "column_generation"})
+            common = dict(iterations=150, seed=3, report_every=25)
+            full = scfw.solve(p, plugins={"ball": WarmNuclearBall()}, **common)
+            scfw.solve(p, plugins={"ball": WarmNuclearBall()}, checkpoint="w.ckpt", checkpoint_every=100, **common)
+            resumed = scfw.solve(p, plugins={"ball": WarmNuclearBall()}, resume="w.ckpt", **common)
+            self.assertIn("resumed         from w.ckpt at iteration 100\n", resumed.report)
+            self.assertEqual(resumed.x.tobytes(), full.x.tobytes())
+            self.assertEqual(resumed.trace["gap"].tobytes(), full.trace["gap"].tobytes())
+            # The state matters: a ball that drops it on load does not continue the run.
+            dropped = scfw.solve(p, plugins={"ball": WarmNuclearBall(restores=False)}, resume="w.ckpt", **common)
+            self.assertNotEqual(dropped.x.tobytes(), full.x.tobytes())
+
+            class BadState(WarmNuclearBall):
+                def save_state(self):
+                    return "v"
+            with self.assertRaises(scfw.SolverError) as caught:
+                scfw.solve(p, plugins={"ball": BadState()}, checkpoint="b.ckpt", checkpoint_every=100, **common)
+            self.assertIn("ball: save_state() returned str, expected bytes", str(caught.exception))
 
 
 if __name__ == "__main__":
