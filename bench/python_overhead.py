@@ -1,6 +1,7 @@
 """What scfw.solve costs over `scfw run`, per iteration (docs/python.md, "Overhead").
 
     PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py [--repeats N]
+    PYTHONPATH=build/python /usr/bin/python3 bench/python_overhead.py --instructions K
 
 For each problem (Task 1 and Task 2's examples, with their own K and seed), runs alternately
 `scfw run FILE --summary-json` and scfw.solve(FILE), then scfw.solve with a Python callback at
@@ -9,6 +10,13 @@ iteration (the summary's "seconds": the solver loop, without loading the plugins
 and of the CPU seconds of the whole call per iteration (user + system; for the command, the
 child process: its start, the plugins and the composing included), which a loaded machine
 disturbs less.
+
+With --instructions K it measures instead what the load does not disturb: the instructions
+executed inside the solver loop (Solver::run, counted by valgrind's callgrind with
+--toggle-collect) per iteration, for `scfw run FILE --iterations K` against scfw.solve(FILE,
+iterations=K), and scfw.solve with a callback at every iteration, on the same two problems. The
+loop is the same code in both; what the module adds there is its per-iteration hooks (the
+signal check, the trace row kept in memory).
 
 Then the cost of an oracle written in Python: Task 1's shape (10 least-squares tasks of 500
 Gaussian rows, d = 100, batch 1, the max over the l1 ball of radius 5) solved with the C++
@@ -64,10 +72,46 @@ def python_run(problem, folder, **options):
     return r.seconds / r.iterations, cpu / r.iterations
 
 
+def collected(command, env=None):
+    """Runs command under callgrind, counting the instructions inside Solver::run only."""
+    with tempfile.TemporaryDirectory() as folder:
+        p = subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=scfw::Solver::run()",
+                            "--callgrind-out-file=" + os.path.join(folder, "callgrind.out")] + command,
+                           cwd=folder, env=env, capture_output=True, text=True, check=True)
+    for line in p.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1])
+    raise RuntimeError("callgrind printed no count:\n" + p.stderr)
+
+
+def instructions(iterations):
+    print("scfw %s, instructions inside Solver::run per iteration (callgrind), K = %d" % (scfw.__version__, iterations))
+    print("%-34s %-22s %14s" % ("problem", "how", "instr/it"))
+    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "build", "python"))
+    for name in PROBLEMS:
+        problem = os.path.join(ROOT, name)
+        solve = "import scfw; scfw.solve(%r, iterations=%d, trace='trace.csv'%s)"
+        counts = {
+            "scfw run": collected([SCFW, "run", problem, "--quiet", "--iterations", str(iterations), "--trace",
+                                   "trace.csv"]),
+            "scfw.solve": collected([sys.executable, "-c", solve % (problem, iterations, "")], env),
+            "scfw.solve + callback": collected(
+                [sys.executable, "-c", solve % (problem, iterations, ", callback=lambda s: None")], env),
+        }
+        base = counts["scfw run"]
+        for how, n in counts.items():
+            print("%-34s %-22s %14.0f %+8.3f%%" % (name, how, n / iterations, 100 * (n / base - 1)))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=7)
+    parser.add_argument("--instructions", type=int, metavar="K",
+                        help="count instructions per iteration under callgrind at K iterations instead")
     args = parser.parse_args()
+    if args.instructions:
+        instructions(args.instructions)
+        return
     print("scfw %s, Python %s, %d repeats, medians" % (scfw.__version__, sys.version.split()[0], args.repeats))
     print("%-34s %-22s %16s %16s" % ("problem", "how", "loop us/it", "CPU us/it"))
     with tempfile.TemporaryDirectory() as folder:
