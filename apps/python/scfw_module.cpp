@@ -535,10 +535,10 @@ class PythonDomain final : public scfw::Domain {
       if (!py::hasattr(obj_, method) || !PyCallable_Check(obj_.attr(method).ptr()))
         throw scfw::InputError(name_ + ": a Python domain needs a method " + method +
                                (std::string(method) == "lmo" ? "(g)" : std::string(method) == "contains" ? "(x, tol)" : "()"));
-    has_model_ = py::hasattr(obj_, "model") && PyCallable_Check(obj_.attr("model").ptr());
     auto callable = [&](const char* method) {
       return py::hasattr(obj_, method) && PyCallable_Check(obj_.attr(method).ptr());
     };
+    has_model_ = callable("model");
     saves_state_ = callable("save_state") && callable("load_state");
     if (py::hasattr(obj_, "keeps_state")) {
       const int truth = PyObject_IsTrue(obj_.attr("keeps_state").ptr());
@@ -556,8 +556,9 @@ class PythonDomain final : public scfw::Domain {
     obj_ = py::object();
   }
   int dim() const override { return dim_; }
-  // A domain that says it keeps state between calls (keeps_state = True) cannot save it: a
-  // checkpoint of its run is refused, as for any plugin declaring UnsavedState.
+  // lp_model with model(m); saved_state with save_state() and load_state(data); a domain that
+  // says it keeps state between calls (keeps_state = True) without them cannot save it: a
+  // checkpoint of its run is refused, as for any plugin declaring unsaved_state.
   scfw::Capabilities capabilities() const override {
     scfw::Capabilities c;
     if (has_model_) c |= scfw::Capability::LpModel;
