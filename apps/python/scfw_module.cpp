@@ -37,6 +37,7 @@
 #include "scfw/core/format.hpp"
 #include "scfw/core/memory_limit.hpp"
 #include "scfw/core/plugin_check.hpp"
+#include "scfw/core/run_checkpoint.hpp"
 #include "scfw/core/summary_json.hpp"
 #include "scfw/conformance.hpp"
 #include "scfw/helpers.hpp"
@@ -952,57 +953,6 @@ class ContinuedTrace final : public scfw::Callback {
   scfw::TraceCsv csv_;
 };
 
-/// solve's checkpoint options (docs/checkpoint.md): `scfw run --checkpoint CK --checkpoint-every
-/// N --checkpoint-seconds S --resume CK`, checked the same way and with the same messages. The
-/// package has checked the values and that checkpoint_every/_seconds come with checkpoint.
-struct SolveCheckpoint {
-  std::string file, resume_file;
-  std::unique_ptr<scfw::Checkpoint> resumed;
-  std::unique_ptr<scfw::Checkpointer> writer;
-
-  SolveCheckpoint(const scfw::Registry& registry, const json& doc, scfw::Composition& c, std::string checkpoint,
-                  std::string resume, long every, double seconds)
-      : file(std::move(checkpoint)), resume_file(std::move(resume)) {
-    if (file.empty() && resume_file.empty()) return;
-    const scfw::RunIdentity identity = scfw::run_identity(registry, doc, c, SCFW_VERSION);
-    if (!resume_file.empty()) {
-      resumed = std::make_unique<scfw::Checkpoint>(scfw::read_checkpoint(resume_file));
-      scfw::check_identity(resume_file, resumed->identity, identity);
-      const std::string which = unsaveable(c, doc);
-      if (!which.empty())
-        throw scfw::InputError(resume_file + ": checkpoint: " + which + " keeps warm state it cannot restore");
-      scfw::check_state(resume_file, resumed->state, c);
-      scfw::restore_components(resume_file, *resumed, c);
-    }
-    if (!file.empty()) {
-      const std::string which = unsaveable(c, doc);
-      if (!which.empty())
-        throw scfw::InputError("--checkpoint: " + which +
-                               " keeps warm state it cannot save, so a resumed run would not be exact");
-      writer = std::make_unique<scfw::Checkpointer>(c, identity, file, every, seconds);
-      if (resumed) writer->continue_from(*resumed);
-    }
-  }
-  /// After the other callbacks, as `scfw run` does.
-  void attach(scfw::Solver& solver) {
-    if (resumed) solver.resume_from(resumed->state);
-    if (writer) {
-      solver.add_callback(writer->trace_capture());
-      solver.set_state_hook(*writer);
-    }
-  }
-  /// The lines `scfw run` adds to its summary.
-  std::string summary() const {
-    std::string out;
-    if (resumed)
-      out += "resumed         from " + resume_file + " at iteration " + std::to_string(resumed->state.done) + "\n";
-    if (writer)
-      out += "checkpoint      " + file + " written " + std::to_string(writer->written()) + " time" +
-             (writer->written() == 1 ? "" : "s") + "\n";
-    return out;
-  }
-};
-
 py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& problem, bool is_file,
                         const std::string& source, const std::string& base_dir, const py::dict& options,
                         const py::object& callback, long callback_every, double progress,
@@ -1047,7 +997,7 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
   }
   scfw::Composition& c = *composed;
   const scfw::SolverOptions& run_options = c.options;
-  std::optional<SolveCheckpoint> checkpoint;
+  std::optional<scfw::RunCheckpoint> checkpoint;
   if (!compose_only) {
     // Before anything is written, as `scfw run` checks: no output replaces an input or another
     // output; a run resumed from CK may checkpoint to CK again.
@@ -1058,9 +1008,12 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
     scfw::check_outputs(all_written, {{"the problem file", is_file ? problem : ""}, {"the start point", outputs.start}});
     scfw::check_outputs(written, {{"the checkpoint being resumed", resume_file}});
     py::gil_scoped_release release;  // reads every data file once more, to fingerprint it
-    checkpoint.emplace(h.registry(), doc, c, checkpoint_file, resume_file, checkpoint_every, checkpoint_seconds);
+    // The options are `scfw run`'s, checked by the package with the same messages.
+    checkpoint.emplace(h.registry(), doc, c, SCFW_VERSION,
+                       scfw::CheckpointRequest{checkpoint_file, resume_file, checkpoint_every, checkpoint_seconds},
+                       [&doc](const scfw::Composition& composed) { return unsaveable(composed, doc); });
   }
-  const bool resumed = checkpoint && checkpoint->resumed;
+  const bool resumed = checkpoint && checkpoint->resumed();
   scfw::Solver solver(c, run_options);
   // A resumed run continues from its checkpoint's y: the problem's "start" is not applied.
   if (!resumed && !start_values.is_none()) {
@@ -1091,13 +1044,13 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
   std::optional<scfw::TraceCsv> trace;
   std::optional<ContinuedTrace> continued;
   if (resumed)
-    solver.add_callback(continued.emplace(trace_text, checkpoint->resumed->trace));
+    solver.add_callback(continued.emplace(trace_text, checkpoint->resumed_trace()));
   else
     solver.add_callback(trace.emplace(trace_text));
   std::optional<TraceFile> trace_file;
   std::unique_ptr<scfw::ResumedTrace> resumed_trace_file;
   if (!run_options.trace.empty() && resumed) {
-    resumed_trace_file = std::make_unique<scfw::ResumedTrace>(run_options.trace, checkpoint->resumed->trace);
+    resumed_trace_file = std::make_unique<scfw::ResumedTrace>(run_options.trace, checkpoint->resumed_trace());
     solver.add_callback(*resumed_trace_file);
   } else if (!run_options.trace.empty()) {
     solver.add_callback(trace_file.emplace(run_options.trace).csv);

@@ -483,12 +483,13 @@ int cmd_run(const std::vector<std::string>& args) {
     scfw::check_outputs(written, {{"the checkpoint being resumed", given("resume")}});
   }
   scfw::Solver solver(composed, options);
-  std::unique_ptr<scfw_app::RunCheckpoint> checkpoint;
+  scfw::CheckpointRequest checkpoint_request;
   try {
-    checkpoint = std::make_unique<scfw_app::RunCheckpoint>(vm, registry, file, composed, SCFW_VERSION);
+    checkpoint_request = scfw_app::checkpoint_request(vm);
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
+  auto checkpoint = std::make_unique<scfw::RunCheckpoint>(registry, doc, composed, SCFW_VERSION, checkpoint_request);
   // A resumed run continues from its checkpoint's y; a start point is for a new run only.
   if (checkpoint->resumed() && vm.count("start"))
     throw UsageError("--start and --resume: a resumed run continues from its checkpoint; give one of them");
