@@ -768,7 +768,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   visible.add_options()("help,h", "print this help")(
       "out", po::value<std::string>()->value_name("DIR"), "output folder (overrides \"out\" in the file)")(
       "jobs,j", po::value<std::string>()->value_name("N"),
-      "worker threads (default: the number of hardware threads)")(
+      "worker threads, 1 to 4096 (default: the number of hardware threads)")(
       "no-plots", "write the plot data and scripts but do not run gnuplot")(
       "solutions", "also keep each run's solution (y_K, f(y_K), the objective) in solutions/<run>.csv")(
       "check", "validate the experiment (compose every method once) without running it")(
@@ -785,12 +785,14 @@ int cmd_compare(const std::vector<std::string>& args) {
   const std::string file = required_positional(vm, "file", "EXPERIMENT.json (the experiment file)");
   const std::string out_option = vm.count("out") ? file_option(vm, "out") : std::string();
   unsigned jobs = 0;
+  constexpr unsigned kMaxJobs = 4096;  // worker threads of one process
   if (vm.count("jobs")) {
     const std::string& s = vm["jobs"].as<std::string>();
     unsigned j = 0;
     auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), j);
-    if (ec != std::errc() || p != s.data() + s.size() || j < 1 || j > 4096)
-      throw UsageError("--jobs: expected an integer >= 1, got '" + scfw::excerpt(s) + "'");
+    if (ec != std::errc() || p != s.data() + s.size() || j < 1 || j > kMaxJobs)
+      throw UsageError("--jobs: expected an integer in [1, " + std::to_string(kMaxJobs) + "], got '" +
+                       scfw::excerpt(s) + "'");
     jobs = j;
   }
   // Under mpirun each rank runs its share of the runs on its own threads (docs/scaling.md); the

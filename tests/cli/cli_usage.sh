@@ -71,6 +71,13 @@ run "$SCFW" compare experiment.json --check --out $'c\tmp'
 expect_rc 2 "compare --out with a tab"
 [[ "$(head -n1 <<<"$ERR")" == "scfw compare: --out: the file name holds a control character (shown as ?): 'c?mp'" ]] ||
   fail "compare --out with a tab: first stderr line is '$(head -n1 <<<"$ERR")'"
+# --jobs outside [1, 4096]: the message states the range.
+for jobs in 0 4097 two; do
+  run "$SCFW" compare experiment.json --check --jobs $jobs
+  expect_rc 2 "compare --jobs $jobs"
+  [[ "$(head -n1 <<<"$ERR")" == "scfw compare: --jobs: expected an integer in [1, 4096], got '$jobs'" ]] ||
+    fail "compare --jobs $jobs: first stderr line is '$(head -n1 <<<"$ERR")'"
+done
 run "$SCFW" validate $'pro\x7fblem.json'
 expect_rc 2 "a problem file name with DEL"
 [[ "$ERR" == "error: pro?blem.json: the file name holds a control character (shown as ?); rename the file" ]] ||

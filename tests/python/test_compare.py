@@ -74,7 +74,10 @@ class CompareTest(unittest.TestCase):
                             str(caught.exception))
             with self.assertRaises(scfw.InputError) as caught:
                 scfw.compare(e, jobs=0)
-            self.assertEqual(str(caught.exception), "--jobs: expected an integer >= 1, got '0'")
+            self.assertEqual(str(caught.exception), "--jobs: expected an integer in [1, 4096], got '0'")
+            with self.assertRaises(scfw.InputError) as caught:
+                scfw.compare(e, jobs=4097)
+            self.assertEqual(str(caught.exception), "--jobs: expected an integer in [1, 4096], got '4097'")
 
     def test_ctrl_c_stops_the_runs(self):
         if threading.current_thread() is not threading.main_thread():

@@ -452,10 +452,10 @@ def compare(experiment, jobs=None, out=None, plots=True, progress=False, base_di
     message. Ctrl-C
     stops the runs and raises KeyboardInterrupt.
     """
-    if jobs is not None and (not _is_int(jobs) or jobs < 1):
+    if jobs is not None and (not _is_int(jobs) or not 1 <= jobs <= 4096):
         if not _is_int(jobs):
             raise TypeError("compare(): jobs: expected an int, got %s" % _type_name(jobs))
-        raise InputError("--jobs: expected an integer >= 1, got '%d'" % jobs)
+        raise InputError("--jobs: expected an integer in [1, 4096], got '%d'" % jobs)
     if plugins is not None and not (isinstance(plugins, dict) and all(isinstance(k, str) for k in plugins)):
         raise TypeError("compare(): plugins: expected a dict with str keys, got %s" % _type_name(plugins))
     plugins = plugins or {}
