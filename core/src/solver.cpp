@@ -257,16 +257,8 @@ class Run {
   /// The summary, as every callback's on_end sees it.
   Summary finish() {
     Summary& s = summary_;
+    static_cast<RunTally&>(s) = state;
     s.iterations = state.done;
-    s.best_gap = state.best_gap;
-    s.has_gap = state.has_gap;
-    s.final_gap = state.final_gap;
-    s.final_objective = state.final_objective;
-    s.gap_slack = state.gap_slack;
-    s.glmo_iterations = state.glmo_iterations;
-    s.glmo_max_iterations = state.glmo_max_iterations;
-    s.glmo_solver = state.glmo_solver;
-    s.times = state.times;
     s.seconds = seconds_since(t_start_);
     if (P_.counters) s.calls = calls();
     s.y = state.y;

@@ -32,22 +32,31 @@ struct PhaseTimes {
   double total() const { return oracle + tracker + glmo + update + gap; }
 };
 
+/// What the loop tallies as it goes: the running part of the Summary, which the loop state
+/// carries (and so a checkpoint) and the Summary hands out at the end.
+struct RunTally {
+  double best_gap = 0;  ///< smallest gap reported (the loop starts it at infinity)
+  bool has_gap = false;
+  double final_gap = 0, final_objective = 0;
+  /// Largest (value - lower_bound) of the gap reports' GLMO solves: 0 for an exact GLMO; else
+  /// each reported gap is an upper bound, at most this much above the exact one.
+  double gap_slack = 0;
+  PhaseTimes times;
+  long glmo_iterations = 0;      ///< simplex iterations of the algorithm's GLMO, summed
+  long glmo_max_iterations = 0;  ///< the largest of one solve
+  std::string glmo_solver;       ///< Glmo::describe(), taken when the run began
+};
+
 /// What the loop carries from one iteration to the next, and all that a resumed run needs to
 /// continue bitwise as the uninterrupted one (with the plugins' own saved state, roles.hpp).
-struct LoopState {
-  long done = 0;     ///< iterations done: y is y_done
-  Vec y, y_prev, z;  ///< y_k, y_{k-1}, z_{k-1} (the tracker updates it at the next iteration)
-  Jacobian V;        ///< V_{k-1}, dense or sparse as the oracle's Jacobian
-  Rng rng;           ///< the run's engine, as it stands
-  // The running summary.
-  double best_gap = std::numeric_limits<double>::infinity();
-  bool has_gap = false;
-  double final_gap = 0, final_objective = 0, gap_slack = 0;
-  long glmo_iterations = 0, glmo_max_iterations = 0;
-  PhaseTimes times;
-  CallCounters calls;       ///< calls made by the run so far
-  double seconds = 0;       ///< wall time of the run so far
-  std::string glmo_solver;  ///< the summary's GLMO description, taken when the run began
+struct LoopState : RunTally {
+  LoopState() { best_gap = std::numeric_limits<double>::infinity(); }
+  long done = 0;      ///< iterations done: y is y_done
+  Vec y, y_prev, z;   ///< y_k, y_{k-1}, z_{k-1} (the tracker updates it at the next iteration)
+  Jacobian V;         ///< V_{k-1}, dense or sparse as the oracle's Jacobian
+  Rng rng;            ///< the run's engine, as it stands
+  CallCounters calls; ///< calls made by the run so far
+  double seconds = 0; ///< wall time of the run so far
 };
 
 /// What the loop hands to callbacks after each iteration.
@@ -138,23 +147,16 @@ class StateHook {
   virtual void save(const LoopState& state) = 0;
 };
 
-struct Summary {
+/// The end of a run: the loop's tally (best and final gap, phase times, GLMO iterations) and
+/// what the run itself says.
+struct Summary : RunTally {
   Status status = Status::IterationLimit;
   std::string reason;   ///< what ended the run early ("" after all K iterations)
   std::string message;  ///< "<status> (<reason>) after k of K iterations"
   long iterations = 0;
-  double final_objective = 0, final_gap = 0, best_gap = 0;
-  bool has_gap = false;
   long gap_iteration = 0;  ///< the iteration final_gap was computed at (== iterations: at y_K)
-  /// Largest (value - lower_bound) of the gap reports' GLMO solves: 0 for an exact GLMO; else
-  /// each reported gap is an upper bound, at most this much above the exact one.
-  double gap_slack = 0;
-  PhaseTimes times;
   double seconds = 0;
   CallCounters calls;            ///< calls made during this run
-  long glmo_iterations = 0;      ///< simplex iterations of the algorithm's GLMO, summed
-  long glmo_max_iterations = 0;  ///< the largest of one solve
-  std::string glmo_solver;       ///< Glmo::describe()
   std::string schedule;          ///< Schedule::describe(K): the step sizes of this run
   std::vector<std::string> notes;  ///< Problem::notes and Method::notes: choices the host made
   Vec y;                         ///< y_K
