@@ -1,5 +1,6 @@
 #include "scfw/core/checkpoint.hpp"
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,8 @@
 #include <iterator>
 #include <limits>
 #include <system_error>
+#include <type_traits>
+#include <utility>
 
 #include "scfw/core/output_file.hpp"
 #include "scfw/core/problem.hpp"
@@ -160,6 +163,23 @@ std::string reseal_checkpoint(const std::string& text) {
   return body + kChecksum + hex64(fnv1a64(body)) + "\nend\n";
 }
 
+namespace {
+
+/// The text blocks that end a checkpoint, in the order of the file: the GLMO's description, the
+/// trace, and the components' saved states. (`Ck` is Checkpoint, const when writing.)
+template <class Ck>
+auto text_blocks(Ck& ck) {
+  using Text = std::conditional_t<std::is_const_v<Ck>, const std::string, std::string>;
+  return std::array<std::pair<const char*, Text*>, 6>{{{"glmo_solver", &ck.state.glmo_solver},
+                                                      {"trace", &ck.trace},
+                                                      {"state_glmo", &ck.algorithm_glmo},
+                                                      {"state_gap_glmo", &ck.gap_glmo},
+                                                      {"state_domain", &ck.domain},
+                                                      {"state_tracker", &ck.tracker}}};
+}
+
+}  // namespace
+
 std::string checkpoint_text(const Checkpoint& ck) {
   StateWriter w;
   const LoopState& s = ck.state;
@@ -193,12 +213,7 @@ std::string checkpoint_text(const Checkpoint& ck) {
                                            s.calls.hessian, s.calls.glmo_solves, s.calls.outer_values});
   w.put("oracle_seconds", s.calls.oracle_seconds);
   w.put("seconds", s.seconds);
-  w.put("glmo_solver", s.glmo_solver);
-  w.put("trace", ck.trace);
-  w.put("state_glmo", ck.algorithm_glmo);
-  w.put("state_gap_glmo", ck.gap_glmo);
-  w.put("state_domain", ck.domain);
-  w.put("state_tracker", ck.tracker);
+  for (const auto& [name, text] : text_blocks(ck)) w.put(name, *text);
 
   std::string text = std::string(kMagic) + "\n";
   text += "scfw " + ck.identity.scfw_version + "\n";
@@ -376,12 +391,7 @@ Checkpoint parse_checkpoint(const std::string& all, const std::string& file) {
     r.check_range("oracle_seconds", std::vector<double>{s.calls.oracle_seconds}, 0.0, std::numeric_limits<double>::max());
     r.get("seconds", s.seconds);
     r.check_range("seconds", std::vector<double>{s.seconds}, 0.0, std::numeric_limits<double>::max());
-    r.get("glmo_solver", s.glmo_solver);
-    r.get("trace", ck.trace);
-    r.get("state_glmo", ck.algorithm_glmo);
-    r.get("state_gap_glmo", ck.gap_glmo);
-    r.get("state_domain", ck.domain);
-    r.get("state_tracker", ck.tracker);
+    for (const auto& [name, text] : text_blocks(ck)) r.get(name, *text);
     r.expect_end();
   } catch (const InputError&) {
     throw;
