@@ -32,12 +32,6 @@ std::string format_duration(double seconds) {
   return buf;
 }
 
-std::string fmt_seconds(double seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2fs", seconds);
-  return buf;
-}
-
 }  // namespace
 
 void TraceCsv::on_begin(const RunInfo& info) {
@@ -120,15 +114,10 @@ CallbackResult ProgressLog::on_iteration(const IterationState& s) {
   }
   if (s.seconds - last_ < interval_) return CallbackResult::Continue;
   last_ = s.seconds;
-  char buf[256];
   const double pct = s.iterations > 0 ? 100.0 * static_cast<double>(s.iteration) / static_cast<double>(s.iterations) : 0;
-  std::string line;
-  std::snprintf(buf, sizeof buf, "progress: iteration %ld/%ld (%.0f%%)", s.iteration, s.iterations, pct);
-  line += buf;
-  if (has_gap_) {
-    std::snprintf(buf, sizeof buf, ", objective %.6g, gap %.3e", objective_, gap_);
-    line += buf;
-  }
+  std::string line = "progress: iteration " + std::to_string(s.iteration) + "/" + std::to_string(s.iterations) + " (" +
+                     format_as("%.0f", pct) + "%)";
+  if (has_gap_) line += ", objective " + format_as("%.6g", objective_) + ", gap " + format_as("%.3e", gap_);
   line += ", elapsed " + format_duration(s.seconds);
   if (s.iteration > 0 && s.iteration < s.iterations)
     line += ", ETA " + eta(s.seconds, s.iteration, s.iterations, time_limit_);
@@ -167,23 +156,16 @@ CallbackResult ProgressLine::on_iteration(const IterationState& s) {
 }
 
 void ProgressLine::draw() {
-  char buf[200];
   const double pct = iterations_ > 0 ? 100.0 * static_cast<double>(iteration_) / static_cast<double>(iterations_) : 0.0;
   const double rate = seconds_ > 0 ? static_cast<double>(iteration_) / seconds_ : 0.0;
-  std::string line;
-  std::snprintf(buf, sizeof buf, "%ld/%ld (%3.0f%%)", iteration_, iterations_, pct);
-  line += buf;
-  if (has_gap_) {
-    std::snprintf(buf, sizeof buf, "  gap %.3e", gap_);
-    line += buf;
-  }
+  std::string line = std::to_string(iteration_) + "/" + std::to_string(iterations_) + " (" + format_as("%3.0f", pct) + "%)";
+  if (has_gap_) line += "  gap " + format_as("%.3e", gap_);
   if (rate > 0) {
-    std::snprintf(buf, sizeof buf, "  %.0f it/s", rate);
-    line += buf;
+    line += "  " + format_as("%.0f", rate) + " it/s";
     if (iteration_ < iterations_)
       line += "  ETA " + eta(seconds_, iteration_, iterations_, time_limit_);
     else
-      line += "  done in " + (seconds_ < 10 ? fmt_seconds(seconds_) : format_duration(seconds_));
+      line += "  done in " + (seconds_ < 10 ? format_as("%.2f", seconds_) + "s" : format_duration(seconds_));
   }
   // Pad over the remains of a longer previous line.
   const size_t width = line.size();

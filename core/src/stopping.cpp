@@ -1,35 +1,22 @@
 #include "scfw/core/stopping.hpp"
 
-#include <cstdio>
+#include "scfw/core/format.hpp"
 
 namespace scfw {
 
-CallbackResult GapToleranceRule::on_iteration(const IterationState& s) {
-  if (tolerance_ > 0 && s.has_gap && s.gap <= tolerance_) {
-    gap_ = s.gap;
-    return CallbackResult::Stop;
-  }
-  return CallbackResult::Continue;
+CallbackResult LimitRule::on_iteration(const IterationState& s) {
+  const bool gap = status_ == Status::GapTolerance;
+  if (limit_ <= 0 || (gap && !s.has_gap)) return CallbackResult::Continue;
+  const double measure = gap ? s.gap : s.seconds;
+  if (!(gap ? measure <= limit_ : measure >= limit_)) return CallbackResult::Continue;  // NaN: not reached
+  reached_ = measure;
+  return CallbackResult::Stop;
 }
 
-std::string GapToleranceRule::reason() const {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "gap %.3e <= tolerance %.3g", gap_, tolerance_);
-  return buf;
-}
-
-CallbackResult TimeLimitRule::on_iteration(const IterationState& s) {
-  if (limit_ > 0 && s.seconds >= limit_) {
-    seconds_ = s.seconds;
-    return CallbackResult::Stop;
-  }
-  return CallbackResult::Continue;
-}
-
-std::string TimeLimitRule::reason() const {
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "%.3f s >= limit %.3g s", seconds_, limit_);
-  return buf;
+std::string LimitRule::reason() const {
+  if (status_ == Status::GapTolerance)
+    return "gap " + format_as("%.3e", reached_) + " <= tolerance " + format_as("%.3g", limit_);
+  return format_as("%.3f", reached_) + " s >= limit " + format_as("%.3g", limit_) + " s";
 }
 
 }  // namespace scfw

@@ -10,30 +10,35 @@
 
 namespace scfw {
 
-/// Stops the run (status GapTolerance) at the first reported gap <= tolerance (0: never).
-class GapToleranceRule final : public Callback {
+/// A stopping rule of the options: ends the run successfully at the first iteration whose measure
+/// reaches the limit; a limit of 0 never does. The reason names the measure and the limit.
+class LimitRule : public Callback {
  public:
-  explicit GapToleranceRule(double tolerance) : tolerance_(tolerance) {}
   CallbackResult on_iteration(const IterationState& s) override;
-  Status stop_status() const override { return Status::GapTolerance; }
+  Status stop_status() const override { return status_; }
   std::string reason() const override;
 
- private:
-  double tolerance_;
-  double gap_ = 0;
-};
-
-/// Stops the run (status TimeLimit) after the first iteration that ends past `seconds` (0: never).
-class TimeLimitRule final : public Callback {
- public:
-  explicit TimeLimitRule(double seconds) : limit_(seconds) {}
-  CallbackResult on_iteration(const IterationState& s) override;
-  Status stop_status() const override { return Status::TimeLimit; }
-  std::string reason() const override;
+ protected:
+  /// status GapTolerance: the measure is a reported gap, reached at <= limit; TimeLimit: the
+  /// seconds since the start, reached at >= limit.
+  LimitRule(double limit, Status status) : limit_(limit), status_(status) {}
 
  private:
   double limit_;
-  double seconds_ = 0;
+  Status status_;
+  double reached_ = 0;  ///< the measure that stopped the run
+};
+
+/// Stops the run (status GapTolerance) at the first reported gap <= tolerance (0: never).
+class GapToleranceRule final : public LimitRule {
+ public:
+  explicit GapToleranceRule(double tolerance) : LimitRule(tolerance, Status::GapTolerance) {}
+};
+
+/// Stops the run (status TimeLimit) after the first iteration that ends past `seconds` (0: never).
+class TimeLimitRule final : public LimitRule {
+ public:
+  explicit TimeLimitRule(double seconds) : LimitRule(seconds, Status::TimeLimit) {}
 };
 
 /// Stops the run (status Interrupted by default) when `requested()` turns true, e.g. a Ctrl-C
