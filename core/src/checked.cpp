@@ -255,10 +255,14 @@ class ScopedTimer {
   std::chrono::steady_clock::time_point start_;
 };
 
-// No shape, or [rows, cols] with rows * cols = d.
-void check_shape(const std::string& plugin, const std::vector<int>& s, long d) {
+// The shape of x an oracle or a domain declares: none, or [rows, cols] with rows * cols = d.
+template <class Role>
+std::vector<int> checked_shape(const std::string& plugin, const Role& inner, long d) {
+  std::vector<int> s;
+  SCFW_GUARD(plugin, s = inner.shape());
   if (!s.empty() && (s.size() != 2 || s[0] < 1 || s[1] < 1 || static_cast<long>(s[0]) * s[1] != d))
     fail(plugin, "shape: expected none or [rows, cols] with rows * cols = d = " + std::to_string(d));
+  return s;
 }
 
 // Auxiliary variables name coordinates of x, once each, under a role.
@@ -387,12 +391,7 @@ class CheckedOracle final : public Oracle {
     return aux;
   }
 
-  std::vector<int> shape() const override {
-    std::vector<int> s;
-    SCFW_GUARD(plugin_, s = inner_->shape());
-    check_shape(plugin_, s, d_);
-    return s;
-  }
+  std::vector<int> shape() const override { return checked_shape(plugin_, *inner_, d_); }
 
  private:
   // No names, or one per coordinate.
@@ -541,12 +540,7 @@ class CheckedDomain final : public CheckedStateful<Domain> {
     return r;
   }
 
-  std::vector<int> shape() const override {
-    std::vector<int> s;
-    SCFW_GUARD(plugin_, s = inner_->shape());
-    check_shape(plugin_, s, d_);
-    return s;
-  }
+  std::vector<int> shape() const override { return checked_shape(plugin_, *inner_, d_); }
 
   bool separates(int j) const override {
     bool r = false;
