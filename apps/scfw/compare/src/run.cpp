@@ -96,18 +96,23 @@ struct Unpacker {
   }
 };
 
+/// The fields of a run after its index and ok flag, in the order they travel: `field` is a
+/// Packer's put or an Unpacker's get. (`Run` is CompareRun, const when packing.)
+template <class Run, class Field>
+void run_fields(Run& r, Field&& field) {
+  field(r.error);
+  field(r.final_gap), field(r.best_gap), field(r.final_objective), field(r.seconds);
+  field(r.iterations);
+  field(r.times.oracle), field(r.times.tracker), field(r.times.glmo), field(r.times.update), field(r.times.gap);
+  field(r.compose_seconds);
+}
+
 void pack_run(Packer& p, size_t index, const CompareRun& r, const std::string& trace, const std::string& summary,
               const std::string& solution) {
   p.put(static_cast<std::uint64_t>(index));
   p.put(static_cast<std::uint8_t>(r.ok));
-  p.put(r.error);
-  p.put(r.final_gap), p.put(r.best_gap), p.put(r.final_objective), p.put(r.seconds);
-  p.put(r.iterations);
-  p.put(r.times.oracle), p.put(r.times.tracker), p.put(r.times.glmo), p.put(r.times.update), p.put(r.times.gap);
-  p.put(r.compose_seconds);
-  p.put(trace);
-  p.put(summary);
-  p.put(solution);
+  run_fields(r, [&p](const auto& v) { p.put(v); });
+  for (const std::string* text : {&trace, &summary, &solution}) p.put(*text);
 }
 
 /// Unpacks one run into result.runs[index]; returns its trace, summary and solution texts (the
@@ -121,14 +126,8 @@ size_t unpack_run(Unpacker& u, std::vector<CompareRun>& runs, std::string& trace
   std::uint8_t ok = 0;
   u.get(ok);
   r.ok = ok != 0;
-  u.get(r.error);
-  u.get(r.final_gap), u.get(r.best_gap), u.get(r.final_objective), u.get(r.seconds);
-  u.get(r.iterations);
-  u.get(r.times.oracle), u.get(r.times.tracker), u.get(r.times.glmo), u.get(r.times.update), u.get(r.times.gap);
-  u.get(r.compose_seconds);
-  u.get(trace);
-  u.get(summary);
-  u.get(solution);
+  run_fields(r, [&u](auto& v) { u.get(v); });
+  for (std::string* text : {&trace, &summary, &solution}) u.get(*text);
   return index;
 }
 
