@@ -189,6 +189,24 @@ struct IpoptTrace {
   std::vector<double> wall, cpu;  // seconds since the solve started
 };
 
+/// Ipopt's sparse matrices in two passes: their structure (row and column of each entry) when
+/// `row` is given, else the values in the same order.
+struct Triplets {
+  Ipopt::Index* row;
+  Ipopt::Index* col;
+  Ipopt::Number* v;
+  long k = 0;
+  void operator()(long r, long c, double value) {
+    if (row) {
+      row[k] = static_cast<Ipopt::Index>(r);
+      col[k] = static_cast<Ipopt::Index>(c);
+    } else {
+      v[k] = value;
+    }
+    ++k;
+  }
+};
+
 class EpigraphQcqp final : public Ipopt::TNLP {
  public:
   enum class Form { PQ, XS };
@@ -286,16 +304,7 @@ class EpigraphQcqp final : public Ipopt::TNLP {
   bool eval_jac_g(Ipopt::Index, const Ipopt::Number* x, bool new_x, Ipopt::Index, Ipopt::Index, Ipopt::Index* row,
                   Ipopt::Index* col, Ipopt::Number* v) override {
     const long d = d_;
-    long k = 0;
-    auto put = [&](long r, long c, double value) {
-      if (row) {
-        row[k] = static_cast<Ipopt::Index>(r);
-        col[k] = static_cast<Ipopt::Index>(c);
-      } else {
-        v[k] = value;
-      }
-      ++k;
-    };
+    Triplets put{row, col, v};
     if (!row) update(x, new_x);
     for (long i = 0; i < m_; ++i) {
       const double* gi = row ? nullptr : grad_[static_cast<std::size_t>(i)].data();
@@ -328,16 +337,7 @@ class EpigraphQcqp final : public Ipopt::TNLP {
       S_.setZero(d, d);
       for (long i = 0; i < m_; ++i) S_ += lambda[i] * mo_.G[static_cast<std::size_t>(i)];
     }
-    long k = 0;
-    auto put = [&](long r, long c, double value) {
-      if (row) {
-        row[k] = static_cast<Ipopt::Index>(r);
-        col[k] = static_cast<Ipopt::Index>(c);
-      } else {
-        v[k] = value;
-      }
-      ++k;
-    };
+    Triplets put{row, col, v};
     for (long r = 0; r < d; ++r)
       for (long c = 0; c <= r; ++c) put(r, c, row ? 0.0 : S_(r, c));
     if (form_ == Form::PQ) {

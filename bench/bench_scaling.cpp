@@ -42,7 +42,8 @@ struct ScalingRow {
   int d = 0, m = 0;
   std::string mode, glmo;
   long iterations = 0;
-  double setup_s = 0, oracle = 0, tracker = 0, glmo_us = 0, update = 0, total = 0, simplex = 0;
+  double setup_s = 0;
+  scfw::bench::PhaseMedians us;  ///< microseconds per iteration by phase, simplex iterations per solve
 };
 
 }  // namespace
@@ -103,27 +104,18 @@ int main(int argc, char** argv) {
           std::vector<Summary> runs;
           long done = K;
           for (int r = 0; r < repeats; ++r) {
-            SolverOptions opt;
-            opt.iterations = K;
-            opt.seed = static_cast<std::uint64_t>(r + 1);
-            opt.report_every = 0;
-            opt.final_report = false;
+            SolverOptions opt = scfw::bench::run_options(K, r, false);
             opt.time_limit = time_limit;
             Solver s(p, opt);
             runs.push_back(s.run());
             done = std::min(done, runs.back().iterations);
           }
-          const scfw::bench::PhaseMedians pm = scfw::bench::medians_of(runs);
+          row.us = scfw::bench::medians_of(runs);
           row.iterations = done;
-          row.oracle = pm.oracle;
-          row.tracker = pm.tracker;
-          row.glmo_us = pm.glmo;
-          row.update = pm.update;
-          row.total = pm.total;
-          row.simplex = pm.simplex;
+          const scfw::bench::PhaseMedians& us = row.us;
           std::printf("%6d %4d %5s %14s %6ld | %9.2f %9.2f %9.2f %9.2f %10.2f | %8.2f %8.2f\n", d, m, mode.c_str(),
-                      row.glmo.c_str(), row.iterations, row.oracle, row.tracker, row.glmo_us, row.update, row.total,
-                      row.simplex, row.setup_s);
+                      row.glmo.c_str(), row.iterations, us.oracle, us.tracker, us.glmo, us.update, us.total,
+                      us.simplex, row.setup_s);
           std::fflush(stdout);
           rows.push_back(row);
         }
@@ -145,8 +137,8 @@ int main(int argc, char** argv) {
     for (const ScalingRow& r : rows) {
       char buf[256];
       std::snprintf(buf, sizeof buf, "%d %d %s %s %ld %.4f %.4f %.4f %.4f %.4f %.4f %.3f\n", r.d, r.m, r.mode.c_str(),
-                    r.glmo.c_str(), r.iterations, r.oracle, r.tracker, r.glmo_us, r.update, r.total, r.simplex,
-                    r.setup_s);
+                    r.glmo.c_str(), r.iterations, r.us.oracle, r.us.tracker, r.us.glmo, r.us.update, r.us.total,
+                    r.us.simplex, r.setup_s);
       f << buf;
     }
     std::printf("\nwrote %s\n", out.c_str());

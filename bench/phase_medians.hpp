@@ -46,16 +46,22 @@ inline PhaseMedians medians_of(const std::vector<Summary>& runs) {
   return m;
 }
 
+/// The options of run `r` (0-based) of a measurement: K iterations, seed r + 1, no gap reports
+/// in the loop, one exact gap at the end when `final_report`.
+inline SolverOptions run_options(long K, int r, bool final_report) {
+  SolverOptions o;
+  o.iterations = K;
+  o.seed = static_cast<std::uint64_t>(r + 1);
+  o.report_every = 0;
+  o.final_report = final_report;
+  return o;
+}
+
 inline PhaseMedians measure_phases(const Registry& registry, const nlohmann::json& doc, long K, int repeats) {
   std::vector<Summary> runs;
   for (int r = 0; r < repeats; ++r) {
     Composition p = compose(registry, doc, "bench", ".");
-    SolverOptions o;
-    o.iterations = K;
-    o.seed = static_cast<std::uint64_t>(r + 1);
-    o.report_every = 0;
-    o.final_report = true;
-    Solver s(p, o);
+    Solver s(p, run_options(K, r, true));
     runs.push_back(s.run());
   }
   return medians_of(runs);
