@@ -39,14 +39,20 @@ struct Trajectory {
   Summary summary;
 };
 
-inline Trajectory run(Composition& p, std::uint64_t seed, long iterations, long report_every, bool keep_y = false,
-                      bool final_report = true) {
+/// Options for K iterations from `seed`, a gap report every `report_every` (0: none) and, when
+/// `final_report`, one at y_K.
+inline SolverOptions options(long K, std::uint64_t seed, long report_every, bool final_report = true) {
   SolverOptions o;
-  o.iterations = iterations;
+  o.iterations = K;
   o.seed = seed;
   o.report_every = report_every;
   o.final_report = final_report;
-  Solver solver(p, o);
+  return o;
+}
+
+inline Trajectory run(Composition& p, std::uint64_t seed, long iterations, long report_every, bool keep_y = false,
+                      bool final_report = true) {
+  Solver solver(p, options(iterations, seed, report_every, final_report));
   Trajectory t;
   solver.add_callback([&](const IterationState& s) {
     if (keep_y) t.y.push_back(*s.y);

@@ -15,12 +15,14 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "sanitizer_support.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
@@ -31,6 +33,20 @@ inline void lmo_dense(const Domain& domain, const Vec& g, Vec& x) {
   Atom s;
   domain.lmo(g, s);
   s.to_dense(x);
+}
+
+/// X = {x in [-1, 1]^6 : sum x <= 3} as a polytope domain block (A row-major, b): the polytope
+/// whose LMO keeps Clp's basis between calls in the tests of resumes and of reused problems.
+inline nlohmann::json box_cut_polytope() {
+  nlohmann::json A = nlohmann::json::array(), b = nlohmann::json::array();
+  for (int sign : {1, -1})
+    for (int i = 0; i < 6; ++i) {
+      for (int j = 0; j < 6; ++j) A.push_back(i == j ? sign : 0);
+      b.push_back(1);
+    }
+  for (int j = 0; j < 6; ++j) A.push_back(1);
+  b.push_back(3);
+  return {{"plugin", "polytope"}, {"A", A}, {"b", b}};
 }
 
 inline Registry& registry() {
@@ -221,6 +237,24 @@ long check_warm_solves_allocate_nothing(Glmo& glmo, const Domain& domain, int n,
   CHECK(mallocs() == before);
   MESSAGE("allocation check: " << pivots << " pivots over 1000 warm solves");
   return pivots;
+}
+
+/// check_warm_solves_allocate_nothing for the GLMO `plugin` (its default parameters) over
+/// max_i u_i and the l1 ball of Task 1's size (d = 100, n = 10, radius 5). Returns the pivots, or
+/// nothing under a sanitizer that owns malloc (the check skipped with kSanitizerSkipMessage).
+template <class Count>
+std::optional<long> check_task1_warm_solves_allocate_nothing(const std::string& plugin, double b,
+                                                             const Count& mallocs) {
+  if (kAllocatorSanitized) {
+    MESSAGE(kSanitizerSkipMessage);
+    return std::nullopt;
+  }
+  const int d = 100, n = 10;
+  auto domain = make_l1(d, n, 5.0);
+  auto outer = make_max(d, n);
+  auto glmo = make<Glmo>(plugin, {}, context(d, n));
+  glmo->setup(*outer, *domain, n, d);
+  return check_warm_solves_allocate_nothing(*glmo, *domain, n, b, mallocs);
 }
 
 /// A warm GLMO's saved state resumes bitwise. From a random instance (seed 13), 20 steps drift z

@@ -157,33 +157,27 @@ TEST_CASE("every example resumed from a checkpoint gives the uninterrupted run b
   }
 }
 
-// X = {x in [-1, 1]^6 : sum x <= 3} as the polytope domain's A (row-major) and b.
-static std::pair<nlohmann::json, nlohmann::json> box_cut_polytope() {
-  nlohmann::json A = nlohmann::json::array(), b = nlohmann::json::array();
-  for (int sign : {1, -1})
-    for (int i = 0; i < 6; ++i) {
-      for (int j = 0; j < 6; ++j) A.push_back(i == j ? sign : 0);
-      b.push_back(1);
-    }
-  for (int j = 0; j < 6; ++j) A.push_back(1);
-  b.push_back(3);
-  return {A, b};
+// Three least-squares tasks over X = {x in [-1, 1]^6 : sum x <= 3} (test::box_cut_polytope),
+// reported every 10 iterations, solved by `glmo` in K iterations.
+static nlohmann::json polytope_run(const char* glmo, long K) {
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "seed": 5, "report": { "every": 10 },
+    "oracle": { "plugin": "least_squares_tasks", "batch": 1,
+                "synthetic": { "tasks": 3, "dim": 6, "rows_per_task": 30, "sparsity": 3, "seed": 2 } },
+    "outer":  { "plugin": "max" },
+    "schedule": { "plugin": "nonconvex" } })");
+  doc["iterations"] = K;
+  doc["glmo"] = {{"plugin", glmo}};
+  doc["domain"] = test::box_cut_polytope();
+  return doc;
 }
 
 TEST_CASE("every tracker, and a polytope's warm LMO under column generation, resume bit for bit") {
   // X = {x in [-1, 1]^6 : sum x <= 3}; column generation calls the polytope's LMO (a warm Clp
   // basis) at every GLMO solve. STORM and the Hessian tracker read y_{k-1}.
-  const auto Ab = box_cut_polytope();
   for (const char* tracker : {"momentum", "storm", "hessian", "vanilla", "clipped"}) {
     CAPTURE(tracker);
-    nlohmann::json doc = nlohmann::json::parse(R"({
-      "seed": 5, "iterations": 60, "report": { "every": 10 },
-      "oracle": { "plugin": "least_squares_tasks", "batch": 1,
-                  "synthetic": { "tasks": 3, "dim": 6, "rows_per_task": 30, "sparsity": 3, "seed": 2 } },
-      "outer":  { "plugin": "max" },
-      "glmo":   { "plugin": "column_generation" },
-      "schedule": { "plugin": "nonconvex" } })");
-    doc["domain"] = {{"plugin", "polytope"}, {"A", Ab.first}, {"b", Ab.second}};
+    nlohmann::json doc = polytope_run("column_generation", 60);
     doc["tracker"] = {{"plugin", tracker}};
     const Outcome whole = run_whole(doc);
     const fs::path file = scratch("polytope.ckpt");
@@ -199,15 +193,7 @@ TEST_CASE("every tracker, and a polytope's warm LMO under column generation, res
 TEST_CASE("a resume with another report setting gives the same y_K: the gap reports keep their own domain") {
   // The polytope's LMO keeps a warm Clp basis; the gap reports solve over a second polytope
   // (composer.cpp), so neither the reports before the checkpoint nor those after it move y_K.
-  const auto Ab = box_cut_polytope();
-  nlohmann::json doc = nlohmann::json::parse(R"({
-    "seed": 5, "iterations": 60, "report": { "every": 10 },
-    "oracle": { "plugin": "least_squares_tasks", "batch": 1,
-                "synthetic": { "tasks": 3, "dim": 6, "rows_per_task": 30, "sparsity": 3, "seed": 2 } },
-    "outer":  { "plugin": "max" },
-    "glmo":   { "plugin": "column_generation" },
-    "schedule": { "plugin": "nonconvex" } })");
-  doc["domain"] = {{"plugin", "polytope"}, {"A", Ab.first}, {"b", Ab.second}};
+  const nlohmann::json doc = polytope_run("column_generation", 60);
   const Outcome whole = run_whole(doc);
   const fs::path file = scratch("report_setting.ckpt");
   run_until(doc, 27, file);
@@ -240,15 +226,8 @@ TEST_CASE("long runs resume bit for bit at three points, with every GLMO, clp in
     doc["report"] = {{"every", 50}};
     runs.emplace_back(name, doc);
   }
-  const auto Ab = box_cut_polytope();
-  nlohmann::json polytope = nlohmann::json::parse(R"({
-    "seed": 5, "iterations": 2000, "report": { "every": 50 },
-    "oracle": { "plugin": "least_squares_tasks", "batch": 1,
-                "synthetic": { "tasks": 3, "dim": 6, "rows_per_task": 30, "sparsity": 3, "seed": 2 } },
-    "outer":  { "plugin": "max" },
-    "glmo":   { "plugin": "clp" },
-    "schedule": { "plugin": "nonconvex" } })");
-  polytope["domain"] = {{"plugin", "polytope"}, {"A", Ab.first}, {"b", Ab.second}};
+  nlohmann::json polytope = polytope_run("clp", 2000);
+  polytope["report"] = {{"every", 50}};
   runs.emplace_back("clp on a polytope", polytope);
   for (const auto& run : runs) {
     // Not a structured binding: clang 14 refuses CAPTURE's lambda reference to one.

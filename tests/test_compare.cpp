@@ -465,14 +465,6 @@ TEST_CASE("the problem composed once per worker: every number bitwise as composi
 TEST_CASE("the problem composed once per worker: every number bitwise as composing each run afresh (polytope)") {
   // The polytope's LMO keeps Clp's basis between calls; column generation calls it at every
   // GLMO solve. X = {x in [-1, 1]^6 : sum x <= 3}.
-  json A = json::array(), b = json::array();
-  for (int sign : {1, -1})
-    for (int i = 0; i < 6; ++i) {
-      for (int j = 0; j < 6; ++j) A.push_back(i == j ? sign : 0);
-      b.push_back(1);
-    }
-  for (int j = 0; j < 6; ++j) A.push_back(1);
-  b.push_back(3);
   json doc = json::parse(R"({
     "name": "polytope",
     "oracle": { "plugin": "least_squares_tasks", "batch": 1,
@@ -487,7 +479,7 @@ TEST_CASE("the problem composed once per worker: every number bitwise as composi
     "iterations": [30, 60],
     "report": { "points": 6 }
   })");
-  doc["domain"] = {{"plugin", "polytope"}, {"A", A}, {"b", b}};
+  doc["domain"] = scfw::test::box_cut_polytope();
   check_composed_once_is_bitwise_fresh(doc, "polytope");
 }
 

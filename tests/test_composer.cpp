@@ -39,13 +39,19 @@ void lmo_dense(const scfw::Domain& domain, const scfw::Vec& g, scfw::Vec& x) {
 const char* const kPlugins[] = {"least_squares_tasks", "max", "linear", "l1_ball", "simplex", "box",
                                 "clp", "dense_simplex", "column_generation", "nuclear_ball", "momentum", "nonconvex", "convex", "deterministic", "constant"};
 
+/// A registry (kept for the whole test program) of the kPlugins that were built.
+Registry* load_real_plugins() {
+  auto* reg = new Registry();
+  for (const char* name : kPlugins) {
+    const fs::path lib = fs::path(SCFW_PLUGIN_DIR) / ("libscfw_" + std::string(name) + ".so");
+    if (fs::exists(lib)) reg->load_library(lib);
+  }
+  return reg;
+}
+
 const Registry& real_plugins() {
   static Registry* r = [] {
-    auto* reg = new Registry();
-    for (const char* name : kPlugins) {
-      const fs::path lib = fs::path(SCFW_PLUGIN_DIR) / ("libscfw_" + std::string(name) + ".so");
-      if (fs::exists(lib)) reg->load_library(lib);
-    }
+    Registry* reg = load_real_plugins();
     for (const auto& f : reg->failures()) MESSAGE("plugin failed to load: ", f.path, ": ", f.reason);
     return reg;
   }();
@@ -55,11 +61,7 @@ const Registry& real_plugins() {
 /// The real plugins plus the composer fixture.
 const Registry& with_fixtures() {
   static Registry* r = [] {
-    auto* reg = new Registry();
-    for (const char* name : kPlugins) {
-      const fs::path lib = fs::path(SCFW_PLUGIN_DIR) / ("libscfw_" + std::string(name) + ".so");
-      if (fs::exists(lib)) reg->load_library(lib);
-    }
+    Registry* reg = load_real_plugins();
     reg->load_library(fs::path(SCFW_FIXTURE_DIR) / "composer" / "libcomposer.so");
     return reg;
   }();
@@ -83,6 +85,20 @@ std::string compose_error(const json& doc, const Registry& registry = real_plugi
   } catch (const InputError& e) {
     return e.what();
   }
+  return "";
+}
+
+/// The message of the scfw::Error other than an InputError (a failure of the run, exit 1) that
+/// composing `doc` with the fixtures raises.
+std::string run_failure(const json& doc) {
+  try {
+    scfw::compose(with_fixtures(), doc, "problem.json", ".");
+  } catch (const InputError& e) {
+    FAIL("not an input error: ", e.what());
+  } catch (const scfw::Error& e) {
+    return e.what();
+  }
+  FAIL("expected an error");
   return "";
 }
 
@@ -494,27 +510,13 @@ TEST_CASE("compose: failures inside factories, bind and setup") {
   // own exception) is a failure of the run (exit 1), located at the block all the same.
   doc = base();
   doc["glmo"] = json{{"plugin", "fixture_setup_fails"}};
-  try {
-    scfw::compose(with_fixtures(), doc, "problem.json", ".");
-    FAIL("expected an error");
-  } catch (const InputError& e) {
-    FAIL("not an input error: ", e.what());
-  } catch (const scfw::Error& e) {
-    CHECK(std::string(e.what()) == "problem.json: /glmo: fixture_setup_fails: no LP model");
-  }
+  CHECK(run_failure(doc) == "problem.json: /glmo: fixture_setup_fails: no LP model");
 
   // A factory that makes an object of another role is a plugin bug, not bad input.
   doc = base();
   doc["outer"] = json{{"plugin", "fixture_wrong_role"}};
-  try {
-    scfw::compose(with_fixtures(), doc, "problem.json", ".");
-    FAIL("expected an error");
-  } catch (const InputError& e) {
-    FAIL("not an input error: ", e.what());
-  } catch (const scfw::Error& e) {
-    CHECK(std::string(e.what()) ==
-          "fixture_wrong_role: registered as an outer plugin, but its factory made an object of another role");
-  }
+  CHECK(run_failure(doc) ==
+        "fixture_wrong_role: registered as an outer plugin, but its factory made an object of another role");
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -296,14 +296,5 @@ TEST_CASE("Glmo::supports agrees with setup(): same verdict, same words") {
 }
 
 TEST_CASE("dense_simplex solve() allocates nothing over 1000 warm solves") {
-  if (kAllocatorSanitized) {
-    MESSAGE(kSanitizerSkipMessage);
-    return;
-  }
-  const int d = 100, n = 10;
-  auto domain = make_l1(d, n, 5.0);
-  auto outer = make_max(d, n);
-  auto dense = make_dense(d, n);
-  dense->setup(*outer, *domain, n, d);
-  check_warm_solves_allocate_nothing(*dense, *domain, n, 0.01, [] { return g_mallocs.load(); });
+  check_task1_warm_solves_allocate_nothing("dense_simplex", 0.01, [] { return g_mallocs.load(); });
 }

@@ -188,10 +188,7 @@ TEST_CASE("stopping rules are callbacks: the gap tolerance stops at the first re
   const long stop_at = 10 * static_cast<long>(first + 1);
 
   Composition p = make(doc);
-  SolverOptions o;
-  o.iterations = K;
-  o.seed = 9;
-  o.report_every = 10;
+  SolverOptions o = test::options(K, 9, 10);
   o.gap_tolerance = tol;
   Solver solver(p, o);
   const Summary s = solver.run();
@@ -250,10 +247,7 @@ TEST_CASE("one problem, many methods: compose_problem + compose_method run bitwi
   for (int repeat = 0; repeat < 2; ++repeat) {
     CAPTURE(repeat);
     Method method = compose_method(registry(), problem, {&tracker, "/tracker"}, {&schedule, "/schedule"}, {&glmo, "/glmo"});
-    SolverOptions o;
-    o.iterations = K;
-    o.seed = 4;
-    o.report_every = 10;
+    SolverOptions o = test::options(K, 4, 10);
     std::vector<double> gaps;
     Solver solver(problem, method, o);
     solver.add_callback([&](const IterationState& s) {

@@ -2,8 +2,8 @@
 // basis) against cold Clp solves and dense_simplex, all loaded as real plugins:
 //
 //   * optimal values equal Clp's and dense_simplex's within 1e-9 (relative) on random instances
-//     of several sizes, on degenerate and tied ones (V = 0, duplicate rows, integer data, a zero
-//     column), and along 3000-step momentum-like drifts of Task 1's size, solved warm;
+//     of several sizes, on degenerate and tied ones (make_degenerate's kinds: duplicate rows, zero
+//     columns, V = 0, rank-one V, integer data; and columns equal up to sign), and along 3000-step momentum-like drifts of Task 1's size, solved warm;
 //   * the returned x lies in the ball and F(z + V (x - y)) at it is the returned value;
 //   * supports() and setup() decline what is not max over the l1 ball, word for word;
 //   * solve() allocates nothing over 1000 warm solves; the saved basis resumes bitwise;
@@ -75,22 +75,32 @@ struct Size {
 };
 const Size kSizes[] = {{10, 100, 5.0}, {1, 4, 1.0}, {3, 7, 2.0}, {20, 30, 0.5}, {40, 12, 3.0}};
 
+/// max_l1 and its references over max_i u_i and the l1 ball of size `s`, all set up: `clp`
+/// (the warm clp GLMO, or cold Clp solves) and dense_simplex.
+struct Set {
+  std::unique_ptr<OuterFunction> outer;
+  std::unique_ptr<Domain> domain;
+  std::unique_ptr<Glmo> fast, clp, dense;
+};
+Set set_up(const Size& s, bool cold_clp) {
+  Set g{make_max(s.d, s.n), make_l1(s.d, s.n, s.radius), make_fast(s.d, s.n),
+        cold_clp ? make_cold_clp(s.d, s.n) : make<Glmo>("clp", {}, context(s.d, s.n)),
+        make<Glmo>("dense_simplex", {}, context(s.d, s.n))};
+  for (Glmo* glmo : {g.fast.get(), g.clp.get(), g.dense.get()}) glmo->setup(*g.outer, *g.domain, s.n, s.d);
+  return g;
+}
+
 }  // namespace
 
 TEST_CASE("max_l1 equals cold Clp and dense_simplex on random instances") {
   for (const Size& s : kSizes) {
     CAPTURE(s.n);
     CAPTURE(s.d);
-    auto outer = make_max(s.d, s.n);
-    auto domain = make_l1(s.d, s.n, s.radius);
-    auto fast = make_fast(s.d, s.n);
-    auto clp = make_cold_clp(s.d, s.n);
-    auto dense = make<Glmo>("dense_simplex", {}, context(s.d, s.n));
-    for (Glmo* g : {fast.get(), clp.get(), dense.get()}) g->setup(*outer, *domain, s.n, s.d);
+    const Set g = set_up(s, true);
     std::mt19937_64 rng(11);
     for (int k = 0; k < 60; ++k) {
-      const Instance in = random_instance(*domain, s.n, rng, k % 2 == 1);
-      compare(*fast, {clp.get(), dense.get()}, *domain, in);
+      const Instance in = random_instance(*g.domain, s.n, rng, k % 2 == 1);
+      compare(*g.fast, {g.clp.get(), g.dense.get()}, *g.domain, in);
     }
   }
 }
@@ -101,39 +111,18 @@ TEST_CASE("max_l1 equals Clp and dense_simplex on degenerate and tied instances"
   for (const Size& s : kSizes) {
     CAPTURE(s.n);
     CAPTURE(s.d);
-    auto outer = make_max(s.d, s.n);
-    auto domain = make_l1(s.d, s.n, s.radius);
-    auto fast = make_fast(s.d, s.n);
-    auto clp = make<Glmo>("clp", {}, context(s.d, s.n));
-    auto dense = make<Glmo>("dense_simplex", {}, context(s.d, s.n));
-    for (Glmo* g : {fast.get(), clp.get(), dense.get()}) g->setup(*outer, *domain, s.n, s.d);
+    const Set g = set_up(s, false);
     std::mt19937_64 rng(5);
-    std::uniform_int_distribution<int> small(-2, 2);
-    for (int k = 0; k < 12; ++k) {
-      Instance in = random_instance(*domain, s.n, rng);
-      SUBCASE("V = 0") { in.V.setZero(); }
-      SUBCASE("duplicate rows of V and z") {
-        for (int i = 1; i < s.n; i += 2) {
-          in.V.row(i) = in.V.row(i - 1);
-          in.z[i] = in.z[i - 1];
-        }
+    for (int k = 0; k < 12; ++k)
+      for (int kind = 0; kind <= 6; ++kind) {  // make_degenerate's six kinds, then equal columns
+        CAPTURE(kind);
+        Instance in = random_instance(*g.domain, s.n, rng);
+        if (kind < 6)
+          make_degenerate(in, kind, rng);
+        else  // equal columns of V up to sign
+          for (int j = 1; j < s.d; j += 2) in.V.col(j) = (j % 4 == 1 ? -1.0 : 1.0) * in.V.col(j - 1);
+        compare(*g.fast, {g.clp.get(), g.dense.get()}, *g.domain, in);
       }
-      SUBCASE("z all equal, a zero column of V") {
-        in.z.setConstant(0.25);
-        in.V.col(0).setZero();
-      }
-      SUBCASE("integer V and z, y = 0: ties everywhere") {
-        for (int i = 0; i < s.n; ++i) {
-          in.z[i] = small(rng);
-          for (int j = 0; j < s.d; ++j) in.V(i, j) = small(rng);
-        }
-        in.y.setZero();
-      }
-      SUBCASE("equal columns of V up to sign") {
-        for (int j = 1; j < s.d; j += 2) in.V.col(j) = (j % 4 == 1 ? -1.0 : 1.0) * in.V.col(j - 1);
-      }
-      compare(*fast, {clp.get(), dense.get()}, *domain, in);
-    }
   }
 }
 
@@ -144,15 +133,12 @@ TEST_CASE("max_l1 equals cold Clp and dense_simplex along 3000-step momentum-lik
     for (double b : {0.01, 0.1}) {
       CAPTURE(s.n);
       CAPTURE(b);
-      auto outer = make_max(s.d, s.n);
-      auto domain = make_l1(s.d, s.n, s.radius);
-      auto fast = make_fast(s.d, s.n);
-      auto clp = make_cold_clp(s.d, s.n);
-      auto dense = make<Glmo>("dense_simplex", {}, context(s.d, s.n));
-      for (Glmo* g : {fast.get(), clp.get(), dense.get()}) g->setup(*outer, *domain, s.n, s.d);
+      const Set set = set_up(s, true);
+      Glmo& fast = *set.fast;
+      const Domain& domain = *set.domain;
       std::mt19937_64 rng(7);
       std::normal_distribution<double> normal;
-      Instance in = random_instance(*domain, s.n, rng);
+      Instance in = random_instance(domain, s.n, rng);
       Vec x(s.d);
       long pivots = 0;
       double worst = 0.0;
@@ -167,13 +153,13 @@ TEST_CASE("max_l1 equals cold Clp and dense_simplex along 3000-step momentum-lik
           in.z = (4.0 * in.z).array().round() / 4.0;
         }
         // Cold Clp asserts on explicit zeros: compare with dense_simplex alone when V has one.
-        if ((in.V.array() == 0.0).any()) worst = std::max(worst, compare(*fast, {dense.get()}, *domain, in, &pivots));
-        else worst = std::max(worst, compare(*fast, {clp.get(), dense.get()}, *domain, in, &pivots));
-        const GlmoResult r = fast->solve(in.z, in.V, in.y, x);
+        if ((in.V.array() == 0.0).any()) worst = std::max(worst, compare(fast, {set.dense.get()}, domain, in, &pivots));
+        else worst = std::max(worst, compare(fast, {set.clp.get(), set.dense.get()}, domain, in, &pivots));
+        const GlmoResult r = fast.solve(in.z, in.V, in.y, x);
         CHECK(r.iterations == 0);  // the same LP again: the kept basis is optimal at once
         in.y = (1.0 - b) * in.y + b * x;
       }
-      MESSAGE(fast->describe());
+      MESSAGE(fast.describe());
       MESSAGE(g_clp_unverified << " Clp value(s) so far not reached by Clp's own x");
       MESSAGE("n = " << s.n << ", d = " << s.d << ", drift b = " << b << ": " << static_cast<double>(pivots) / steps
                      << " pivots per solve, largest relative difference " << worst);
@@ -214,17 +200,8 @@ TEST_CASE("max_l1 declines what is not max over the l1 ball, word for word") {
 }
 
 TEST_CASE("max_l1 solve() allocates nothing over 1000 warm solves") {
-  if (kAllocatorSanitized) {
-    MESSAGE(kSanitizerSkipMessage);
-    return;
-  }
-  const int d = 100, n = 10;
-  auto domain = make_l1(d, n, 5.0);
-  auto outer = make_max(d, n);
-  auto fast = make_fast(d, n);
-  fast->setup(*outer, *domain, n, d);
-  const long pivots = check_warm_solves_allocate_nothing(*fast, *domain, n, 0.05, [] { return g_mallocs.load(); });
-  CHECK(pivots > 0);
+  const auto pivots = check_task1_warm_solves_allocate_nothing("max_l1", 0.05, [] { return g_mallocs.load(); });
+  if (pivots) CHECK(*pivots > 0);
 }
 
 TEST_CASE("max_l1's saved state resumes bitwise: 10 solves, save, a fresh GLMO loads it, 10 more") {

@@ -169,10 +169,7 @@ TEST_CASE("warm start: y_0 is the start; the start of the domain's own point cha
   Composition a = make(doc);
   const Trajectory plain = run(a, 5, 30, 10);
   Composition b = make(doc);
-  SolverOptions o;
-  o.iterations = 30;
-  o.seed = 5;
-  o.report_every = 10;
+  SolverOptions o = test::options(30, 5, 10);
   Solver same(b, o);
   same.set_start(b.problem.domain->initial_point());
   CHECK(bitwise_equal(same.run().y, plain.summary.y));
@@ -280,11 +277,7 @@ TEST_CASE("trace: a run that ends early gets its final point, with the gap when 
   const json doc = task1(40, 1, "polyak", {{"plugin", "nonconvex"}}, 3, 12, 20);
   for (const bool final_report : {true, false}) {
     Composition c = make(doc);
-    SolverOptions o;
-    o.iterations = 40;
-    o.seed = 2;
-    o.report_every = 5;
-    o.final_report = final_report;
+    SolverOptions o = test::options(40, 2, 5, final_report);
     Solver solver(c, o);
     std::ostringstream out;
     TraceCsv trace(out, "t.csv");

@@ -3,8 +3,8 @@
 //
 //   * optimal values equal Clp's within 1e-9 (relative) on random instances of cvar_ru over
 //     simplex_interval and max over l1_ball / box with many outputs, on degenerate ones (V = 0,
-//     duplicate rows of V, z all equal), and along 3000-step momentum-like drifts solved warm
-//     (400 steps under the sanitizers);
+//     duplicate rows of V, zero columns, z all equal), and along 3000-step momentum-like drifts
+//     solved warm (400 steps under the sanitizers);
 //   * the returned x lies in the domain and F(z + V (x - y), x) at it is the returned value;
 //   * supports() declines LPs with few rows per structural column, word for word;
 //   * solve() allocates nothing over 1000 warm solves;
@@ -82,6 +82,19 @@ std::vector<Case> cases() {
   return c;
 }
 
+/// `glmo` (not yet set up) against cold Clp on 40 random instances of `c` (seed 11, every other
+/// one with a Gaussian z).
+void compare_on_random_instances(Glmo& glmo, Case& c) {
+  auto clp = make_cold_clp(c.d, c.n);
+  glmo.setup(*c.outer, *c.domain, c.n, c.d);
+  clp->setup(*c.outer, *c.domain, c.n, c.d);
+  std::mt19937_64 rng(11);
+  for (int k = 0; k < 40; ++k) {
+    const Instance in = random_instance(*c.domain, c.n, rng, k % 2 == 1);
+    compare(glmo, *clp, *c.outer, *c.domain, in);
+  }
+}
+
 }  // namespace
 
 TEST_CASE("scenario_dual equals cold Clp on random instances, dual and primal simplex") {
@@ -89,14 +102,7 @@ TEST_CASE("scenario_dual equals cold Clp on random instances, dual and primal si
     CAPTURE(c.name);
     CAPTURE(primal);
     auto dual = primal ? make_primal(c.d, c.n) : make_dual(c.d, c.n);
-    auto clp = make_cold_clp(c.d, c.n);
-    dual->setup(*c.outer, *c.domain, c.n, c.d);
-    clp->setup(*c.outer, *c.domain, c.n, c.d);
-    std::mt19937_64 rng(11);
-    for (int k = 0; k < 40; ++k) {
-      const Instance in = random_instance(*c.domain, c.n, rng, k % 2 == 1);
-      compare(*dual, *clp, *c.outer, *c.domain, in);
-    }
+    compare_on_random_instances(*dual, c);
   }
 }
 
@@ -106,14 +112,7 @@ TEST_CASE("scenario_dual with \"kernels\": \"native\" equals cold Clp on random 
   for (Case& c : cases()) {
     CAPTURE(c.name);
     auto dual = make<Glmo>("scenario_dual", params({{"kernels", "native"}}), context(c.d, c.n));
-    auto clp = make_cold_clp(c.d, c.n);
-    dual->setup(*c.outer, *c.domain, c.n, c.d);
-    clp->setup(*c.outer, *c.domain, c.n, c.d);
-    std::mt19937_64 rng(11);
-    for (int k = 0; k < 40; ++k) {
-      const Instance in = random_instance(*c.domain, c.n, rng, k % 2 == 1);
-      compare(*dual, *clp, *c.outer, *c.domain, in);
-    }
+    compare_on_random_instances(*dual, c);
     MESSAGE(dual->describe());
   }
 }
@@ -129,21 +128,13 @@ TEST_CASE("scenario_dual equals Clp on degenerate instances, dual and primal sim
     dual->setup(*c.outer, *c.domain, c.n, c.d);
     clp->setup(*c.outer, *c.domain, c.n, c.d);
     std::mt19937_64 rng(5);
-    for (int k = 0; k < 10; ++k) {
-      Instance in = random_instance(*c.domain, c.n, rng);
-      SUBCASE("V = 0") { in.V.setZero(); }
-      SUBCASE("duplicate rows of V and z") {
-        for (int i = 1; i < c.n; i += 2) {
-          in.V.row(i) = in.V.row(i - 1);
-          in.z[i] = in.z[i - 1];
-        }
+    for (int k = 0; k < 10; ++k)
+      for (int kind : {0, 1, 2, 3}) {  // make_degenerate: tied rows, zero columns, z all equal, V = 0
+        CAPTURE(kind);
+        Instance in = random_instance(*c.domain, c.n, rng);
+        make_degenerate(in, kind, rng);
+        compare(*dual, *clp, *c.outer, *c.domain, in);
       }
-      SUBCASE("z all equal, a zero column of V") {
-        in.z.setConstant(0.25);
-        in.V.col(0).setZero();
-      }
-      compare(*dual, *clp, *c.outer, *c.domain, in);
-    }
   }
 }
 

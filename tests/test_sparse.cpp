@@ -297,11 +297,7 @@ namespace {
 /// resumed from that file in freshly composed objects; the resumed run's summary. `saved` (if not
 /// null) receives the checkpoint as read back.
 Summary interrupted_and_resumed(const json& doc, const std::filesystem::path& file, Checkpoint* saved = nullptr) {
-  SolverOptions o;
-  o.iterations = 40;
-  o.seed = 9;
-  o.report_every = 0;
-  o.final_report = false;
+  SolverOptions o = test::options(40, 9, 0, false);
   {
     Composition c = make(doc);
     Solver solver(c, o);
@@ -484,11 +480,7 @@ TEST_CASE("column generation on compact atoms reaches a vanilla sample's model m
               {"tracker", {{"plugin", "vanilla"}}},
               {"schedule", {{"plugin", "nonconvex"}, {"r", 2}}}};
   Composition c = make(doc);
-  SolverOptions o;
-  o.iterations = 60;
-  o.seed = 4;
-  o.report_every = 0;
-  o.final_report = false;
+  SolverOptions o = test::options(60, 4, 0, false);
   Solver solver(c, o);
   std::vector<double> values;
   solver.add_callback([&](const IterationState& st) {

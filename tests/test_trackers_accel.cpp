@@ -94,15 +94,27 @@ class CosineOracle final : public Oracle {
   bool with_hessian_;
 };
 
-/// Mean and standard error of each entry over `count` draws, from their sum and sum of squares.
+/// Mean and standard error of each entry of the tracker's V_1 over `draws` updates from y0 to y1
+/// at `steps`, each from V = 0, on one engine seeded with `seed` after start() at y0.
 struct MeanSe {
   Mat mean, se;
 };
-MeanSe mean_se(const Mat& sum, const Mat& sum_sq, long count) {
-  const double N = static_cast<double>(count);
-  MeanSe r{sum / N, Mat(sum.rows(), sum.cols())};
-  for (Eigen::Index i = 0; i < sum.rows(); ++i)
-    for (Eigen::Index j = 0; j < sum.cols(); ++j) {
+MeanSe mean_of_updates(Tracker& tracker, const Vec& y0, const Vec& y1, const Steps& steps, std::uint64_t seed,
+                       long draws, int n, int d) {
+  Rng rng(seed);
+  Vec z(n);
+  Mat V(n, d), sum = Mat::Zero(n, d), sum_sq = Mat::Zero(n, d);
+  tracker.start(y0, rng, z, V);
+  for (long t = 0; t < draws; ++t) {
+    V.setZero();
+    tracker.update(1, y1, y0, steps, rng, z, V);
+    sum += V;
+    sum_sq += V.cwiseProduct(V);
+  }
+  const double N = static_cast<double>(draws);
+  MeanSe r{sum / N, Mat(n, d)};
+  for (Eigen::Index i = 0; i < n; ++i)
+    for (Eigen::Index j = 0; j < d; ++j) {
       const double var = std::max(0.0, sum_sq(i, j) / N - r.mean(i, j) * r.mean(i, j)) * N / (N - 1.0);
       r.se(i, j) = std::sqrt(var / N);
     }
@@ -221,17 +233,7 @@ TEST_CASE("hessian: the correction is unbiased for J(y_k) - J(y_{k-1}) (Lemma he
     o.exact(y1, nullptr, test::as_jacobian(J1));
     const Mat exact = J1 - J0;
 
-    Rng rng(3);
-    Vec z(n);
-    Mat V(n, d), sum = Mat::Zero(n, d), sum_sq = Mat::Zero(n, d);
-    p.method.tracker->start(y0, rng, z, V);
-    for (long t = 0; t < draws; ++t) {
-      V.setZero();
-      p.method.tracker->update(1, y1, y0, only_correction, rng, z, V);
-      sum += V;
-      sum_sq += V.cwiseProduct(V);
-    }
-    const MeanSe m = mean_se(sum, sum_sq, draws);
+    const MeanSe m = mean_of_updates(*p.method.tracker, y0, y1, only_correction, 3, draws, n, d);
     double z_max = 0;
     CHECK(within_4se(m.mean, exact, m.se, &z_max));
     MESSAGE("least squares: max |mean - exact| / SE = " << z_max << " over " << n * d << " entries");
@@ -248,17 +250,7 @@ TEST_CASE("hessian: the correction is unbiased for J(y_k) - J(y_{k-1}) (Lemma he
     o.exact(y1, nullptr, test::as_jacobian(J1));
     const Mat exact = J1 - J0;
 
-    Rng rng(11);
-    Vec z(n);
-    Mat V(n, d), sum = Mat::Zero(n, d), sum_sq = Mat::Zero(n, d);
-    tracker->start(y0, rng, z, V);
-    for (long t = 0; t < draws; ++t) {
-      V.setZero();
-      tracker->update(1, y1, y0, only_correction, rng, z, V);
-      sum += V;
-      sum_sq += V.cwiseProduct(V);
-    }
-    const MeanSe m = mean_se(sum, sum_sq, draws);
+    const MeanSe m = mean_of_updates(*tracker, y0, y1, only_correction, 11, draws, n, d);
     double z_max = 0;
     CHECK(within_4se(m.mean, exact, m.se, &z_max));
     MESSAGE("cosine: max |mean - exact| / SE = " << z_max << " over " << n * d << " entries");
