@@ -9,20 +9,14 @@ SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.sh"
 EDIT="python3 $(cd "$(dirname "$0")" && pwd)/ck_edit.py"
 
-strip_seconds() { cut -d, -f1-4,6- "$1"; }
 # The summary lines that do not carry times.
 counts() { grep -E '^(status|objective|gap|GLMO|oracle calls|note) |simplex iterations per solve' <<<"$1"; }
 
-# An example without its shared data (lib.sh, example_problem) is skipped, named, and the test
+# An example without its shared data (lib.sh, example_or_skip) is skipped, named, and the test
 # exits with SKIP_CODE after all its other checks.
-skipped=()
 for file in "$SOURCE"/examples/*.json; do
   name=$(basename "$file" .json)
-  if ! example_problem "$file"; then
-    echo "skipped: example $name: $MISSING not found (set SCFW_DATA_DIR to the shared data folder)"
-    skipped+=("$name")
-    continue
-  fi
+  example_or_skip "$file" || continue
   sed -E 's/"report": \{[^}]*\}/"report": { "every": 20 }/' "$PROBLEM" >"$name.json"
   grep -q '"every": 20' "$name.json" || fail "$name: could not set the report interval"
 
@@ -64,26 +58,18 @@ diff <(strip_seconds t.csv) <(strip_seconds whole.csv) >/dev/null || fail "trace
 diff <(strip_seconds t2.csv) <(strip_seconds whole.csv) >/dev/null || fail "trace from the second checkpoint differs"
 
 # Refusals: one line naming what differs, exit 2.
-run "$SCFW" run p.json --seed 4 --resume a.ckpt
-expect_rc 2 "another seed"
-expect_stderr "error: a.ckpt: checkpoint: problem differs (seed)" "another seed"
-run "$SCFW" run p.json --iterations 200 --resume a.ckpt
-expect_rc 2 "another K"
-expect_stderr "error: a.ckpt: checkpoint: problem differs (iterations)" "another K"
+check "another seed" 2 "error: a.ckpt: checkpoint: problem differs (seed)" "$SCFW" run p.json --seed 4 --resume a.ckpt
+check "another K" 2 "error: a.ckpt: checkpoint: problem differs (iterations)" "$SCFW" run p.json --iterations 200 --resume a.ckpt
 run "$SCFW" run p.json --resume a.ckpt --start whole.csv
 expect_rc 2 "--start with --resume"
 expect_contains "$ERR" "scfw run: --start and --resume: a resumed run continues from its checkpoint; give one of them" \
   "--start with --resume is a usage error"
 sed 's/"radius": 2/"radius": 3/' p.json >q.json
-run "$SCFW" run q.json --resume a.ckpt
-expect_rc 2 "another domain"
-expect_stderr "error: a.ckpt: checkpoint: problem differs (domain)" "another domain"
+check "another domain" 2 "error: a.ckpt: checkpoint: problem differs (domain)" "$SCFW" run q.json --resume a.ckpt
 version=$("$SCFW" --version | cut -d' ' -f2)
 sed "2s/.*/scfw 0.0.1/" a.ckpt >old.ckpt
 $EDIT seal old.ckpt
-run "$SCFW" run p.json --resume old.ckpt
-expect_rc 2 "another scfw version"
-expect_stderr "error: old.ckpt: checkpoint: scfw version 0.0.1 in the checkpoint, $version running" "another scfw version"
+check "another scfw version" 2 "error: old.ckpt: checkpoint: scfw version 0.0.1 in the checkpoint, $version running" "$SCFW" run p.json --resume old.ckpt
 momentum=$(grep '^plugin tracker momentum .* momentum$' a.ckpt | cut -d' ' -f4)
 sed -E 's/^plugin tracker momentum [^ ]+ momentum$/plugin tracker momentum 0.0.1 momentum/' a.ckpt >plug.ckpt
 $EDIT seal plug.ckpt
@@ -92,12 +78,8 @@ expect_rc 2 "another plugin version"
 expect_stderr "error: plug.ckpt: checkpoint: plugin tracker momentum version 0.0.1 in the checkpoint, $momentum loaded" \
   "another plugin version"
 head -c 200 a.ckpt >cut.ckpt
-run "$SCFW" run p.json --resume cut.ckpt
-expect_rc 2 "a truncated checkpoint"
-expect_stderr "error: cut.ckpt: truncated checkpoint (no end line)" "a truncated checkpoint"
-run "$SCFW" run p.json --resume p.json
-expect_rc 2 "not a checkpoint"
-expect_stderr "error: p.json: not an scfw checkpoint" "not a checkpoint"
+check "a truncated checkpoint" 2 "error: cut.ckpt: truncated checkpoint (no end line)" "$SCFW" run p.json --resume cut.ckpt
+check "not a checkpoint" 2 "error: p.json: not an scfw checkpoint" "$SCFW" run p.json --resume p.json
 
 # Damage: the checksum (over everything before its line) is checked before anything is read;
 # behind a right checksum every block is checked against its declared count.
@@ -117,15 +99,11 @@ expect_rc 2 "the iteration edited from 180 to 100"
 expect_stderr "error: iter.ckpt: checkpoint is damaged: checksum $sum recorded, $($EDIT checksum iter.ckpt) computed over its contents" \
   "the iteration edited from 180 to 100"
 $EDIT cut k.ckpt short.ckpt y 16 seal
-run "$SCFW" run p.json --iterations 200 --resume short.ckpt
-expect_rc 2 "a truncated block"
-expect_stderr "error: short.ckpt: block y: 20 f64 values declared, 8 bytes follow" "a truncated block"
+check "a truncated block" 2 "error: short.ckpt: block y: 20 f64 values declared, 8 bytes follow" "$SCFW" run p.json --iterations 200 --resume short.ckpt
 $EDIT cut k.ckpt none.ckpt y 0
 sed -i -E 's/^(y f64 20 )$/\1-/' none.ckpt
 $EDIT seal none.ckpt
-run "$SCFW" run p.json --iterations 200 --resume none.ckpt
-expect_rc 2 "a count with no bytes behind it"
-expect_stderr "error: none.ckpt: block y: 20 f64 values declared, 0 bytes follow" "a count with no bytes behind it"
+check "a count with no bytes behind it" 2 "error: none.ckpt: block y: 20 f64 values declared, 0 bytes follow" "$SCFW" run p.json --iterations 200 --resume none.ckpt
 sed '1s/.*/scfw-checkpoint 1/' k.ckpt >v1.ckpt
 run "$SCFW" run p.json --iterations 200 --resume v1.ckpt
 expect_rc 2 "a format 1 checkpoint"

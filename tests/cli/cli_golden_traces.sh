@@ -11,18 +11,11 @@ MODE=${2:-check}
 SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.sh"
 
-strip_seconds() { cut -d, -f1-4,6- "$1"; }
-
-# An example that reads the shared data (lib.sh, example_problem) runs against SCFW_DATA_DIR;
+# An example that reads the shared data (lib.sh, example_or_skip) runs against SCFW_DATA_DIR;
 # without its data it is skipped, named, and the test exits with SKIP_CODE after the others.
-skipped=()
 for file in "$SOURCE"/examples/*.json; do
   name=$(basename "$file" .json)
-  if ! example_problem "$file"; then
-    echo "skipped: example $name: $MISSING not found (set SCFW_DATA_DIR to the shared data folder)"
-    skipped+=("$name")
-    continue
-  fi
+  example_or_skip "$file" || continue
   run "$SCFW" run "$PROBLEM" --trace "$name.csv" --quiet
   expect_rc 0 "example $name"
   golden="$SOURCE/tests/golden/$name.csv"

@@ -7,15 +7,6 @@
 SCFW=$1
 source "$(dirname "$0")/lib.sh"
 
-# check NAME RC EXPECTED_STDERR COMMAND... : the command's exit code and its one stderr line.
-check() {
-  local name=$1 rc=$2 expected=$3
-  shift 3
-  run "$@"
-  expect_rc "$rc" "$name"
-  expect_stderr "$expected" "$name"
-}
-
 # A problem of least_squares_tasks over an l1 ball with the given oracle and domain blocks.
 # problem FILE ORACLE_BLOCK [DOMAIN_BLOCK] [GLMO_BLOCK]
 problem() {

@@ -3,52 +3,38 @@
 SCFW=$1
 source "$(dirname "$0")/lib.sh"
 
-run "$SCFW" run missing.json
-expect_rc 2 "missing file"
-expect_stderr "error: missing.json: cannot open file (No such file or directory)" "missing file"
+check "missing file" 2 "error: missing.json: cannot open file (No such file or directory)" "$SCFW" run missing.json
 
 # Malformed JSON: the parser's line and column (line 3, the ',' in column 17).
 printf '{\n  "seed": 1,\n  "iterations": ,\n  "outer": { "plugin": "max" }\n}\n' >malformed.json
-run "$SCFW" run malformed.json
-expect_rc 2 "malformed JSON"
-expect_stderr "error: malformed.json: line 3, column 17: syntax error while parsing value - unexpected ','; expected '[', '{', or a literal" "malformed JSON"
+check "malformed JSON" 2 "error: malformed.json: line 3, column 17: syntax error while parsing value - unexpected ','; expected '[', '{', or a literal" "$SCFW" run malformed.json
 run "$SCFW" validate malformed.json
 expect_rc 2 "validate malformed JSON"
 
 # A number a double cannot hold: located by line and column, exit 2 (not the parser's exception).
 printf '{\n  "seed": 1,\n  "iterations": 1e400,\n  "outer": { "plugin": "max" }\n}\n' >overflow.json
-run "$SCFW" validate overflow.json
-expect_rc 2 "number overflow"
-expect_stderr "error: overflow.json: line 3, column 21: number overflow parsing '1e400'" "number overflow"
+check "number overflow" 2 "error: overflow.json: line 3, column 21: number overflow parsing '1e400'" "$SCFW" validate overflow.json
 
 # A key given twice in one object is refused at its pointer, not silently replaced.
 printf '{ "domain": { "plugin": "l1_ball", "radius": -1, "radius": 5 } }\n' >twice.json
-run "$SCFW" validate twice.json
-expect_rc 2 "duplicate key"
-expect_stderr "error: twice.json: /domain/radius: duplicate key (a JSON object names each key once)" "duplicate key"
+check "duplicate key" 2 "error: twice.json: /domain/radius: duplicate key (a JSON object names each key once)" "$SCFW" validate twice.json
 
 # Nesting is limited at parse time (a document nested 50000 levels deep would exhaust the stack of
 # whatever walks it), with a shortened pointer.
 python3 -c "print('{\"seed\": ' + '[' * 50000 + ']' * 50000 + '}')" >deep.json
-run "$SCFW" validate deep.json
-expect_rc 2 "deep nesting"
-expect_stderr "error: deep.json: /seed/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/...: objects and arrays nested deeper than 256 levels" "deep nesting"
+check "deep nesting" 2 "error: deep.json: /seed/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/...: objects and arrays nested deeper than 256 levels" "$SCFW" validate deep.json
 
 # A parameter out of its declared range.
 write_problem ok.json '{ "plugin": "max" }'
 sed 's/"radius": 2/"radius": -1/' ok.json >bad_radius.json
-run "$SCFW" run bad_radius.json
-expect_rc 2 "radius out of range"
-expect_stderr "error: bad_radius.json: /domain/radius: expected a number in (0, 1e10], got -1" "radius out of range"
+check "radius out of range" 2 "error: bad_radius.json: /domain/radius: expected a number in (0, 1e10], got -1" "$SCFW" run bad_radius.json
 [[ -z "$OUT" ]] || fail "radius out of range: stdout should be empty, got: $OUT"
 
 # An integer that does not fit the plugin's int is refused, never truncated: 2^32 + 1 would
 # otherwise run as batch 1.
 sed 's/"batch": 1/"batch": 4294967297/' ok.json >big_batch.json
 grep -q '"batch": 4294967297' big_batch.json || fail "big batch: the sed did not apply"
-run "$SCFW" run big_batch.json
-expect_rc 2 "batch out of int range"
-expect_stderr "error: big_batch.json: /oracle/batch: expected an integer <= 2147483647 (it is read as an int), got 4294967297" "batch out of int range"
+check "batch out of int range" 2 "error: big_batch.json: /oracle/batch: expected an integer <= 2147483647 (it is read as an int), got 4294967297" "$SCFW" run big_batch.json
 [[ -z "$OUT" ]] || fail "batch out of int range: stdout should be empty, got: $OUT"
 
 # An unknown plugin name, with the closest one.
@@ -63,9 +49,7 @@ run "$SCFW" run ok.json --iterations 0
 expect_rc 2 "--iterations 0"
 
 # A trace that cannot be written.
-run "$SCFW" run ok.json --trace /dev/null/trace.csv
-expect_rc 2 "unwritable trace"
-expect_stderr "error: /dev/null/trace.csv: cannot write the trace file (Not a directory)" "unwritable trace"
+check "unwritable trace" 2 "error: /dev/null/trace.csv: cannot write the trace file (Not a directory)" "$SCFW" run ok.json --trace /dev/null/trace.csv
 
 # validate: the composed problem in one line, then what a run will hold (docs/memory.md).
 run "$SCFW" validate --memory-limit 1GiB ok.json
@@ -94,24 +78,16 @@ $OUT"
 # a price CSV without its header row, and compare --check with an output folder that cannot be
 # created (nothing is left behind).
 mkdir -p adir
-run "$SCFW" validate adir
-expect_rc 2 "validate a folder"
-expect_stderr "error: adir: is a directory" "validate a folder"
-run "$SCFW" validate /dev/zero
-expect_rc 2 "validate /dev/zero"
-expect_stderr "error: /dev/zero: is not a regular file (a character device)" "validate /dev/zero"
+check "validate a folder" 2 "error: adir: is a directory" "$SCFW" validate adir
+check "validate /dev/zero" 2 "error: /dev/zero: is not a regular file (a character device)" "$SCFW" validate /dev/zero
 truncate -s 67108865 big.json
-run "$SCFW" validate big.json
-expect_rc 2 "validate a 64 MiB + 1 file"
-expect_stderr "error: big.json: the file has 67108865 bytes; problem and experiment files are limited to 67108864 bytes (64 MiB): put large data in a data file the plugin reads" "validate a 64 MiB + 1 file"
+check "validate a 64 MiB + 1 file" 2 "error: big.json: the file has 67108865 bytes; problem and experiment files are limited to 67108864 bytes (64 MiB): put large data in a data file the plugin reads" "$SCFW" validate big.json
 printf '2020-01-02,101.5,20\n2020-01-03,102,21\n2020-01-06,103,22\n' >headless.csv
 cat >prices.json <<'JSON'
 { "oracle": { "plugin": "portfolio_returns", "file": "headless.csv", "groups": 1 },
   "outer": { "plugin": "cvar_ru", "alpha": 0.9 }, "domain": { "plugin": "simplex" } }
 JSON
-run "$SCFW" validate prices.json
-expect_rc 2 "a price CSV without its header"
-expect_stderr "error: headless.csv:1: expected a header row date,<asset>,..., got a row of numbers (\"2020-01-02,101.5,20\")" "a price CSV without its header"
+check "a price CSV without its header" 2 "error: headless.csv:1: expected a header row date,<asset>,..., got a row of numbers (\"2020-01-02,101.5,20\")" "$SCFW" validate prices.json
 # A file that cannot be opened: the message says why, in the system's words (each data reader,
 # the problem file, --start, --resume; a name longer than the file system allows).
 cat >no_prices.json <<'JSON'
@@ -135,9 +111,7 @@ JSON
 here=$(pwd -P)
 for f in no_prices:/oracle:nope.csv no_svm:/oracle:nope.svm no_ratings:/oracle:nope.data no_polytope:/domain:nope.csv; do
   IFS=: read -r name pointer file <<<"$f"
-  run "$SCFW" validate "$name.json"
-  expect_rc 2 "$name"
-  expect_stderr "error: $name.json: $pointer/file: no file '$file' in $here" "$name"
+  check "$name" 2 "error: $name.json: $pointer/file: no file '$file' in $here" "$SCFW" validate "$name.json"
 done
 mkdir -p data sub
 printf '1 1:1\n-1 2:1\n' >data/a9a.txt
@@ -145,30 +119,18 @@ cat >sub/near.json <<'JSON'
 { "oracle": { "plugin": "grouped_logistic", "file": "../data/a9a.tx", "batch": 1 },
   "outer": { "plugin": "max" }, "domain": { "plugin": "l1_ball" } }
 JSON
-run "$SCFW" validate sub/near.json
-expect_rc 2 "a data file with a near name"
-expect_stderr "error: sub/near.json: /oracle/file: no file 'a9a.tx' in $here/data (did you mean 'a9a.txt'?)" "a data file with a near name"
+check "a data file with a near name" 2 "error: sub/near.json: /oracle/file: no file 'a9a.tx' in $here/data (did you mean 'a9a.txt'?)" "$SCFW" validate sub/near.json
 sed 's|"../data/a9a.tx"|"data/a9a.txt"|' sub/near.json >sub/no_folder.json
-run "$SCFW" validate sub/no_folder.json
-expect_rc 2 "a data file in a missing folder"
-expect_stderr "error: sub/no_folder.json: /oracle/file: no folder $here/sub/data (the file 'data/a9a.txt' resolved against $here/sub)" "a data file in a missing folder"
+check "a data file in a missing folder" 2 "error: sub/no_folder.json: /oracle/file: no folder $here/sub/data (the file 'data/a9a.txt' resolved against $here/sub)" "$SCFW" validate sub/no_folder.json
 cat >no_task_file.json <<'JSON'
 { "oracle": { "plugin": "least_squares_tasks", "files": "data/a9a.txt, data/A9A.tx" },
   "outer": { "plugin": "max" }, "domain": { "plugin": "l1_ball" } }
 JSON
-run "$SCFW" validate no_task_file.json
-expect_rc 2 "a missing file in a list of data files"
-expect_stderr "error: no_task_file.json: /oracle/files: no file 'A9A.tx' in $here/data (did you mean 'a9a.txt'?)" "a missing file in a list of data files"
+check "a missing file in a list of data files" 2 "error: no_task_file.json: /oracle/files: no file 'A9A.tx' in $here/data (did you mean 'a9a.txt'?)" "$SCFW" validate no_task_file.json
 long=$(printf 'n%.0s' {1..300}).json
-run "$SCFW" validate "$long"
-expect_rc 2 "a 304-byte file name"
-expect_stderr "error: $long: cannot open file (File name too long)" "a 304-byte file name"
-run "$SCFW" run ok.json --start nope_start.csv
-expect_rc 2 "--start, no such file"
-expect_stderr "error: nope_start.csv: cannot open file (No such file or directory)" "--start, no such file"
-run "$SCFW" run ok.json --resume nope.ckpt
-expect_rc 2 "--resume, no such file"
-expect_stderr "error: nope.ckpt: cannot open checkpoint (No such file or directory)" "--resume, no such file"
+check "a 304-byte file name" 2 "error: $long: cannot open file (File name too long)" "$SCFW" validate "$long"
+check "--start, no such file" 2 "error: nope_start.csv: cannot open file (No such file or directory)" "$SCFW" run ok.json --start nope_start.csv
+check "--resume, no such file" 2 "error: nope.ckpt: cannot open checkpoint (No such file or directory)" "$SCFW" run ok.json --resume nope.ckpt
 
 cat >exp.json <<'JSON'
 { "name": "e", "out": "blocker/out",
@@ -178,9 +140,7 @@ cat >exp.json <<'JSON'
   "iterations": [10], "seeds": 1 }
 JSON
 echo x >blocker
-run "$SCFW" compare exp.json --check
-expect_rc 2 "compare --check, a file in the way"
-expect_stderr "error: blocker/out: cannot create the output folder ($PWD/blocker is not a folder)" "compare --check, a file in the way"
+check "compare --check, a file in the way" 2 "error: blocker/out: cannot create the output folder ($PWD/blocker is not a folder)" "$SCFW" compare exp.json --check
 rm blocker
 before=$(ls -A | sort)
 run "$SCFW" compare exp.json --check --out fresh/folder
@@ -193,9 +153,7 @@ hostile() {  # hostile NAME OUTER_BLOCK DOMAIN_BLOCK EXPECTED_STDERR
   write_problem "$1.json" "$2"
   sed -i "s|\"domain\": { \"plugin\": \"l1_ball\", \"radius\": 2 }|\"domain\": $3|" "$1.json"
   grep -qF "\"domain\": $3" "$1.json" || fail "$1: the sed did not apply"
-  run "$SCFW" validate "$1.json"
-  expect_rc 2 "$1"
-  expect_stderr "$4" "$1"
+  check "$1" 2 "$4" "$SCFW" validate "$1.json"
   [[ -z "$OUT" ]] || fail "$1: stdout should be empty, got: $OUT"
 }
 L1='{ "plugin": "l1_ball", "radius": 2 }'
@@ -238,12 +196,8 @@ import json
 k = 'q' * 100000 + chr(13)
 print(json.dumps({'oracle': {'plugin': 'least_squares_tasks', 'synthetic': {'tasks': 1, 'dim': 2, 'rows_per_task': 3, 'sparsity': 2}},
                   'outer': {'plugin': 'max', k: 1}, 'domain': {'plugin': 'l1_ball'}}))" >longkey.json
-run "$SCFW" validate longkey.json
-expect_rc 2 "a 100 000-byte unknown key"
-expect_stderr "error: longkey.json: /outer/qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq... (100001 bytes): unknown parameter of max; it takes no parameters" "a 100 000-byte unknown key"
+check "a 100 000-byte unknown key" 2 "error: longkey.json: /outer/qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq... (100001 bytes): unknown parameter of max; it takes no parameters" "$SCFW" validate longkey.json
 # An experiment file given to `scfw run`: pointed to compare, not to a typo.
 printf '{ "name": "e", "oracle": { "plugin": "least_squares_tasks" }, "outer": { "plugin": "max" },\n  "domain": { "plugin": "l1_ball" }, "methods": [ { "label": "a" } ], "seeds": [1] }\n' >experiment.json
-run "$SCFW" run experiment.json
-expect_rc 2 "an experiment file to run"
-expect_stderr "error: experiment.json: /methods: an experiment file's key: \`scfw compare\` runs experiment files (scfw.compare in Python); \`scfw run\` takes a problem file, without \"methods\" or \"seeds\"" "an experiment file to run"
+check "an experiment file to run" 2 "error: experiment.json: /methods: an experiment file's key: \`scfw compare\` runs experiment files (scfw.compare in Python); \`scfw run\` takes a problem file, without \"methods\" or \"seeds\"" "$SCFW" run experiment.json
 echo "cli_input_errors: ok"

@@ -18,6 +18,14 @@ else
 fi
 
 HOW="(set it with --memory-limit or SCFW_MEMORY_LIMIT)"
+# refused_at_4GiB WHAT FILE NEED : `validate --memory-limit 4GiB FILE` exits 2 with the line
+# "error: FILE: /oracle: needs NEED; the memory limit is 4.0 GiB (...)".
+refused_at_4GiB() {
+  limited "$SCFW" validate --memory-limit 4GiB "$2"
+  expect_rc 2 "$1"
+  expect_stderr "error: $2: /oracle: needs $3; the memory limit is 4.0 GiB $HOW" "$1"
+}
+
 problem() {  # problem FILE ORACLE DOMAIN
   cat >"$1" <<JSON
 { "iterations": 10, "oracle": $2, "outer": { "plugin": "max" }, "domain": $3 }
@@ -28,10 +36,7 @@ JSON
 printf '1 1:0.5 1073741824:1\n-1 2:1\n1 3:2\n' >wide.svm
 problem libsvm.json '{ "plugin": "least_squares_tasks", "file": "wide.svm", "tasks": 2 }' \
   '{ "plugin": "l1_ball", "radius": 1 }'
-limited "$SCFW" validate --memory-limit 4GiB libsvm.json
-expect_rc 2 "LIBSVM index 2^30"
-expect_stderr "error: libsvm.json: /oracle: needs 16.0 GiB for V (2 x 1073741824); the memory limit is 4.0 GiB $HOW" \
-  "LIBSVM index 2^30"
+refused_at_4GiB "LIBSVM index 2^30" libsvm.json "16.0 GiB for V (2 x 1073741824)"
 # The same refusal from `run`, and with the limit from the environment.
 limited "$SCFW" run --memory-limit 4GiB libsvm.json
 expect_rc 2 "run: LIBSVM index 2^30"
@@ -46,37 +51,25 @@ expect_stderr "error: libsvm.json: /oracle: needs 16.0 GiB for V (2 x 1073741824
 printf '1\t1\t5\t881250949\n46340\t46340\t3\t891717742\n' >u.data
 problem movielens.json '{ "plugin": "matrix_completion", "file": "u.data", "groups": 0 }' \
   '{ "plugin": "nuclear_ball", "rows": 46340, "cols": 46340, "radius": 1 }'
-limited "$SCFW" validate --memory-limit 4GiB movielens.json
-expect_rc 2 "u.data 46340 x 46340"
-expect_stderr "error: movielens.json: /oracle: needs 32.0 GiB for V (2 x 2147395600); the memory limit is 4.0 GiB $HOW" \
-  "u.data 46340 x 46340"
+refused_at_4GiB "u.data 46340 x 46340" movielens.json "32.0 GiB for V (2 x 2147395600)"
 
 # 3. batch 1e9 rows for each of 3 tasks: the sample alone is 3e9 indices of 8 bytes = 22.4 GiB.
 problem batch.json '{ "plugin": "least_squares_tasks", "batch": 1000000000,
                       "synthetic": { "tasks": 3, "dim": 20, "rows_per_task": 40 } }' \
   '{ "plugin": "l1_ball", "radius": 1 }'
-limited "$SCFW" validate --memory-limit 4GiB batch.json
-expect_rc 2 "batch 1e9"
-expect_stderr "error: batch.json: /oracle: needs 22.4 GiB for a sample of batch rows per task (tasks x batch = 3 x 1000000000); the memory limit is 4.0 GiB $HOW" \
-  "batch 1e9"
+refused_at_4GiB "batch 1e9" batch.json "22.4 GiB for a sample of batch rows per task (tasks x batch = 3 x 1000000000)"
 
 # 4. synthetic dim 1e9: x*, indices and one dense row of 1e9 coordinates, 36e9 bytes = 33.5 GiB.
 problem dim.json '{ "plugin": "least_squares_tasks",
                     "synthetic": { "tasks": 1, "dim": 1000000000, "rows_per_task": 1 } }' \
   '{ "plugin": "l1_ball", "radius": 1 }'
-limited "$SCFW" validate --memory-limit 4GiB dim.json
-expect_rc 2 "synthetic dim 1e9"
-expect_stderr "error: dim.json: /oracle: needs 33.5 GiB for the synthetic data (tasks x rows_per_task x dim = 1 x 1 x 1000000000); the memory limit is 4.0 GiB $HOW" \
-  "synthetic dim 1e9"
+refused_at_4GiB "synthetic dim 1e9" dim.json "33.5 GiB for the synthetic data (tasks x rows_per_task x dim = 1 x 1 x 1000000000)"
 
 # 5. synthetic portfolio of 30000 assets x 30000 days: the returns, 7.2e9 bytes (+ the loadings) = 6.7 GiB.
 problem portfolio.json '{ "plugin": "portfolio_returns", "groups": 10,
                           "synthetic": { "assets": 30000, "days": 30000 } }' \
   '{ "plugin": "simplex", "dim": 30001 }'
-limited "$SCFW" validate --memory-limit 4GiB portfolio.json
-expect_rc 2 "portfolio 30000 x 30000"
-expect_stderr "error: portfolio.json: /oracle: needs 6.7 GiB for the synthetic returns (days x assets = 30000 x 30000); the memory limit is 4.0 GiB $HOW" \
-  "portfolio 30000 x 30000"
+refused_at_4GiB "portfolio 30000 x 30000" portfolio.json "6.7 GiB for the synthetic returns (days x assets = 30000 x 30000)"
 
 # compare: the limit is shared by the workers, each composing its own problem.
 cat >batch_compare.json <<'JSON'

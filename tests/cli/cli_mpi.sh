@@ -19,6 +19,19 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
 MPIRUN=(timeout 300 mpirun -q -np 2)
 
+# refused_alike WHAT ARGS... : `scfw ARGS` exits 2 in one process and over two ranks with the
+# same stderr, which ONE then holds.
+refused_alike() {
+  local what=$1
+  shift
+  run "$SCFW" "$@"
+  expect_rc 2 "$what, one process"
+  ONE=$ERR
+  run "${MPIRUN[@]}" "$SCFW" "$@"
+  expect_rc 2 "$what over two ranks"
+  expect_stderr "$ONE" "$what over two ranks"
+}
+
 # --- compare: two ranks write what one process writes -------------------------------------------
 cat >exp.json <<'JSON'
 {
@@ -156,13 +169,8 @@ JSON
 done
 sed '500s/,\([0-9.]*\),/,oops,/' prices.csv >bad_prices.csv
 sed 's/prices.csv/bad_prices.csv/' pf.json >bad_pf.json
-run "$SCFW" run bad_pf.json -q
-expect_rc 2 "a bad price, one process"
-one=$ERR
-expect_contains "$one" "bad_prices.csv:500: column" "a bad price, one process"
-run "${MPIRUN[@]}" "$SCFW" run bad_pf.json -q
-expect_rc 2 "a bad price in rank 1's share"
-expect_stderr "$one" "a bad price in rank 1's share"
+refused_alike "a bad price in rank 1's share" run bad_pf.json -q
+expect_contains "$ONE" "bad_prices.csv:500: column" "a bad price, one process"
 # Overflows, checked over the ranks as in one process: a return p_t / p_{t-1} - 1 that overflows
 # in rank 1's share, and a file of returns whose running sum overflows only when the sum of rank
 # 0's days (1e308 on line 100) is carried into rank 1's (1e308 on line 500).
@@ -180,15 +188,10 @@ PY
 sed 's/prices.csv/overflow_prices.csv/' pf.json >overflow_pf.json
 sed 's/"file": "prices.csv"/"file": "overflow_returns.csv", "prices": false/' pf.json >overflow_rf.json
 for f in overflow_pf overflow_rf; do
-  run "$SCFW" run $f.json -q
-  expect_rc 2 "$f, one process"
-  one=$ERR
-  run "${MPIRUN[@]}" "$SCFW" run $f.json -q
-  expect_rc 2 "$f over two ranks"
-  expect_stderr "$one" "$f over two ranks"
+  refused_alike "$f" run $f.json -q
 done
-[[ $one == *"overflow_returns.csv:500: column 4 (A2): the sum of the returns up to this row overflows"* ]] ||
-  fail "the running sum over two ranks: $one"
+[[ $ONE == *"overflow_returns.csv:500: column 4 (A2): the sum of the returns up to this row overflows"* ]] ||
+  fail "the running sum over two ranks: $ONE"
 run "$SCFW" run overflow_pf.json -q
 expect_contains "$ERR" "overflow_prices.csv:500: column 4 (A2): the return p_t / p_{t-1} - 1 overflows (1e+300 after 1e-300)" "a return that overflows"
 
@@ -232,30 +235,15 @@ lines[1480] = "x" + lines[1480][2:]
 open("bad.svm", "w").write("\n".join(lines))
 PY
 problem bad.json '"file": "bad.svm", "tasks": 5' 1
-run "$SCFW" run bad.json -q
-expect_rc 2 "a bad line, one process"
-one=$ERR
-expect_contains "$one" "bad.svm:1481: bad label" "a bad line, one process"
-run "${MPIRUN[@]}" "$SCFW" run bad.json -q
-expect_rc 2 "a bad line in rank 1's share"
-expect_stderr "$one" "a bad line in rank 1's share"
+refused_alike "a bad line in rank 1's share" run bad.json -q
+expect_contains "$ONE" "bad.svm:1481: bad label" "a bad line, one process"
 
 problem range.json '"file": "data.svm", "tasks": 5' 1
 sed -i 's/"radius": 3/"radius": -3/' range.json
-run "$SCFW" run range.json -q
-expect_rc 2 "a parameter out of range, one process"
-one=$ERR
-run "${MPIRUN[@]}" "$SCFW" run range.json -q
-expect_rc 2 "a parameter out of range over two ranks"
-expect_stderr "$one" "a parameter out of range over two ranks"
+refused_alike "a parameter out of range" run range.json -q
 
 sed 's/"seeds": 3/"seeds": 0/' exp.json >bad_exp.json
-run "$SCFW" compare bad_exp.json --out bad -q
-expect_rc 2 "a bad experiment, one process"
-one=$ERR
-run "${MPIRUN[@]}" "$SCFW" compare bad_exp.json --out bad -q
-expect_rc 2 "a bad experiment over two ranks"
-expect_stderr "$one" "a bad experiment over two ranks"
+refused_alike "a bad experiment" compare bad_exp.json --out bad -q
 
 if [[ -n "$SKIPPED" ]]; then
   echo "skipped: $SKIPPED"

@@ -6,15 +6,6 @@
 SCFW=$1
 source "$(dirname "$0")/lib.sh"
 
-# check NAME RC EXPECTED_STDERR COMMAND... : the command's exit code and its one stderr line.
-check() {
-  local name=$1 rc=$2 expected=$3
-  shift 3
-  run "$@"
-  expect_rc "$rc" "$name"
-  expect_stderr "$expected" "$name"
-}
-
 write_problem p.json '{ "plugin": "max" }' 60 '{ "every": 10 }'
 run "$SCFW" run p.json --quiet --solution sol.csv --checkpoint a.ckpt --checkpoint-every 30
 expect_rc 0 "a run that writes a checkpoint"

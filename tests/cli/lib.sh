@@ -51,6 +51,18 @@ expect_contains() {
 $1"
 }
 
+# check NAME RC EXPECTED_STDERR COMMAND... : the command's exit code and its one stderr line.
+check() {
+  local name=$1 rc=$2 expected=$3
+  shift 3
+  run "$@"
+  expect_rc "$rc" "$name"
+  expect_stderr "$expected" "$name"
+}
+
+# strip_seconds TRACE : the trace's columns but the wall time (the fifth).
+strip_seconds() { cut -d, -f1-4,6- "$1"; }
+
 # A small problem of the paper's Task 1 shape that solves in well under a second.
 # write_problem FILE OUTER_BLOCK [ITERATIONS] [REPORT_BLOCK]
 write_problem() {
@@ -92,4 +104,14 @@ example_problem() {
   done
   PROBLEM="$SCRATCH/data-$(basename "$1")"
   sed "s|\"\.\./\.\./shared/data/|\"$DATA_DIR/|g" "$1" >"$PROBLEM"
+}
+
+# example_or_skip FILE : example_problem FILE; an example without its shared data is named on
+# stdout, added to the array `skipped`, and returns 1 (the caller goes on to the next example).
+skipped=()
+example_or_skip() {
+  example_problem "$1" && return 0
+  echo "skipped: example $(basename "$1" .json): $MISSING not found (set SCFW_DATA_DIR to the shared data folder)"
+  skipped+=("$(basename "$1" .json)")
+  return 1
 }
