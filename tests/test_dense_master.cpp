@@ -161,20 +161,20 @@ double objective(const DenseMaster& dm, const Lp& lp) {
   return v;
 }
 
-void check_against_clp(DenseMaster& dm, const Lp& lp, DenseMaster::Status st, int& optimal, int& other) {
+void check_against_clp(DenseMaster& dm, const Lp& lp, scfw::lp::PrimalExit st, int& optimal, int& other) {
   const auto [clp_status, clp_value] = clp_solve(lp);
-  REQUIRE(st != DenseMaster::Status::failed);
+  REQUIRE(st != scfw::lp::PrimalExit::kFailed);
   if (clp_status == 0) {
-    REQUIRE(st == DenseMaster::Status::optimal);
+    REQUIRE(st == scfw::lp::PrimalExit::kOptimal);
     CHECK(std::abs(dm.objective() - clp_value) <= 1e-9 * std::max(1.0, std::abs(clp_value)));
     CHECK(std::abs(objective(dm, lp) - clp_value) <= 1e-9 * std::max(1.0, std::abs(clp_value)));
     check_kkt(dm, lp);
     ++optimal;
   } else if (clp_status == 1) {
-    CHECK(st == DenseMaster::Status::infeasible);
+    CHECK(st == scfw::lp::PrimalExit::kInfeasible);
     ++other;
   } else if (clp_status == 2) {
-    CHECK(st == DenseMaster::Status::unbounded);
+    CHECK(st == scfw::lp::PrimalExit::kUnbounded);
     ++other;
   }
 }

@@ -1,5 +1,5 @@
-// The one cold Clp solve of the GLMO LP: every GLMO's last resort when its own simplex gives up,
-// and the reference of its `cross_check` option. The LP is the model every GLMO builds
+// The one cold Clp solve of the GLMO LP: every GLMO's last resort when its own simplex gives up
+// (Fallback, below), and the reference of its `cross_check` option. The LP is the model every GLMO builds
 // (glmo_lp.hpp) with its u variables explicit:
 //     the model's rows,  u_i - sum_v W_iv var_v = z_i - V_i (y - c)   (W = V A, x = c + A var),
 // loaded into a fresh ClpSimplex and solved by Clp's dual simplex from the slack basis, at the
@@ -14,6 +14,11 @@
 
 #include "glmo_lp.hpp"
 
+#include <scfw/state.hpp>
+
+#include <cstdint>
+#include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,6 +59,60 @@ class ColdClp {
   scfw::Expr objective_;
   XMap xmap_;
   XByVariable xvar_;
+};
+
+// What every exact GLMO does around its own simplex: count the solves, answer one its simplex
+// gave up on by the cold solve (counted), and with `cross_check` hold its own answers to it.
+class Fallback {
+ public:
+  Fallback(const char* glmo, bool cross_check) : glmo_(glmo), cross_check_(cross_check) {}
+  void setup(const GlmoModel& g) {
+    cold_ = std::make_unique<ColdClp>(g);
+    solves_ = fallbacks_ = 0;
+  }
+  // A solve begins: its sizes checked (check_solve_sizes), counted.
+  void begin_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, int n, int d) {
+    check_solve_sizes(glmo_, z, V, y, n, d);
+    ++solves_;
+  }
+  // The cold answer; the GLMO's own `pivots` count in its iterations.
+  scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y, scfw::Vec& x, long pivots) {
+    ++fallbacks_;
+    const ColdClp::Result cold = cold_->solve_or_throw(glmo_, z, V, y, x);
+    return {cold.value, cold.value, pivots + cold.iterations};
+  }
+  void accept(double value, const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y) const {
+    if (cross_check_) cold_->check(glmo_, solves_, value, z, V, y);
+  }
+  // describe()'s notes: the cross check, the GLMO's own (`mid`), the fallbacks.
+  std::string notes(const std::string& mid = "") const {
+    const std::string s = (cross_check_ ? "; cross-checked against Clp at every solve" : "") + mid;
+    return fallbacks_ > 0 ? s + "; " + std::to_string(fallbacks_) + " solve(s) fell back to Clp" : s;
+  }
+  // Checkpoints: "solves", then "fallbacks" (at most the solves).
+  void save(scfw::StateWriter& w) const {
+    w.put("solves", std::int64_t{solves_});
+    w.put("fallbacks", std::int64_t{fallbacks_});
+  }
+  void load(scfw::StateReader& r) {
+    solves_ = std::numeric_limits<long>::max();
+    solves_ = load_count(r, "solves");
+    fallbacks_ = load_count(r, "fallbacks");
+  }
+  // A count of solves the GLMO keeps itself, from a checkpoint (0 to solves()).
+  long load_count(scfw::StateReader& r, const char* name) const {
+    std::int64_t v = 0;
+    r.get(name, v);
+    r.check_range(name, std::vector<std::int64_t>{v}, std::int64_t{0}, std::int64_t{solves_});
+    return static_cast<long>(v);
+  }
+  long solves() const { return solves_; }
+
+ private:
+  const char* glmo_;
+  bool cross_check_;
+  std::unique_ptr<ColdClp> cold_;
+  long solves_ = 0, fallbacks_ = 0;
 };
 
 }  // namespace scfw::lp

@@ -8,7 +8,7 @@
 // the system is [A -I] (v, s) = 0 with bounds on every variable; logicals are variables 0..m-1,
 // structurals m..m+N-1. A nonbasic variable may sit anywhere inside its bounds. At a candidate
 // end the residuals of [A -I] x = 0 and of the basic reduced costs are checked instead of a
-// fresh factorization; Status::failed (pivot limit, or no verified end) lets the caller fall
+// fresh factorization; PrimalExit::kFailed (pivot limit, or no verified end) lets the caller fall
 // back to Clp.
 #pragma once
 
@@ -28,7 +28,6 @@ namespace scfw::lp {
 
 class DenseMaster {
  public:
-  enum class Status { optimal, infeasible, unbounded, failed };
 
   static constexpr double kInf = std::numeric_limits<double>::infinity();
   // The tolerances of the dense simplex kernel (dense_kernel.hpp).
@@ -257,22 +256,12 @@ class DenseMaster {
   }
 
   // Solves from the current basis by the engine's primal driver (bounded_primal.hpp).
-  // max_pivots bounds the work (Status::failed beyond it).
-  Status solve(long max_pivots) {
+  // max_pivots bounds the work (PrimalExit::kFailed beyond it).
+  PrimalExit solve(long max_pivots) {
     pivots_ = 0;
     if (!factored_) refactor();
     Columns cols{*this};
-    switch (primal_simplex(cols, alpha_.data(), kSet, max_pivots, pivots_)) {
-      case PrimalExit::kOptimal:
-        return Status::optimal;
-      case PrimalExit::kInfeasible:
-        return Status::infeasible;
-      case PrimalExit::kUnbounded:
-        return Status::unbounded;
-      case PrimalExit::kFailed:
-        break;
-    }
-    return Status::failed;
+    return primal_simplex(cols, alpha_.data(), kSet, max_pivots, pivots_);
   }
 
  private:

@@ -675,13 +675,13 @@ bool ColumnGeneration::solve_master(long& simplex_iterations, double& value) {
   if (dense_live_) {
     // Enough pivots for any sane master; beyond it the solve is redone with Clp.
     const long limit = max_pivots_ > 0 ? max_pivots_ : 50L * (dm_.rows() + dm_.columns()) + 1000;
-    const lp::DenseMaster::Status st = dm_.solve(limit);
+    const lp::PrimalExit st = dm_.solve(limit);
     simplex_iterations += dm_.pivots();
-    if (st == lp::DenseMaster::Status::infeasible)
+    if (st == lp::PrimalExit::kInfeasible)
       throw scfw::Error(lp::infeasible_lp_message("column_generation", "the restricted master LP"));
-    if (st == lp::DenseMaster::Status::unbounded)
+    if (st == lp::PrimalExit::kUnbounded)
       throw scfw::Error("column_generation: the restricted master LP is unbounded (the outer function's model is unbounded below)");
-    if (st == lp::DenseMaster::Status::failed) return false;
+    if (st == lp::PrimalExit::kFailed) return false;
     value = dm_.objective() + dense_constant_;
     return true;
   }

@@ -48,10 +48,10 @@ enum class Loop { kOptimal, kInfeasible, kAmbiguous, kRestart, kIterLimit };
 
 class DenseSimplexGlmo final : public scfw::Glmo {
  public:
-  DenseSimplexGlmo(const scfw::Params& p, const scfw::Context& ctx) : memory_(ctx.memory) {
+  DenseSimplexGlmo(const scfw::Params& p, const scfw::Context& ctx)
+      : fb_("dense_simplex", p.get<bool>("cross_check")), memory_(ctx.memory) {
     max_rows_ = p.get<int>("max_rows");  // declared in [1, 2^20]
     max_columns_ = p.get<int>("max_columns");  // declared in [1, 2^30]
-    cross_check_ = p.get<bool>("cross_check");
   }
 
   bool supports(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
@@ -64,9 +64,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
     std::string s = "dense_simplex (bounded dual simplex, kept basis; ";
     if (m_ == 0 && ns_ == 0) return s + "not set up)";
     s += "LP " + std::to_string(m_) + " rows x " + std::to_string(ns_) + " columns";
-    if (cross_check_) s += "; cross-checked against Clp at every solve";
-    if (fallbacks_ > 0) s += "; " + std::to_string(fallbacks_) + " solve(s) fell back to Clp";
-    return s + ")";
+    return s + fb_.notes() + ")";
   }
 
   // Checkpoints: the warm start is the basis (head_, stat_) and the values x_ the next solve's
@@ -77,8 +75,7 @@ class DenseSimplexGlmo final : public scfw::Glmo {
     w.put("head", head_);
     w.put("status", stat_);
     w.put("x", x_);
-    w.put("solves", static_cast<std::int64_t>(solves_));
-    w.put("fallbacks", static_cast<std::int64_t>(fallbacks_));
+    fb_.save(w);
   }
   // What is loaded is checked first (a damaged basis would index outside the LP): every status
   // one of the four, the basis m distinct variables each with the basic status and no other
@@ -103,16 +100,10 @@ class DenseSimplexGlmo final : public scfw::Glmo {
       r.refuse("status", "more variables are basic than the basis holds");
     r.get_same_size("x", x);
     r.check_finite("x", x);
-    std::int64_t solves = 0, fallbacks = 0;
-    r.get("solves", solves);
-    r.check_range("solves", std::vector<std::int64_t>{solves}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
-    r.get("fallbacks", fallbacks);
-    r.check_range("fallbacks", std::vector<std::int64_t>{fallbacks}, std::int64_t{0}, solves);
+    fb_.load(r);
     head_ = std::move(head);
     stat_ = std::move(stat);
     x_ = std::move(x);
-    solves_ = static_cast<long>(solves);
-    fallbacks_ = static_cast<long>(fallbacks);
   }
 
  private:
@@ -155,15 +146,11 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   enum class Round { kDone, kFallback, kAgain };
   bool run_rounds(long& pivots);
   Round accept_optimal();
-  scfw::GlmoResult fallback_solve(const scfw::Vec& z, const scfw::Mat& V, const scfw::Vec& y,
-                                  scfw::Vec& x, long pivots);
 
+  lp::Fallback fb_;  // cross_check and the last-resort fallback
   int max_rows_ = 100;
   scfw::Memory memory_;  // the run's account, charged in setup()
   int max_columns_ = 1500;
-  bool cross_check_ = false;
-  long solves_ = 0;
-  long fallbacks_ = 0;
 
   int n_ = 0, d_ = 0;
   int m_ = 0, ns_ = 0, nt_ = 0;  // rows, structural columns, structural + logical
@@ -223,7 +210,6 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   // The model with its u variables explicit (for Clp), the x-map.
   lp::SparseLp lp_;
   std::unique_ptr<lp::XMap> xmap_;
-  std::unique_ptr<lp::ColdClp> cold_;  // cross_check and the last-resort fallback
 };
 
 // The LP setup() would build, sized without building it: declined when the domain has no model,
@@ -284,15 +270,13 @@ void DenseSimplexGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
     throw scfw::CapabilityError("dense_simplex: the GLMO LP has " + std::to_string(ns_) +
                                 " columns, more than max_columns = " + std::to_string(max_columns_));
   nt_ = ns_ + m_;
-  cold_ = std::make_unique<lp::ColdClp>(g);
+  fb_.setup(g);
   xmap_ = std::make_unique<lp::XMap>(std::move(g.xs));
   build_xterms(elim);
   build_static(elim);
   init_bounds(elim);
   size_work();
   reset_basis();
-  solves_ = 0;
-  fallbacks_ = 0;
 }
 
 // x_j = c_j + sum a v over the structural columns, and the same terms cut into strided runs.
@@ -879,8 +863,7 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
   // A small LP's dense solver: a sparse V is densified by the host (it does not declare Capability::SparseV).
   const scfw::Mat& V = Vj.dense();
   if (m_ == 0 && ns_ == 0) throw scfw::Error("dense_simplex: solve() called before setup()");
-  lp::check_solve_sizes("dense_simplex", z, V, y, n_, d_);
-  ++solves_;
+  fb_.begin_solve(z, V, y, n_, d_);
   build(z, V, y);
   // Fake bounds start from scratch at every solve: the basis is kept, the artificial bounds not.
   clear_fakes();
@@ -888,7 +871,10 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
   escalations_ = 0;
 
   long pivots = 0;
-  if (!run_rounds(pivots)) return fallback_solve(z, V, y, x, pivots);
+  if (!run_rounds(pivots)) {  // the last resort; the kept basis restarts from the slack basis
+    reset_basis();
+    return fb_.solve(z, V, y, x, pivots);
+  }
 
   scfw::GlmoResult result;
   if (x.size() != d_) x.resize(d_);
@@ -900,7 +886,7 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
   result.value = value;
   result.lower_bound = value;
   result.iterations = pivots;
-  if (cross_check_) cold_->check("dense_simplex", solves_, value, z, V, y);
+  fb_.accept(value, z, V, y);
   return result;
 }
 
@@ -971,19 +957,6 @@ DenseSimplexGlmo::Round DenseSimplexGlmo::accept_optimal() {
     if (primal_feasible() && dual_feasible()) return Round::kDone;
   }
   return Round::kAgain;
-}
-
-// The last resort: the LP solved cold by Clp; the kept basis restarts from the slack basis.
-scfw::GlmoResult DenseSimplexGlmo::fallback_solve(const scfw::Vec& z, const scfw::Mat& V,
-                                                  const scfw::Vec& y, scfw::Vec& x, long pivots) {
-  ++fallbacks_;
-  reset_basis();
-  const lp::ColdClp::Result cold = cold_->solve_or_throw("dense_simplex", z, V, y, x);
-  scfw::GlmoResult result;
-  result.value = cold.value;
-  result.lower_bound = cold.value;
-  result.iterations = pivots + cold.iterations;
-  return result;
 }
 
 void register_components(scfw::Registrar& r) {

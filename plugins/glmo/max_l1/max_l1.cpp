@@ -150,9 +150,9 @@ Shape recognize(const lp::GlmoModel& gm, int n, int d) {
 
 class MaxL1Glmo final : public scfw::Glmo {
  public:
-  MaxL1Glmo(const scfw::Params& p, const scfw::Context& ctx) : memory_(ctx.memory) {
+  MaxL1Glmo(const scfw::Params& p, const scfw::Context& ctx)
+      : fb_("max_l1", p.get<bool>("cross_check")), memory_(ctx.memory) {
     max_outputs_ = p.get<int>("max_outputs");
-    cross_check_ = p.get<bool>("cross_check");
   }
 
   bool supports(const scfw::OuterFunction& outer, const scfw::Domain& domain, int n, int d,
@@ -170,16 +170,14 @@ class MaxL1Glmo final : public scfw::Glmo {
     if (m_ == 0) return s + "not set up)";
     s += "LP " + std::to_string(m_) + " rows x " + std::to_string(nc_ - 1) + " columns and t";
     if (cold_ > 0) s += "; " + std::to_string(cold_) + " solve(s) restarted from the slack basis";
-    if (cross_check_) s += "; cross-checked against Clp at every solve";
-    if (fallbacks_ > 0) s += "; " + std::to_string(fallbacks_) + " solve(s) fell back to Clp";
-    return s + ")";
+    return s + fb_.notes() + ")";
   }
 
   // Checkpoints: the basis is the whole warm start (every value is recomputed per solve).
   scfw::Capabilities capabilities() const override { return scfw::Capability::SavedState; }
   void save_state(scfw::StateWriter& w) const override {
     w.put("head", head_);
-    w.put("solves", static_cast<std::int64_t>(solves_));
+    fb_.save(w);
     w.put("cold", static_cast<std::int64_t>(cold_));
   }
   void load_state(scfw::StateReader& r) override {
@@ -197,13 +195,8 @@ class MaxL1Glmo final : public scfw::Glmo {
       has_t = has_t || c == col_t_;
     }
     if (!has_t) r.refuse("head", "the saved basis does not fit this LP (t is not basic)");
-    std::int64_t v = 0;
-    r.get("solves", v);
-    r.check_range("solves", std::vector<std::int64_t>{v}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
-    solves_ = static_cast<long>(v);
-    r.get("cold", v);
-    r.check_range("cold", std::vector<std::int64_t>{v}, std::int64_t{0}, static_cast<std::int64_t>(solves_));
-    cold_ = static_cast<long>(v);
+    fb_.load(r);
+    cold_ = fb_.load_count(r, "cold");
     set_head(head.data());
     fresh_ = false;
   }
@@ -226,14 +219,12 @@ class MaxL1Glmo final : public scfw::Glmo {
   bool update(int r, const double* col);
   bool solve_from_basis(long& pivots, long limit);
 
+  lp::Fallback fb_;  // cross_check and the last-resort fallback
   int max_outputs_ = 100;
   scfw::Memory memory_;  // the run's account, charged in setup()
-  bool cross_check_ = false;
-  long fallbacks_ = 0;
-  std::unique_ptr<lp::ColdClp> clp_;  // cross_check and the last-resort fallback
   int n_ = 0, d_ = 0, m_ = 0, nc_ = 0, col_t_ = 0;
   double radius_ = 0.0;
-  long solves_ = 0, cold_ = 0;
+  long cold_ = 0;
   bool fresh_ = true;  // no solve yet: the first one starts from the slack basis
 
   // Per solve. x_, dj_ (reduced costs), lo_, up_, cost_ and alpha_ (the pivot row) per column;
@@ -270,7 +261,7 @@ void MaxL1Glmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& doma
   std::int64_t rows = 0;
   const std::uint64_t bytes = scfw::glmo_lp_bytes(domain, n, &rows);
   memory_.reserve(bytes, "max_l1's LP (" + std::to_string(rows) + " rows)");
-  clp_ = std::make_unique<lp::ColdClp>(gm);
+  fb_.setup(gm);
   n_ = n;
   d_ = d;
   m_ = n + 1;
@@ -303,7 +294,7 @@ void MaxL1Glmo::setup(const scfw::OuterFunction& outer, const scfw::Domain& doma
   colmax_.assign(m, 1.0);
   cold_basis();  // a valid basis until the first solve replaces it by the slack basis for its g
   fresh_ = true;
-  solves_ = cold_ = fallbacks_ = 0;
+  cold_ = 0;
 }
 
 void MaxL1Glmo::set_head(const int* head) {
@@ -561,8 +552,7 @@ bool MaxL1Glmo::solve_from_basis(long& pivots, long limit) {
 scfw::GlmoResult MaxL1Glmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) {
   if (m_ == 0) throw scfw::Error("max_l1: solve() called before setup()");
   const scfw::Mat& V = Vj.dense();
-  lp::check_solve_sizes("max_l1", z, V, y, n_, d_);
-  ++solves_;
+  fb_.begin_solve(z, V, y, n_, d_);
   V_ = &V;
   g_ = z;
   g_.noalias() -= V * y;
@@ -580,13 +570,8 @@ scfw::GlmoResult MaxL1Glmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, 
   if (!solved) {
     // The last resort: the LP solved cold by Clp; the next solve starts from this g's slack
     // basis (kept in head_, so a checkpoint taken now resumes the same way).
-    ++fallbacks_;
     cold_basis();
-    const lp::ColdClp::Result cold = clp_->solve_or_throw("max_l1", z, V, y, x);
-    scfw::GlmoResult result;
-    result.value = cold.value;
-    result.iterations = pivots + cold.iterations;
-    return result;
+    return fb_.solve(z, V, y, x, pivots);
   }
   if (x.size() != d_) x.resize(d_);
   x.setZero();
@@ -609,7 +594,7 @@ scfw::GlmoResult MaxL1Glmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, 
   scfw::GlmoResult result;
   result.value = lam_.maxCoeff();
   result.iterations = pivots;
-  if (cross_check_) clp_->check("max_l1", solves_, result.value, z, V, y);
+  fb_.accept(result.value, z, V, y);
   return result;
 }
 

@@ -273,10 +273,10 @@ DualShape analyze(const lp::SparseLp& lp, const lp::UElimination& elim, const st
 
 class ScenarioDualGlmo final : public scfw::Glmo {
  public:
-  ScenarioDualGlmo(const scfw::Params& p, const scfw::Context& ctx) : memory_(ctx.memory) {
+  ScenarioDualGlmo(const scfw::Params& p, const scfw::Context& ctx)
+      : fb_("scenario_dual", p.get<bool>("cross_check")), memory_(ctx.memory) {
     max_structural_ = p.get<int>("max_structural");
     min_row_ratio_ = p.get<double>("min_row_ratio");
-    cross_check_ = p.get<bool>("cross_check");
     primal_only_ = p.get<std::string>("algorithm") == "primal";
     native_kernels_ = p.get<std::string>("kernels") == "native";
   }
@@ -294,8 +294,7 @@ class ScenarioDualGlmo final : public scfw::Glmo {
     w.put("unit_at", unit_at_);
     w.put("dense", std::vector<int>(dense_.begin(), dense_.begin() + k_));
     w.put("values", xv_);
-    w.put("solves", static_cast<std::int64_t>(solves_));
-    w.put("fallbacks", static_cast<std::int64_t>(fallbacks_));
+    fb_.save(w);
     w.put("primal_finished", static_cast<std::int64_t>(primal_finished_));
   }
   void load_state(scfw::StateReader& r) override {
@@ -326,15 +325,8 @@ class ScenarioDualGlmo final : public scfw::Glmo {
     }
     r.get_same_size("values", xv_);
     r.check_finite("values", xv_);
-    std::int64_t v = 0;
-    const auto count = [&](const char* name) {
-      r.get(name, v);
-      r.check_range(name, std::vector<std::int64_t>{v}, std::int64_t{0}, std::numeric_limits<std::int64_t>::max());
-      return static_cast<long>(v);
-    };
-    solves_ = count("solves");
-    fallbacks_ = count("fallbacks");
-    primal_finished_ = count("primal_finished");
+    fb_.load(r);
+    primal_finished_ = fb_.load_count(r, "primal_finished");
   }
 
   std::string describe() const override {
@@ -344,12 +336,10 @@ class ScenarioDualGlmo final : public scfw::Glmo {
     s += "dual LP " + std::to_string(D_) + " rows x " + std::to_string(nv_) + " columns for a primal of " +
          std::to_string(N_) + " rows";
     if (kern_.fused) s += "; AVX2 + FMA kernels";
-    if (cross_check_) s += "; cross-checked against Clp at every solve";
-    if (primal_finished_ > 0 && !primal_only_)
-      s += "; " + std::to_string(primal_finished_) + " of " + std::to_string(solves_) +
-           " solve(s) finished by the primal simplex";
-    if (fallbacks_ > 0) s += "; " + std::to_string(fallbacks_) + " solve(s) fell back to Clp";
-    return s + ")";
+    const bool by_primal = primal_finished_ > 0 && !primal_only_;
+    return s + fb_.notes(by_primal ? "; " + std::to_string(primal_finished_) + " of " + std::to_string(fb_.solves()) +
+                                         " solve(s) finished by the primal simplex"
+                                   : "") + ")";
   }
 
  private:
@@ -397,13 +387,12 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   Outcome run_dual(long& pivots);
   struct DualColumns;
 
+  lp::Fallback fb_;  // cross_check and the last-resort fallback
   int max_structural_ = 256;
   scfw::Memory memory_;  // the run's account, charged in setup()
   double min_row_ratio_ = 2.0;
-  bool cross_check_ = false;
   bool native_kernels_ = false;  // "kernels": "native": AVX2 + FMA when the CPU has them
   bool primal_only_ = false;  // "algorithm": "primal": the fallback's primal simplex for every solve
-  long solves_ = 0, fallbacks_ = 0;
 
   int n_ = 0, d_ = 0;
   int N_ = 0, D_ = 0, nl_ = 0, nv_ = 0;  // primal rows, dual rows, multipliers, dual columns
@@ -475,10 +464,9 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   int nnb_ = 0;
   double art_bound_ = 0.0;
 
-  // The model's LP and x map (setup), the cold Clp solve (cross_check and the last resort).
+  // The model's LP and x map (setup).
   lp::SparseLp lp_;
   std::unique_ptr<lp::XMap> xmap_;
-  std::unique_ptr<lp::ColdClp> cold_;
 };
 
 std::string ScenarioDualGlmo::decline_reason(const DualShape& s) const {
@@ -527,7 +515,7 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   d_ = d;
   lp_ = lp::SparseLp::from_model(g.model, g.objective);
   const lp::UElimination elim(lp_, g.u_var, {});
-  cold_ = std::make_unique<lp::ColdClp>(g);
+  fb_.setup(g);
   xmap_ = std::make_unique<lp::XMap>(std::move(g.xs));
   const lp::XByVariable xvar(*xmap_, lp_.num_vars);
   DualShape s = analyze(lp_, elim, g.u_var, xvar);
@@ -646,8 +634,6 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
     unit_at_[static_cast<size_t>(q)] = j;
   }
   for (int t = 0; t < nl_; ++t) xv_[static_cast<size_t>(2 * D_ + t)] = std::clamp(0.0, lo_[static_cast<size_t>(2 * D_ + t)], up_[static_cast<size_t>(2 * D_ + t)]);
-  solves_ = 0;
-  fallbacks_ = 0;
 }
 
 // P, the dual's costs and right-hand side for (z, V, y).
@@ -1246,8 +1232,7 @@ ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
 scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) {
   const scfw::Mat& V = Vj.dense();
   if (D_ == 0) throw scfw::Error("scenario_dual: solve() called before setup()");
-  lp::check_solve_sizes("scenario_dual", z, V, y, n_, d_);
-  ++solves_;
+  fb_.begin_solve(z, V, y, n_, d_);
   build(z, V, y);
   long pivots = 0;
   double bscale = 1.0;
@@ -1277,10 +1262,7 @@ scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
     throw scfw::Error("scenario_dual: the GLMO LP is infeasible (its dual is unbounded)");
   } else {
     // Last resort: Clp, cold; the basis starts over from the slack basis next time.
-    ++fallbacks_;
-    const lp::ColdClp::Result cold = cold_->solve_or_throw("scenario_dual", z, V, y, x);
-    r.value = cold.value;
-    r.iterations = pivots + cold.iterations;
+    r = fb_.solve(z, V, y, x, pivots);
     std::fill(pos_.begin(), pos_.end(), -1);
     k_ = 0;
     for (int q = 0; q < D_; ++q)
@@ -1292,7 +1274,7 @@ scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
       xv_[static_cast<size_t>(j)] = std::clamp(0.0, lo_[static_cast<size_t>(j)], up_[static_cast<size_t>(j)]);
     return r;
   }
-  if (cross_check_) cold_->check("scenario_dual", solves_, r.value, z, V, y);
+  fb_.accept(r.value, z, V, y);
   return r;
 }
 
