@@ -238,8 +238,8 @@ TEST_CASE("problem files: an unknown parameter of a plugin with many names the t
   const json block = {{std::string(76, '!'), 1}};
   CHECK(make_error<scfw::Oracle>("matrix_completion", block) ==
         "p.json: /oracle/" + std::string(40, '!') +
-            "... (76 bytes): unknown parameter of matrix_completion; it has 16 parameters; closest: \"batch\", "
-            "\"by_value\", \"col_bins\"");
+            "... (76 bytes): unknown parameter of matrix_completion; it has 17 parameters; closest: \"array\", "
+            "\"batch\", \"by_value\"");
 }
 
 TEST_CASE("matrix_completion: huge indices are refused without overflow; an empty top_rows x top_cols cut is located") {

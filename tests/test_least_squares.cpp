@@ -275,7 +275,7 @@ TEST_CASE("least_squares_tasks: bad data files are reported with file and line, 
 
   // Parameter errors name the parameter.
   CHECK(input_error([&] { make_oracle({{"batch", 1}}); }) ==
-        "<input>: /synthetic: no data source: give one of \"synthetic\", \"file\" (with \"tasks\") or \"files\"");
+        "<input>: /synthetic: no data source: give one of \"synthetic\", \"file\" (with \"tasks\"), \"files\" or \"arrays\"");
   CHECK(input_error([&] { make_oracle({{"file", path}}); }) ==
         "<input>: /tasks: \"file\" needs \"tasks\", the number of subsets to split it into");
   // An integer the plugin reads as an int is refused when it does not fit, never truncated

@@ -864,14 +864,66 @@ std::vector<std::string> closest_plugin_names(const std::string& name) {
 py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& problem, bool is_file,
                         const std::string& source, const std::string& base_dir, const py::dict& options,
                         const py::object& callback, long callback_every, double progress,
-                        const py::object& start_values, bool compose_only);
+                        const py::object& start_values, bool compose_only, const py::list& data);
+
+/// The arrays of solve(data=...) as the SDK's views (host_arrays.hpp), without copying: the
+/// package has made each a C-contiguous float64 array (CSR: indptr and indices of one integer
+/// type, int32 or int64) and keeps them alive for the solve. Each item of `data` is
+/// (name, "dense", array) or (name, "csr", indptr, indices, values, rows, cols).
+std::shared_ptr<const scfw::HostArrays> host_arrays(const py::list& data) {
+  if (data.empty()) return nullptr;
+  auto table = std::make_shared<scfw::HostArrays>();
+  const auto doubles = [](const py::handle& h, const std::string& name) {
+    if (!py::isinstance<py::array_t<double, py::array::c_style>>(h))
+      throw scfw::Error("data \"" + name + "\": the package passed an array that is not C-contiguous float64");
+    return py::reinterpret_borrow<py::array>(h);
+  };
+  for (const py::handle item : data) {
+    const py::tuple t = py::reinterpret_borrow<py::tuple>(item);
+    const std::string name = t[0].cast<std::string>();
+    if (t[1].cast<std::string>() == "dense") {
+      const py::array a = doubles(t[2], name);
+      scfw::DenseView v;
+      v.data = static_cast<const double*>(a.data());
+      v.rows = a.ndim() >= 1 ? a.shape(0) : 1;
+      v.cols = a.ndim() == 2 ? a.shape(1) : 1;
+      v.vector = a.ndim() == 1;
+      table->add(name, v);
+    } else {
+      const py::array indptr = py::reinterpret_borrow<py::array>(t[2]), indices = py::reinterpret_borrow<py::array>(t[3]);
+      const py::array values = doubles(t[4], name);
+      scfw::CsrView v;
+      v.index_bytes = static_cast<int>(indptr.itemsize());
+      if (indices.itemsize() != indptr.itemsize() || !(indptr.flags() & py::array::c_style) ||
+          !(indices.flags() & py::array::c_style))
+        throw scfw::Error("data \"" + name + "\": the package passed CSR indices of two widths");
+      v.indptr = indptr.data();
+      v.indices = indices.data();
+      v.values = static_cast<const double*>(values.data());
+      v.rows = t[5].cast<std::int64_t>();
+      v.cols = t[6].cast<std::int64_t>();
+      if (indptr.size() != v.rows + 1)
+        throw scfw::InputError("data \"" + name + "\": indptr has " + std::to_string(indptr.size()) + " entries, expected rows + 1 = " +
+                               std::to_string(v.rows + 1));
+      if (v.rows >= 0 && indptr.size() > 0) {
+        const std::int64_t nnz = v.index_bytes == 4 ? static_cast<const std::int32_t*>(v.indptr)[v.rows]
+                                                    : static_cast<const std::int64_t*>(v.indptr)[v.rows];
+        if (indices.size() != nnz || values.size() != nnz)
+          throw scfw::InputError("data \"" + name + "\": indptr[-1] is " + std::to_string(nnz) + " but there are " +
+                                 std::to_string(indices.size()) + " indices and " + std::to_string(values.size()) + " values");
+      }
+      table->add(name, v);
+    }
+  }
+  return table;
+}
 
 /// One solve. `problem` is a file's path (is_file) or a JSON document's text; `options` holds the
 /// keyword options the package has checked, by their Python names. Returns a dict of what the
 /// run produced; "error" is the exception a callback or a signal handler raised (or None).
 py::dict solve(const std::string& problem, bool is_file, const std::string& source, const std::string& base_dir,
                const py::dict& options, const py::object& callback, long callback_every, double progress,
-               const py::object& start_values, const py::dict& python_plugins, bool compose_only) {
+               const py::object& start_values, const py::dict& python_plugins, bool compose_only, const py::list& data) {
   scfw::Host& h = host();
   PendingError error;
   std::map<std::string, py::object> plugins;
@@ -879,7 +931,7 @@ py::dict solve(const std::string& problem, bool is_file, const std::string& sour
   SolveScope scope(&plugins, &error);
   try {
     return solve_in_scope(h, error, problem, is_file, source, base_dir, options, callback, callback_every, progress,
-                          start_values, compose_only);
+                          start_values, compose_only, data);
   } catch (const scfw::Error& e) {
     // A Python plugin raised: its own exception goes on, with where it happened as a note.
     if (!error.value) throw;
@@ -956,9 +1008,10 @@ class ContinuedTrace final : public scfw::Callback {
 py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& problem, bool is_file,
                         const std::string& source, const std::string& base_dir, const py::dict& options,
                         const py::object& callback, long callback_every, double progress,
-                        const py::object& start_values, bool compose_only) {
+                        const py::object& start_values, bool compose_only, const py::list& data) {
   auto has = [&](const char* key) { return options.contains(key) && !options[key].is_none(); };
   scfw::Overrides overrides;
+  overrides.arrays = host_arrays(data);
   if (has("iterations")) overrides.iterations = options["iterations"].cast<long>();
   if (has("seed")) overrides.seed = options["seed"].cast<std::uint64_t>();
   if (has("trace")) overrides.trace = options["trace"].cast<std::string>();
@@ -1257,7 +1310,7 @@ PYBIND11_MODULE(_scfw, m) {
   m.def("closest_plugin_names", &closest_plugin_names, py::arg("name"));
   m.def("solve", &solve, py::arg("problem"), py::arg("is_file"), py::arg("source"), py::arg("base_dir"),
         py::arg("options"), py::arg("callback"), py::arg("callback_every"), py::arg("progress"),
-        py::arg("start_values"), py::arg("plugins"), py::arg("compose_only"));
+        py::arg("start_values"), py::arg("plugins"), py::arg("compose_only"), py::arg("data") = py::list());
   py::class_<RngView>(m, "Rng", "the run's random engine in a Python oracle's draw(rng); valid during the call")
       .def("integers", [](const RngView& r, std::int64_t low, std::int64_t high, const py::object& size) -> py::object {
              if (high <= low) throw scfw::InputError("integers: expected low < high");

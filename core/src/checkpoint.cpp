@@ -100,6 +100,37 @@ class TraceCapture final : public Callback {
 
 }  // namespace
 
+namespace {
+
+/// The fingerprint of a passed array: its kind and shape, then its values (and a CSR matrix's
+/// structure, indices as 64-bit integers), hashed as bytes.
+RunIdentity::DataFile array_fingerprint(const HostArray& a) {
+  RunIdentity::DataFile f{a.name, 0, fnv1a64({})};
+  const auto add = [&f](const void* p, std::size_t bytes) {
+    f.hash = fnv1a64(std::string_view(static_cast<const char*>(p), bytes), f.hash);
+    f.size += bytes;
+  };
+  const auto add_int = [&add](std::int64_t v) { add(&v, sizeof v); };
+  if (a.is_dense()) {
+    const DenseView& v = a.dense;
+    add_int(v.vector ? 1 : 2);
+    add_int(v.rows);
+    add_int(v.cols);
+    add(v.data, static_cast<std::size_t>(v.size()) * sizeof(double));
+  } else {
+    const CsrView& v = a.csr;
+    add_int(3);
+    add_int(v.rows);
+    add_int(v.cols);
+    for (std::int64_t r = 0; r <= v.rows; ++r) add_int(v.ptr(r));
+    for (std::int64_t k = 0, n = v.nnz(); k < n; ++k) add_int(v.index(k));
+    add(v.values, static_cast<std::size_t>(v.nnz()) * sizeof(double));
+  }
+  return f;
+}
+
+}  // namespace
+
 RunIdentity run_identity(const Registry& registry, const nlohmann::json& doc, const Composition& c,
                          const std::string& scfw_version) {
   RunIdentity id;
@@ -135,6 +166,8 @@ RunIdentity run_identity(const Registry& registry, const nlohmann::json& doc, co
     if (in.bad()) throw InputError(path + ": cannot read file");
     id.data.push_back(std::move(f));
   }
+  if (c.problem.arrays)
+    for (const HostArray& a : c.problem.arrays->all()) id.arrays.push_back(array_fingerprint(a));
   return id;
 }
 
@@ -222,6 +255,8 @@ std::string checkpoint_text(const Checkpoint& ck) {
     text += "plugin " + p.role + " " + p.library + " " + p.version + " " + p.name + "\n";  // a name may have spaces
   for (const auto& f : ck.identity.data)  // the path last: it may have spaces
     text += "data " + std::to_string(f.size) + " " + hex64(f.hash) + " " + f.path + "\n";
+  for (const auto& a : ck.identity.arrays)  // the name last: it may have spaces
+    text += "array " + std::to_string(a.size) + " " + hex64(a.hash) + " " + a.path + "\n";
   text += "state\n" + w.text();
   // The checksum covers every byte before its line: header, loop state and plugin states.
   text += kChecksum + hex64(fnv1a64(text)) + "\nend\n";
@@ -294,15 +329,16 @@ Checkpoint parse_checkpoint(const std::string& all, const std::string& file) {
       if (!(is >> p.role >> p.library >> p.version) || !std::getline(is >> std::ws, p.name) || p.name.empty())
         throw InputError(where + "malformed plugin line");
       ck.identity.plugins.push_back(std::move(p));
-    } else if (line.rfind("data ", 0) == 0) {
-      std::istringstream is(line.substr(5));
+    } else if (line.rfind("data ", 0) == 0 || line.rfind("array ", 0) == 0) {
+      const std::string kind = line.substr(0, line.find(' '));  // "data": a file, "array": a passed array
+      std::istringstream is(line.substr(kind.size() + 1));
       RunIdentity::DataFile f;
       std::string hash;
       char* end = nullptr;
       if (!(is >> f.size >> hash) || hash.size() != 16 || !std::getline(is >> std::ws, f.path) || f.path.empty() ||
           (f.hash = std::strtoull(hash.c_str(), &end, 16), end != hash.c_str() + 16))
-        throw InputError(where + "malformed data line \"" + excerpt(line) + "\"");
-      ck.identity.data.push_back(std::move(f));
+        throw InputError(where + "malformed " + kind + " line \"" + excerpt(line) + "\"");
+      (kind == "data" ? ck.identity.data : ck.identity.arrays).push_back(std::move(f));
     } else {
       throw InputError(where + "malformed checkpoint line \"" + excerpt(line) + "\"");
     }
@@ -434,19 +470,29 @@ void check_identity(const std::string& file, const RunIdentity& saved, const Run
   if (now.plugins.size() != saved.plugins.size())
     throw InputError(where + "the plugin set differs (" + std::to_string(saved.plugins.size()) +
                      " in the checkpoint, " + std::to_string(now.plugins.size()) + " loaded)");
-  // The data files in the order the problem read them; named by the path this run read.
-  for (std::size_t i = 0; i < saved.data.size() && i < now.data.size(); ++i) {
-    const RunIdentity::DataFile &a = saved.data[i], &b = now.data[i];
-    if (a.size != b.size)
-      throw InputError(where + "data file " + b.path + " differs from the one read when the checkpoint was taken (" +
-                       std::to_string(a.size) + " bytes then, " + std::to_string(b.size) + " now)");
-    if (a.hash != b.hash)
-      throw InputError(where + "data file " + b.path + " differs from the one read when the checkpoint was taken " +
-                       "(same size, other contents: FNV-1a " + hex64(a.hash) + " then, " + hex64(b.hash) + " now)");
+  // The data files in the order the problem read them, named by the path this run read; then
+  // the arrays passed in place of files, in the order passed.
+  for (const bool arrays : {false, true}) {
+    const std::vector<RunIdentity::DataFile>&s = arrays ? saved.arrays : saved.data, &n = arrays ? now.arrays : now.data;
+    const std::string taken = arrays ? " differs from the one passed when the checkpoint was taken"
+                                     : " differs from the one read when the checkpoint was taken";
+    for (std::size_t i = 0; i < s.size() && i < n.size(); ++i) {
+      const RunIdentity::DataFile &a = s[i], &b = n[i];
+      const std::string what = arrays ? "array \"" + b.path + "\"" : "data file " + b.path;
+      if (arrays && a.path != b.path)
+        throw InputError(where + "array \"" + a.path + "\" was passed when the checkpoint was taken, \"" + b.path + "\" now");
+      if (a.size != b.size)
+        throw InputError(where + what + taken + " (" + std::to_string(a.size) + " bytes then, " + std::to_string(b.size) +
+                         " now)");
+      if (a.hash != b.hash)
+        throw InputError(where + what + taken + " (same size, other contents: FNV-1a " + hex64(a.hash) + " then, " +
+                         hex64(b.hash) + " now)");
+    }
+    if (s.size() != n.size())
+      throw InputError(where + (arrays ? std::to_string(s.size()) + " array(s) were passed" :
+                                         "the problem read " + std::to_string(s.size()) + " data file(s)") +
+                       " when the checkpoint was taken, " + std::to_string(n.size()) + " now");
   }
-  if (saved.data.size() != now.data.size())
-    throw InputError(where + "the problem read " + std::to_string(saved.data.size()) +
-                     " data file(s) when the checkpoint was taken, " + std::to_string(now.data.size()) + " now");
 }
 
 void check_state(const std::string& file, const LoopState& r, const Composition& c) {

@@ -311,7 +311,8 @@ void check_roles(const Problem& problem, const ProblemBlocks& b, const std::stri
 }
 
 Problem build_problem(const ProblemBlocks& b, const std::string& source, const std::string& name,
-                      const fs::path& base_dir, const MemoryAccount* memory, const Ranks* shard) {
+                      const fs::path& base_dir, const MemoryAccount* memory, const Ranks* shard,
+                      std::shared_ptr<const HostArrays> arrays) {
   const std::string src = source.empty() ? std::string("<input>") : source;
   DataFileRecord record;
   Problem problem;
@@ -329,6 +330,8 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   ctx.base_dir = base_dir.string();
   ctx.memory = Memory(&problem.memory);  // only while building: `problem` is moved when returned
   ctx.shard = shard && shard->size() > 1 ? shard : nullptr;  // null but under `mpirun scfw run`
+  problem.arrays = std::move(arrays);
+  ctx.arrays = problem.arrays.get();  // the table outlives the problem's objects (shared)
   std::unique_ptr<Oracle> oracle = make<Oracle>(b.oracle, ctx, src);
   if (ctx.shard && oracle->capabilities().has(Capability::Sharded)) oracle = wrap_sharded_oracle(std::move(oracle), *shard);
   ctx.shard = nullptr;
@@ -611,13 +614,14 @@ std::vector<std::string> Composition::notes() const {
 }
 
 Problem compose_problem(const Registry& registry, const json& doc, const std::string& source,
-                        const fs::path& base_dir, const MemoryAccount* memory, const Ranks* shard) {
+                        const fs::path& base_dir, const MemoryAccount* memory, const Ranks* shard,
+                        std::shared_ptr<const HostArrays> arrays) {
   const std::string src = source.empty() ? std::string("<input>") : source;
   if (!doc.is_object())
     throw InputError(src + ": expected an object at the top level, got " + article(doc.type_name()) + " " +
                      doc.type_name());
   const std::string name = read_name(doc, source, src);
-  return build_problem(resolve_problem(registry, doc, src), source, name, base_dir, memory, shard);
+  return build_problem(resolve_problem(registry, doc, src), source, name, base_dir, memory, shard, std::move(arrays));
 }
 
 Method compose_method(const Registry& registry, Problem& problem, const MethodBlock& tracker,
@@ -722,7 +726,7 @@ Composition compose(const Registry& registry, const json& doc, const std::string
 
   Composition c;
   c.problem = build_problem(problem_blocks, source, name, base_dir, overrides.memory ? &*overrides.memory : nullptr,
-                            overrides.shard);
+                            overrides.shard, overrides.arrays);
   if (options.gap_tolerance > 0 && !c.problem.oracle->capabilities().has(Capability::Exact)) {
     const std::string what = "the oracle " + problem_blocks.oracle.component->info.name +
                              " has no exact evaluation, so no gap is ever computed and a gap tolerance cannot stop the run";

@@ -11,9 +11,7 @@ weights and of the generalized Frank-Wolfe gap against the iteration (matplotlib
 MPLBACKEND=Agg where there is no display).
 """
 
-import os
 import sys
-import tempfile
 
 import numpy as np
 
@@ -34,22 +32,19 @@ def student_t_returns(days, assets, seed=7):
 def main(out_png):
     returns = student_t_returns(days=1500, assets=20)
     assets = ["asset %d" % (a + 1) for a in range(returns.shape[1])]
-    with tempfile.TemporaryDirectory() as folder:
-        # The oracle reads its returns from a CSV file: one row a day, one column an asset.
-        path = os.path.join(folder, "returns.csv")
-        np.savetxt(path, np.column_stack([np.arange(len(returns)), returns]), delimiter=",",
-                   header=",".join(["date"] + assets), comments="", fmt="%.17g")
-        problem = {
-            "name": "CVaR portfolio from NumPy returns",
-            "oracle": {"plugin": "portfolio_returns", "file": path, "prices": False, "groups": 50},
-            "outer": {"plugin": "cvar_ru", "alpha": 0.95},
-            "domain": {"plugin": "product", "factors": [
-                {"plugin": "simplex", "dim": len(assets)},
-                {"plugin": "box", "dim": 1, "lower": -1, "upper": 1}]},
-            "tracker": {"plugin": "momentum", "value": "polyak"},
-            "schedule": {"plugin": "nonconvex", "r": 2},
-        }
-        result = scfw.solve(problem, iterations=3000, seed=1, report_every=100)
+    # The oracle reads the matrix itself (one row a day, one column an asset), named "R" in the
+    # problem and passed by data=: no file, and no copy of a float64 array.
+    problem = {
+        "name": "CVaR portfolio from NumPy returns",
+        "oracle": {"plugin": "portfolio_returns", "array": "R", "prices": False, "groups": 50},
+        "outer": {"plugin": "cvar_ru", "alpha": 0.95},
+        "domain": {"plugin": "product", "factors": [
+            {"plugin": "simplex", "dim": len(assets)},
+            {"plugin": "box", "dim": 1, "lower": -1, "upper": 1}]},
+        "tracker": {"plugin": "momentum", "value": "polyak"},
+        "schedule": {"plugin": "nonconvex", "r": 2},
+    }
+    result = scfw.solve(problem, data={"R": returns}, iterations=3000, seed=1, report_every=100)
 
     weights, var = result.x[:-1], result.x[-1]
     print(result.message)

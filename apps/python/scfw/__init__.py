@@ -54,6 +54,8 @@ OPTIONS = {
     "base_dir": "path: where relative data paths of a dict problem resolve (default: the current folder)",
     "plugins": "dict name -> object: oracles, outer functions, domains and schedules written in Python, named in "
                "the problem",
+    "data": "dict name -> array: data in memory, named by the problem in place of a file (\"array\": NAME); "
+            "a NumPy array, a scipy.sparse matrix, or a CSR (indptr, indices, values, shape) tuple",
     "callback": "callable(state) -> None or bool: False stops the run",
     "callback_every": "int >= 1: call the callback every this many iterations (default 1)",
     "progress": "bool or seconds: a progress line on stderr (True: as the command line)",
@@ -288,10 +290,76 @@ def _check_options(options, function):
             expect(_is_int(value) or isinstance(value, str), "an int (bytes) or a str such as '512MiB'")
         elif key == "callback":
             expect(callable(value), "a callable")
-        elif key == "plugins":
+        elif key in ("plugins", "data"):
             expect(isinstance(value, dict) and all(isinstance(k, str) for k in value), "a dict with str keys")
         elif key == "progress":
             expect(isinstance(value, (bool, np.bool_)) or _is_number(value), "a bool or a number of seconds")
+
+
+def _float64(name, value, what=""):
+    """`value` as a C-contiguous float64 array: the array itself when it already is one (no copy),
+    else one converted copy. InputError naming the array for anything that is not numbers."""
+    try:
+        a = np.asarray(value)
+        if a.dtype.kind not in "biuf":
+            raise TypeError
+        return np.ascontiguousarray(a, dtype=np.float64)
+    except (TypeError, ValueError):
+        kind = getattr(getattr(value, "dtype", None), "name", None) or _type_name(value)
+        raise InputError('data "%s": expected real numbers%s, got %s' % (name, what, kind)) from None
+
+
+def _csr_parts(name, indptr, indices, values, shape):
+    """A CSR matrix as the module takes it: ("csr", indptr, indices, values, rows, cols), the
+    indices of one integer type (int32 when both fit, else int64), each C-contiguous."""
+    try:
+        rows, cols = (int(v) for v in shape)
+    except (TypeError, ValueError):
+        raise InputError('data "%s": expected a shape (rows, cols), got %r' % (name, shape)) from None
+    if rows < 0 or cols < 0:
+        raise InputError('data "%s": the shape (%d, %d) is negative' % (name, rows, cols))
+    indptr, indices = np.asarray(indptr), np.asarray(indices)
+    for part, a in (("indptr", indptr), ("indices", indices)):
+        if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+            raise InputError('data "%s": %s: expected a one-dimensional array of integers, got %s of %d dimension(s)'
+                             % (name, part, a.dtype.name, a.ndim))
+    index = np.int32 if indptr.dtype.itemsize <= 4 and indices.dtype.itemsize <= 4 and \
+        indptr.dtype == indices.dtype and indptr.dtype.kind == "i" else np.int64
+    values = _float64(name, values, " (values)")
+    if values.ndim != 1:
+        raise InputError('data "%s": values: expected a one-dimensional array, got %d dimensions' % (name, values.ndim))
+    return ("csr", np.ascontiguousarray(indptr, dtype=index), np.ascontiguousarray(indices, dtype=index), values,
+            rows, cols)
+
+
+def _data_arrays(data):
+    """solve(data=...) as a list of (name, "dense", array) and (name, "csr", indptr, indices,
+    values, rows, cols), each array C-contiguous float64 (int32 or int64 indices): a NumPy array
+    that already is one is passed as it is, anything else is converted once."""
+    out = []
+    for name, value in data.items():
+        if hasattr(value, "tocsr") and hasattr(value, "nnz"):  # a scipy.sparse matrix or array
+            m = value.tocsr()
+            if not m.has_canonical_format:
+                m = m.copy()
+                m.sum_duplicates()
+            out.append((name,) + _csr_parts(name, m.indptr, m.indices, m.data, m.shape))
+            continue
+        if isinstance(value, dict):
+            missing = [k for k in ("indptr", "indices", "values", "shape") if k not in value]
+            if missing:
+                raise InputError('data "%s": a CSR dict needs "indptr", "indices", "values" and "shape" (no "%s")'
+                                 % (name, missing[0]))
+            out.append((name,) + _csr_parts(name, value["indptr"], value["indices"], value["values"], value["shape"]))
+            continue
+        if isinstance(value, tuple) and len(value) == 4 and isinstance(value[3], tuple):
+            out.append((name,) + _csr_parts(name, *value))
+            continue
+        a = _float64(name, value)
+        if a.ndim not in (1, 2):
+            raise InputError('data "%s": expected a one- or two-dimensional array, got %d dimensions' % (name, a.ndim))
+        out.append((name, "dense", a))
+    return out
 
 
 def _check_checkpoint_options(options):
@@ -387,9 +455,10 @@ def _run(problem, options, compose_only):
             raise InputError("--progress: expected a number of seconds > 0, got '%r'" % progress)
         progress_seconds = float(progress)
 
+    data = _data_arrays(options.get("data") or {})
     out = _scfw.solve(text, is_file, source, base_dir, passed, options.get("callback"),
                       int(options.get("callback_every") or 1), progress_seconds, start_values, python_plugins,
-                      compose_only)
+                      compose_only, data)
     if compose_only:
         out["plugins"] = [tuple(p) for p in out["plugins"]]
         return out

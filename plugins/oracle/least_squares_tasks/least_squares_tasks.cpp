@@ -16,11 +16,13 @@
 // and not with n x d (a LIBSVM file is sparse). The values are the dense ones at the same places,
 // summed in the same order.
 #include <scfw/data_file.hpp>
+#include <scfw/host_arrays.hpp>
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <string>
@@ -164,21 +166,101 @@ TaskRows from_file(const Params& p, const Context& ctx) {
 struct Ownership;
 TaskRows from_files_shard(const Params& p, const Context& ctx, const std::vector<std::string>& paths, Ownership& own);
 
-/// `files`: comma-separated paths, one file per task (over ranks: from_files_shard).
-TaskRows from_files(const Params& p, const Context& ctx, Ownership* own) {
-  std::vector<std::string> paths;
-  const std::string list = p.get<std::string>("files");
+/// The items of the comma-separated list in the string parameter `key` (`what`: "path",
+/// "name"), each trimmed; an empty item fails at `key`.
+std::vector<std::string> split_list(const Params& p, const std::string& key, const std::string& what) {
+  std::vector<std::string> items;
+  const std::string list = p.get<std::string>(key);
   std::size_t start = 0;
   while (true) {
     std::size_t comma = list.find(',', start);
     std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     const auto b = item.find_first_not_of(" \t"), e = item.find_last_not_of(" \t");
     item = b == std::string::npos ? std::string() : item.substr(b, e - b + 1);
-    if (item.empty()) p.fail("files", "empty path in the comma-separated list \"" + scfw::excerpt(list) + "\"");
-    paths.push_back(item);
+    if (item.empty()) p.fail(key, "empty " + what + " in the comma-separated list \"" + scfw::excerpt(list) + "\"");
+    items.push_back(item);
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+  return items;
+}
+
+/// `arrays` + `labels`: task i's rows A_i (a dense matrix or CSR) and its labels b_i (a vector),
+/// arrays the host passes by name, one of each per task. The rows are copied into the oracle's
+/// own CSR (charged), a dense matrix's every entry stored as a LIBSVM file would store it with
+/// each `idx:val` written out, so the runs have the bits of those files.
+TaskRows from_arrays(const Params& p, const Context& ctx) {
+  if (!p.has("labels")) p.fail("arrays", "\"arrays\" needs \"labels\", the names of the tasks' label vectors");
+  if (p.has("features")) p.fail("features", "only used with \"file\" or \"files\"; the arrays' columns are the features");
+  const std::vector<std::string> a_names = split_list(p, "arrays", "name"), b_names = split_list(p, "labels", "name");
+  if (b_names.size() != a_names.size())
+    p.fail("labels", "\"labels\" names " + std::to_string(b_names.size()) + " vector(s) and \"arrays\" " +
+                         std::to_string(a_names.size()) + " matrices: one of each per task");
+  if (const auto tasks = p.find<std::int64_t>("tasks"); tasks && *tasks != static_cast<std::int64_t>(a_names.size()))
+    p.fail("tasks", "\"arrays\" names " + std::to_string(a_names.size()) + " matrices (one per task), but tasks = " +
+                        std::to_string(*tasks));
+  std::vector<const scfw::HostArray*> A, b;
+  std::int64_t all_rows = 0, all_nnz = 0;
+  for (std::size_t i = 0; i < a_names.size(); ++i) {
+    A.push_back(&scfw::host_array(p, "arrays", a_names[i], ctx));
+    b.push_back(&scfw::host_array(p, "labels", b_names[i], ctx));
+    const scfw::HostArray& a = *A.back();
+    if (a.is_dense() && a.dense.vector)
+      throw InputError(a.where() + ": expected the rows of task " + std::to_string(i + 1) + " (a matrix, dense or CSR), got " +
+                       a.describe());
+    const std::int64_t rows = a.is_dense() ? a.dense.rows : a.csr.rows, cols = a.is_dense() ? a.dense.cols : a.csr.cols;
+    const std::int64_t first_cols = A.front()->is_dense() ? A.front()->dense.cols : A.front()->csr.cols;
+    if (rows == 0) throw InputError(a.where() + ": no rows (each array in \"arrays\" is one task)");
+    if (cols != first_cols)
+      throw InputError(a.where() + ": " + std::to_string(cols) + " columns, but " + A.front()->where() + " has " +
+                       std::to_string(first_cols) + " (every task has the same features)");
+    if (cols < 1 || cols > std::numeric_limits<int>::max())
+      throw InputError(a.where() + ": " + std::to_string(cols) + " columns (expected 1 to " +
+                       std::to_string(std::numeric_limits<int>::max()) + ")");
+    const scfw::HostArray& l = *b.back();
+    if (!l.is_dense() || !l.dense.vector || l.dense.rows != rows)
+      throw InputError(l.where() + ": expected a vector of " + std::to_string(rows) + " labels (one per row of " + a.where() +
+                       "), got " + l.describe());
+    all_rows += rows;
+    all_nnz += a.is_dense() ? rows * cols : a.csr.nnz();
+  }
+  ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({all_nnz, 12}), scfw::bytes_of({all_rows, 16})),
+                     "the rows of the " + std::to_string(A.size()) + " arrays (" + std::to_string(all_rows) + " rows, " +
+                         std::to_string(all_nnz) + " stored values)");
+  TaskRows t;
+  t.d = static_cast<int>(A.front()->is_dense() ? A.front()->dense.cols : A.front()->csr.cols);
+  t.cols.reserve(static_cast<std::size_t>(all_nnz));
+  t.vals.reserve(static_cast<std::size_t>(all_nnz));
+  std::vector<int> c;
+  std::vector<double> v;
+  for (std::size_t i = 0; i < A.size(); ++i) {
+    const scfw::HostArray& a = *A[i];
+    const scfw::DenseView& labels = b[i]->dense;
+    if (a.is_dense()) {
+      c.resize(static_cast<std::size_t>(a.dense.cols));
+      std::iota(c.begin(), c.end(), 0);
+      for (std::int64_t r = 0; r < a.dense.rows; ++r)
+        t.push_row(c.data(), a.dense.data + r * a.dense.cols, a.dense.cols, labels[r]);
+    } else {
+      const scfw::CsrView& m = a.csr;
+      for (std::int64_t r = 0; r < m.rows; ++r) {
+        c.clear();
+        v.clear();
+        for (std::int64_t k = m.ptr(r); k < m.ptr(r + 1); ++k) {
+          c.push_back(static_cast<int>(m.index(k)));
+          v.push_back(m.values[k]);
+        }
+        t.push_row(c.data(), v.data(), static_cast<std::int64_t>(c.size()), labels[r]);
+      }
+    }
+    t.end_task();
+  }
+  return t;
+}
+
+/// `files`: comma-separated paths, one file per task (over ranks: from_files_shard).
+TaskRows from_files(const Params& p, const Context& ctx, Ownership* own) {
+  std::vector<std::string> paths = split_list(p, "files", "path");
   // Each path once the whole list is read, so that an empty entry is reported before a missing file.
   for (std::string& path : paths) path = scfw::locate_data_file(p, "files", path, ctx.base_dir);
   if (const auto tasks = p.find<std::int64_t>("tasks"); tasks && *tasks != static_cast<std::int64_t>(paths.size())) {
@@ -337,29 +419,32 @@ class LeastSquaresTasks final : public scfw::Oracle {
     batch_ = p.get<int>("batch");
     full_ = batch_ == 0;
 
-    const bool synthetic = p.has("synthetic"), file = p.has("file"), files = p.has("files");
-    if (synthetic + file + files == 0)
-      p.fail("synthetic", "no data source: give one of \"synthetic\", \"file\" (with \"tasks\") or \"files\"");
-    if (synthetic + file + files > 1) {
-      const std::string second = files ? "files" : "file";
-      p.fail(second, "give only one data source of \"synthetic\", \"file\" and \"files\"");
+    const bool synthetic = p.has("synthetic"), file = p.has("file"), files = p.has("files"), arrays = p.has("arrays");
+    if (synthetic + file + files + arrays == 0)
+      p.fail("synthetic", "no data source: give one of \"synthetic\", \"file\" (with \"tasks\"), \"files\" or \"arrays\"");
+    if (synthetic + file + files + arrays > 1) {
+      const std::string second = arrays ? "arrays" : files ? "files" : "file";
+      p.fail(second, "give only one data source of \"synthetic\", \"file\", \"files\" and \"arrays\"");
     }
+    if (!arrays && p.has("labels")) p.fail("labels", "only used with \"arrays\"");
     if (synthetic) {
       if (p.has("tasks")) p.fail("tasks", "only used with \"file\"; the generator takes synthetic.tasks");
       if (p.has("features")) p.fail("features", "only used with \"file\" or \"files\"; the generator takes synthetic.dim");
       data_ = make_synthetic(p.object("synthetic"), ctx.memory);
     } else if (file) {
       data_ = ctx.shard ? from_file_shard(p, ctx, own_) : from_file(p, ctx);
+    } else if (arrays) {
+      data_ = from_arrays(p, ctx);
     } else {
       data_ = from_files(p, ctx, &own_);
     }
-    from_libsvm_ = !synthetic;
+    from_libsvm_ = file || files;
     // make_sample(): B row indices per task.
     ctx.memory.reserve(scfw::bytes_of({data_.tasks(), batch_, 8}),
                        "a sample of batch rows per task (tasks x batch = " + std::to_string(data_.tasks()) + " x " +
                            std::to_string(batch_) + ")");
     // Synthetic data is generated whole on every rank (not sharded); files are read by share.
-    sharded_ = ctx.shard && !synthetic;
+    sharded_ = ctx.shard && (file || files);
     if (!sharded_) {
       own_.task_begin = data_.task_begin;
       own_.owned_begin.assign(static_cast<std::size_t>(data_.tasks()), 0);
@@ -681,6 +766,9 @@ void register_components(scfw::Registrar& r) {
               "Gaussian rows a ~ N(0, I), sparse x*, Student-t noise with 10 down to 2.5 degrees of freedom across tasks"),
           ParamSpec::string("file", "a LIBSVM file, split into `tasks` label-stratified subsets (relative to the problem file)"),
           ParamSpec::string("files", "comma-separated LIBSVM files, one per task (relative to the problem file)"),
+          ParamSpec::string("arrays", "comma-separated names of the tasks' row matrices A_i (dense or CSR) the host passes in "
+                                      "memory, one per task (scfw.solve(problem, data={NAME: matrix, ...}) in Python)"),
+          ParamSpec::string("labels", "with \"arrays\": comma-separated names of the tasks' label vectors b_i, in the same order"),
           ParamSpec::integer("tasks", "number of subsets `file` is split into").at_least(1),
           ParamSpec::integer("features", "number of features d (default: the largest index in the data)").at_least(1),
       });

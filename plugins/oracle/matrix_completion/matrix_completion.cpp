@@ -32,7 +32,9 @@
 //
 // Data: `synthetic` (the paper's 30 x 20 rank-5 matrix, 30% observed, Laplacian noise) or `file`:
 // whitespace-separated `row col value` lines (extra fields, e.g. MovieLens' timestamp, are
-// ignored; u.data is read as is), indices 1-based unless `one_based` = false.
+// ignored; u.data is read as is), indices 1-based unless `one_based` = false, or `array`, the
+// name of a k x 3 matrix of (row, col, value) triplets the host passes (host_arrays.hpp), its
+// indices read as a file's.
 //
 // Sub-matrix (`top_rows`, `top_cols`, optional, either source): only the entries whose row is
 // among the `top_rows` rows with the most observed entries and whose column is among the
@@ -42,6 +44,8 @@
 // min(top_rows, rows) x min(top_cols, cols) and the domain must use those sizes. The kept entries
 // stay in the file / generator order.
 #include <scfw/data_file.hpp>
+#include <scfw/helpers.hpp>
+#include <scfw/host_arrays.hpp>
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
@@ -159,6 +163,36 @@ Entries make_synthetic(const Params& s, const scfw::Memory& memory) {
   return e;
 }
 
+/// The entries of triplets read from a file or an array: the shape (`rows`, `cols`, or the
+/// largest indices), repeated entries refused. `source` names the data; `at(k)` locates triplet k
+/// in messages, `named(k)` names it in the text of another's ("line 7", "row 6").
+template <class At, class Named>
+Entries collect(const std::vector<std::int64_t>& ri, const std::vector<std::int64_t>& ci, const std::vector<double>& vals,
+                std::int64_t base, std::int64_t rows, std::int64_t cols, const std::string& source, const At& at,
+                const Named& named) {
+  Entries e;
+  // The shape from the largest indices, each at most kMaxCells (so that neither the + 1 nor the
+  // product overflows: a 0-based index may be 2^63 - 1).
+  constexpr std::int64_t kMaxCells = (std::int64_t{1} << 31) - 1;
+  const std::int64_t R = rows >= 1 ? rows : std::min(*std::max_element(ri.begin(), ri.end()), kMaxCells) + 1;
+  const std::int64_t C = cols >= 1 ? cols : std::min(*std::max_element(ci.begin(), ci.end()), kMaxCells) + 1;
+  if (R > kMaxCells / C) throw scfw::InputError(source + ": rows * cols is too large");
+  e.rows = static_cast<int>(R);
+  e.cols = static_cast<int>(C);
+  std::unordered_map<std::int64_t, size_t> seen;
+  seen.reserve(vals.size());
+  for (size_t k = 0; k < vals.size(); ++k) {
+    const std::int64_t p = ri[k] * C + ci[k];
+    const auto [it, fresh] = seen.emplace(p, k);
+    if (!fresh)
+      throw scfw::InputError(at(k) + ": entry (" + std::to_string(ri[k] + base) + ", " + std::to_string(ci[k] + base) +
+                             ") repeats " + named(it->second));
+    e.index.push_back(p);
+    e.value.push_back(vals[k]);
+  }
+  return e;
+}
+
 Entries read_file(const std::string& path, bool one_based, std::int64_t rows, std::int64_t cols) {
   scfw::check_data_path(path);
   std::ifstream in;
@@ -206,28 +240,42 @@ Entries read_file(const std::string& path, bool one_based, std::int64_t rows, st
     line_of.push_back(number);
   }
   if (vals.empty()) throw scfw::InputError(path + ": no entries");
-  Entries e;
-  // The shape from the largest indices, each at most kMaxCells (so that neither the + 1 nor the
-  // product overflows: a 0-based index may be 2^63 - 1).
-  constexpr std::int64_t kMaxCells = (std::int64_t{1} << 31) - 1;
-  const std::int64_t R = rows >= 1 ? rows : std::min(*std::max_element(ri.begin(), ri.end()), kMaxCells) + 1;
-  const std::int64_t C = cols >= 1 ? cols : std::min(*std::max_element(ci.begin(), ci.end()), kMaxCells) + 1;
-  if (R > kMaxCells / C) throw scfw::InputError(path + ": rows * cols is too large");
-  e.rows = static_cast<int>(R);
-  e.cols = static_cast<int>(C);
-  std::unordered_map<std::int64_t, int> seen;
-  seen.reserve(vals.size());
-  for (size_t k = 0; k < vals.size(); ++k) {
-    const std::int64_t p = ri[k] * C + ci[k];
-    const auto [it, fresh] = seen.emplace(p, line_of[k]);
-    if (!fresh)
-      throw scfw::InputError(path + ":" + std::to_string(line_of[k]) + ": entry (" + std::to_string(ri[k] + base) + ", " +
-                             std::to_string(ci[k] + base) + ") repeats line " + std::to_string(it->second));
-    e.index.push_back(p);
-    e.value.push_back(vals[k]);
-  }
-  return e;
+  return collect(ri, ci, vals, base, rows, cols, path, [&](size_t k) { return path + ":" + std::to_string(line_of[k]); },
+                 [&](size_t k) { return "line " + std::to_string(line_of[k]); });
 }
+
+/// The triplets of a k x 3 matrix the host passed (`array`): row k holds (row, col, value), the
+/// indices as numbers with integer values, read with `one_based` as a file's; messages as the
+/// file's, located by the array's name and the row (0-based).
+Entries read_array(const scfw::HostArray& a, bool one_based, std::int64_t rows, std::int64_t cols) {
+  if (!a.is_dense() || a.dense.vector || a.dense.cols != 3)
+    throw scfw::InputError(a.where() + ": expected a k x 3 matrix of (row, col, value) triplets, got " + a.describe());
+  const scfw::DenseView& T = a.dense;
+  if (T.rows == 0) throw scfw::InputError(a.where() + ": no entries");
+  const std::int64_t base = one_based ? 1 : 0;
+  std::vector<std::int64_t> ri, ci;
+  std::vector<double> vals;
+  for (std::int64_t k = 0; k < T.rows; ++k) {
+    const std::string where = a.where() + ": row " + std::to_string(k) + ": ";
+    auto index = [&](double v, const char* what) {
+      if (v != std::floor(v) || std::abs(v) > 9.0e15)
+        throw scfw::InputError(where + what + " is not an integer: " + scfw::format_number(v, 17));
+      if (v < static_cast<double>(base))
+        throw scfw::InputError(where + what + " " + scfw::format_number(v) + " is below " + std::to_string(base) +
+                               (one_based ? " (indices are 1-based; \"one_based\": false reads them from 0)" : ""));
+      return static_cast<std::int64_t>(v) - base;
+    };
+    const std::int64_t i = index(T(k, 0), "row"), j = index(T(k, 1), "col");
+    if (rows >= 1 && i >= rows) throw scfw::InputError(where + "row " + scfw::format_number(T(k, 0)) + " is beyond rows = " + std::to_string(rows));
+    if (cols >= 1 && j >= cols) throw scfw::InputError(where + "col " + scfw::format_number(T(k, 1)) + " is beyond cols = " + std::to_string(cols));
+    ri.push_back(i);
+    ci.push_back(j);
+    vals.push_back(T(k, 2));
+  }
+  return collect(ri, ci, vals, base, rows, cols, a.where(), [&](size_t k) { return a.where() + ": row " + std::to_string(k); },
+                 [&](size_t k) { return "row " + std::to_string(k); });
+}
+
 
 // Keeps the entries in the top_rows most observed rows and top_cols most observed columns (0:
 // all), renumbered densely in increasing original order (see the header). False, `e` unchanged,
@@ -293,12 +341,16 @@ struct EntrySample final : scfw::Sample {
 class MatrixCompletion final : public scfw::Oracle {
  public:
   MatrixCompletion(const Params& p, const scfw::Context& ctx) {
-    const bool synthetic = p.has("synthetic"), file = p.has("file");
-    if (synthetic == file)
-      p.fail(file ? "file" : "synthetic", synthetic ? "give only one of \"synthetic\" and \"file\"" : "no data source: give \"synthetic\" or \"file\"");
-    if (synthetic) {
+    const bool synthetic = p.has("synthetic"), file = p.has("file"), array = p.has("array");
+    if (synthetic + file + array == 0) p.fail("synthetic", "no data source: give \"synthetic\", \"file\" or \"array\"");
+    if (synthetic + file + array > 1)
+      p.fail(array ? "array" : "file", "give only one data source of \"synthetic\", \"file\" and \"array\"");
+    if (array) {
+      e_ = read_array(scfw::host_array(p, "array", ctx), p.get<bool>("one_based"), p.find<int>("rows").value_or(0),
+                      p.find<int>("cols").value_or(0));
+    } else if (synthetic) {
       for (const char* k : {"rows", "cols"})
-        if (p.has(k)) p.fail(k, "only used with \"file\"; the generator takes synthetic.rows / synthetic.cols");
+        if (p.has(k)) p.fail(k, "only used with \"file\" or \"array\"; the generator takes synthetic.rows / synthetic.cols");
       e_ = make_synthetic(p.object("synthetic"), ctx.memory);
     } else {
       const std::filesystem::path path(scfw::locate_data_file(p, "file", ctx.base_dir));
@@ -625,6 +677,8 @@ void register_components(scfw::Registrar& r) {
                           ParamSpec::integer("seed", "data seed, independent of the run seed").nonnegative().def(1)},
                          "rank-r M = U W^T / sqrt(r) with Gaussian factors, a random observed subset, Laplace noise"),
        ParamSpec::string("file", "`row col value` lines, whitespace-separated, extra fields ignored (MovieLens u.data); relative to the problem file"),
+       ParamSpec::string("array", "the name of a k x 3 matrix of (row, col, value) triplets the host passes in memory, in "
+                                  "place of a file, its indices read as the file's (scfw.solve(problem, data={NAME: triplets}) in Python)"),
        ParamSpec::integer("rows", "rows of M (default: the largest row index)").at_least(1),
        ParamSpec::integer("cols", "columns of M (default: the largest column index)").at_least(1),
        ParamSpec::boolean("one_based", "indices in the file start at 1 (MovieLens); false: at 0").def(true),

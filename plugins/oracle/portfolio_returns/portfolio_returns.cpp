@@ -12,11 +12,16 @@
 // over the drawn days and its Jacobian row is -mean r_t (0 in the y0 column): unbiased for f_g and
 // its Jacobian. f is linear, so the Hessian action is 0.
 //
-// Data: `synthetic` (seeded generator below) or `file`, a CSV with a header row whose first
-// column is the date (the format of sp500_5yr_close_top100.csv); with `prices` = true (default)
-// the columns are prices and r_t = p_t / p_{t-1} - 1 (T = rows - 1), otherwise they are returns.
+// Data: `synthetic` (seeded generator below), `file`, a CSV with a header row whose first
+// column is the date (the format of sp500_5yr_close_top100.csv), or `array`, the name of a days x
+// assets matrix the host passes in memory (host_arrays.hpp); with `prices` = true (default) the
+// columns are prices and r_t = p_t / p_{t-1} - 1 (T = rows - 1), otherwise they are returns. A
+// matrix of returns is read in place, without a copy (unless its data is not 16-byte aligned:
+// Eigen's vectorized sums then group the terms otherwise, and the results would differ in their
+// last bits from the same numbers read from a file).
 #include <scfw/data_file.hpp>
 #include <scfw/helpers.hpp>
+#include <scfw/host_arrays.hpp>
 #include <scfw/plugin.hpp>
 
 #include <algorithm>
@@ -55,7 +60,7 @@ using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 // The first (day, asset) at which a return, or the running sum of an asset's returns over the
 // days (what the group means add up), is not finite. False when there is none. `start`: the sums
 // over the days before R's first (over MPI ranks, those of the ranks before), else zero.
-bool first_overflow(const RowMat& R, Eigen::Index& t_out, Eigen::Index& a_out, const Vec* start = nullptr) {
+bool first_overflow(const Eigen::Ref<const RowMat>& R, Eigen::Index& t_out, Eigen::Index& a_out, const Vec* start = nullptr) {
   Vec sum = start ? *start : Vec::Zero(R.cols());
   for (Eigen::Index t = 0; t < R.rows(); ++t)
     for (Eigen::Index a = 0; a < R.cols(); ++a) {
@@ -334,6 +339,46 @@ RowMat read_file_shard(const std::string& path, bool prices, std::vector<std::st
   return R;
 }
 
+/// The checks of read_file() on a days x assets matrix the host passed (`array`), with the same
+/// words, located by the array's name and 0-based (row, column). Returns prices converted to
+/// returns in `R` (charged); returns are checked and left where they are (`R` stays empty).
+void check_array(const scfw::HostArray& a, bool prices, RowMat& R, const scfw::Memory& memory) {
+  const std::string kind = prices ? "prices" : "returns";
+  if (!a.is_dense() || a.dense.vector)
+    throw scfw::InputError(a.where() + ": expected a days x assets matrix of " + kind + ", got " + a.describe());
+  const scfw::DenseView& P = a.dense;
+  if (P.cols < 1) throw scfw::InputError(a.where() + ": no asset column (a " + std::to_string(P.rows) + " x 0 matrix)");
+  if (P.rows < (prices ? 2 : 1))
+    throw scfw::InputError(a.where() + ": " + std::to_string(P.rows) + " row(s); need at least " + (prices ? "2 prices" : "1 return"));
+  const auto at = [&](std::int64_t t, std::int64_t j) {
+    return a.where() + ": row " + std::to_string(t) + ", column " + std::to_string(j) + ": ";
+  };
+  const auto sum_overflow_at = [&](const Eigen::Ref<const RowMat>& M, std::int64_t shift) {
+    Eigen::Index bad_t = -1, bad_a = -1;
+    if (first_overflow(M, bad_t, bad_a))
+      throw scfw::InputError(at(bad_t + shift, bad_a) + "the sum of the returns up to this row overflows");
+  };
+  const Eigen::Map<const RowMat> M(P.data, P.rows, P.cols);
+  if (!prices) {
+    sum_overflow_at(M, 0);
+    return;
+  }
+  for (std::int64_t t = 0; t < P.rows; ++t)
+    for (std::int64_t j = 0; j < P.cols; ++j)
+      if (!(P(t, j) > 0.0)) throw scfw::InputError(at(t, j) + "a price must be > 0, got " + scfw::format_number(P(t, j)));
+  memory.reserve(scfw::bytes_of({P.rows - 1, P.cols, 8}), "the returns of " + a.where() + " (" +
+                                                             std::to_string(P.rows - 1) + " x " + std::to_string(P.cols) + ")");
+  R.resize(P.rows - 1, P.cols);
+  for (std::int64_t t = 1; t < P.rows; ++t) {
+    R.row(t - 1) = M.row(t).cwiseQuotient(M.row(t - 1)).array() - 1.0;
+    for (Eigen::Index j = 0; j < R.cols(); ++j)
+      if (!std::isfinite(R(t - 1, j)))
+        throw scfw::InputError(at(t, j) + "the return p_t / p_{t-1} - 1 overflows (" + scfw::format_number(M(t, j)) +
+                               " after " + scfw::format_number(M(t - 1, j)) + ")");
+  }
+  sum_overflow_at(R, 1);
+}
+
 struct DaySample final : scfw::Sample {
   std::vector<std::int64_t> days;
 };
@@ -341,9 +386,23 @@ struct DaySample final : scfw::Sample {
 class PortfolioReturns final : public scfw::Oracle {
  public:
   PortfolioReturns(const Params& p, const scfw::Context& ctx) {
-    const bool synthetic = p.has("synthetic"), file = p.has("file");
-    if (synthetic == file) p.fail(file ? "file" : "synthetic", synthetic ? "give only one of \"synthetic\" and \"file\"" : "no data source: give \"synthetic\" or \"file\"");
-    if (synthetic) {
+    const bool synthetic = p.has("synthetic"), file = p.has("file"), array = p.has("array");
+    if (synthetic + file + array == 0) p.fail("synthetic", "no data source: give \"synthetic\", \"file\" or \"array\"");
+    if (synthetic + file + array > 1)
+      p.fail(array ? "array" : "file", "give only one data source of \"synthetic\", \"file\" and \"array\"");
+    if (array) {
+      const scfw::HostArray& a = scfw::host_array(p, "array", ctx);
+      check_array(a, p.get<bool>("prices"), R_, ctx.memory);
+      if (R_.size() == 0 && reinterpret_cast<std::uintptr_t>(a.dense.data) % 16 == 0) {
+        data_ = a.dense.data;  // the host's returns, read in place
+        rows_ = a.dense.rows;
+        cols_ = a.dense.cols;
+      } else if (R_.size() == 0) {
+        ctx.memory.reserve(scfw::bytes_of({a.dense.rows, a.dense.cols, 8}),
+                           "an aligned copy of " + a.where() + " (" + a.describe() + ", not 16-byte aligned)");
+        R_ = Eigen::Map<const RowMat>(a.dense.data, a.dense.rows, a.dense.cols);
+      }
+    } else if (synthetic) {
       const Params& s = p.object("synthetic");
       ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({s.get<int>("days"), s.get<int>("assets"), 8}),
                                          scfw::bytes_of({s.get<int>("assets"), s.get<int>("factors") + 3, 8})),
@@ -359,31 +418,37 @@ class PortfolioReturns final : public scfw::Oracle {
         R_ = read_file(path.string(), p.get<bool>("prices"), assets_);
       }
     }
-    if (!sharded_) days_ = R_.rows();
+    if (!data_) {
+      data_ = R_.data();
+      rows_ = R_.rows();
+      cols_ = R_.cols();
+    }
+    const Eigen::Map<const RowMat> R(data_, rows_, cols_);  // the returns, owned or the host's
+    if (!sharded_) days_ = R.rows();
     const std::int64_t T = days_;
     const std::int64_t n = p.get<std::int64_t>("groups");
     if (n > T) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(T) + " days of returns");
     batch_ = p.get<int>("batch");
     // Held below and by make_sample(): the group means, the group bounds, one sample.
-    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({n, R_.cols(), 8}), scfw::add_bytes(scfw::bytes_of({n + 1, 8}), scfw::bytes_of({n, batch_, 8}))),
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({n, R.cols(), 8}), scfw::add_bytes(scfw::bytes_of({n + 1, 8}), scfw::bytes_of({n, batch_, 8}))),
                        "the group means and a sample of batch days per group (groups x batch = " + std::to_string(n) +
                            " x " + std::to_string(batch_) + ")");
     begin_.resize(static_cast<size_t>(n) + 1);
     for (std::int64_t g = 0; g <= n; ++g) begin_[static_cast<size_t>(g)] = g * T / n;
-    A_ = static_cast<int>(R_.cols());
+    A_ = static_cast<int>(R.cols());
     threshold_ = p.get<bool>("threshold");
     n_ = static_cast<int>(n);
     means_.resize(n_, A_);
     if (!sharded_) {
       for (int g = 0; g < n_; ++g)
-        means_.row(g) = R_.middleRows(begin_[g], begin_[g + 1] - begin_[g]).colwise().mean();
+        means_.row(g) = R.middleRows(begin_[g], begin_[g + 1] - begin_[g]).colwise().mean();
     } else {  // this rank's part of each group's mean: the sum of its own days / |G_g|
-      const std::int64_t lo = first_day_, hi = first_day_ + R_.rows();
+      const std::int64_t lo = first_day_, hi = first_day_ + R.rows();
       for (int g = 0; g < n_; ++g) {
         const std::int64_t b = std::max(lo, begin_[g]), e = std::min(hi, begin_[g + 1]);
         means_.row(g).setZero();
         if (b < e)
-          means_.row(g) = R_.middleRows(b - lo, e - b).colwise().sum() / static_cast<double>(begin_[g + 1] - begin_[g]);
+          means_.row(g) = R.middleRows(b - lo, e - b).colwise().sum() / static_cast<double>(begin_[g + 1] - begin_[g]);
       }
     }
   }
@@ -420,7 +485,7 @@ class PortfolioReturns final : public scfw::Oracle {
     return names;
   }
   /// Days of returns T (for tests and summaries).
-  std::int64_t days() const { return R_.rows(); }
+  std::int64_t days() const { return rows_; }
 
   std::unique_ptr<scfw::Sample> make_sample() const override {
     auto s = std::make_unique<DaySample>();
@@ -445,7 +510,8 @@ class PortfolioReturns final : public scfw::Oracle {
     // J by plain loops over its contiguous rows (row-major), with the same operations per entry
     // as 0 - inv r_1 - inv r_2 ..., so the values are bitwise those of Eigen's row expressions;
     // the dot products stay Eigen's (their summation order is its own).
-    const std::int64_t T = R_.rows();
+    const Eigen::Map<const RowMat> R(data_, rows_, cols_);
+    const std::int64_t T = R.rows();
     const size_t A = static_cast<size_t>(A_);
     for (int g = 0; g < n_; ++g) {
       double sum = 0.0;
@@ -454,9 +520,9 @@ class PortfolioReturns final : public scfw::Oracle {
       for (int b = 0; b < batch_; ++b) {
         const std::int64_t t = days[static_cast<size_t>(g) * batch_ + b] - first_day_;
         if (t < 0 || t >= T) continue;  // another rank's day
-        sum -= R_.row(t).dot(w);
+        sum -= R.row(t).dot(w);
         if (jr) {
-          const double* r = R_.data() + static_cast<size_t>(t) * A;
+          const double* r = R.data() + static_cast<size_t>(t) * A;
           for (size_t a = 0; a < A; ++a) jr[a] -= inv * r[a];
         }
       }
@@ -496,7 +562,9 @@ class PortfolioReturns final : public scfw::Oracle {
                         std::to_string(n_) + " x " + std::to_string(d));
   }
 
-  RowMat R_;        // T x A returns (over MPI ranks: this rank's days first_day_ ..)
+  RowMat R_;        // T x A returns (over MPI ranks: this rank's days first_day_ ..), when owned
+  const double* data_ = nullptr;  // the returns read: R_'s, or the host's array in place
+  Eigen::Index rows_ = 0, cols_ = 0;
   std::int64_t first_day_ = 0, days_ = 0;  // days_: T over all ranks
   bool sharded_ = false;
   RowMat means_;    // n x A group means
@@ -524,7 +592,9 @@ void register_components(scfw::Registrar& r) {
                           ParamSpec::integer("seed", "data seed, independent of the run seed").nonnegative().def(1)},
                          "Student-t (3 degrees of freedom) factor model of daily returns, about 1% daily volatility"),
        ParamSpec::string("file", "CSV with a header row, a first `date` column and one column per asset (relative to the problem file)"),
-       ParamSpec::boolean("prices", "the file holds prices (converted to simple returns p_t/p_{t-1} - 1); false: returns").def(true),
+       ParamSpec::string("array", "the name of a days x assets matrix the host passes in memory, in place of a file "
+                                  "(scfw.solve(problem, data={NAME: matrix}) in Python)"),
+       ParamSpec::boolean("prices", "the file (or array) holds prices (converted to simple returns p_t/p_{t-1} - 1); false: returns").def(true),
        ParamSpec::boolean("threshold", "x ends with the CVaR threshold y0 that cvar_ru reads (d = A + 1); false: x = w (d = A)").def(true)});
 }
 

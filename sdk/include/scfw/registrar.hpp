@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "scfw/host_arrays.hpp"
 #include "scfw/memory.hpp"
 #include "scfw/params.hpp"
 #include "scfw/roles.hpp"
@@ -68,6 +69,9 @@ struct Context {
   /// The values one Jacobian of the problem's oracle stores: its pattern's non-zeros when it
   /// declares one (jacobian.hpp), else -1 (dense, n x d). For trackers' memory charges.
   std::int64_t jacobian_nnz = -1;
+  /// The arrays the host passed by name in place of data files (host_arrays.hpp; read them with
+  /// host_array()); null when it passed none, as under `scfw run`.
+  const HostArrays* arrays = nullptr;
   /// The number of doubles of one Jacobian: jacobian_nnz, or n x d for a dense one.
   std::int64_t jacobian_size() const {
     return jacobian_nnz >= 0 ? jacobian_nnz : std::int64_t{outputs < 0 ? 0 : outputs} * (dim < 0 ? 0 : dim);

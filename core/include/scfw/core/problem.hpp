@@ -29,6 +29,7 @@
 #include "scfw/core/options.hpp"
 #include "scfw/core/params_json.hpp"
 #include "scfw/core/registry.hpp"
+#include "scfw/host_arrays.hpp"
 #include "scfw/memory.hpp"
 #include "scfw/roles.hpp"
 
@@ -50,6 +51,10 @@ struct Overrides {
   /// The ranks over which an oracle with Capability::Sharded holds its rows (`mpirun scfw run`:
   /// ranks(), distributed.hpp); null: the oracle holds them all.
   const Ranks* shard = nullptr;
+  /// Arrays passed by name in place of data files (host_arrays.hpp), read by the plugins whose
+  /// blocks name them ("array": "R"). The table is shared with the composed problem; the data it
+  /// points to stays the caller's and must outlive the Composition, unchanged. Null: none.
+  std::shared_ptr<const HostArrays> arrays;
 };
 
 /// (role, plugin name) pairs, in the order of a problem file: "oracle" -> "least_squares_tasks".
@@ -74,6 +79,9 @@ struct Problem {
   /// The data files its plugins read while it was composed (through open_data_file), each once,
   /// in the order first read: a checkpoint records their fingerprints (docs/checkpoint.md).
   std::vector<std::string> data_files;
+  /// The arrays passed in place of data files (Overrides::arrays), or null: the factories were
+  /// given them, a checkpoint records a fingerprint of each (docs/checkpoint.md).
+  std::shared_ptr<const HostArrays> arrays;
 
   /// Calls counted by the host wrappers around every plugin object of the problem and of the
   /// methods composed on it.
@@ -152,10 +160,10 @@ void check_file_size(const std::string& name, std::uintmax_t limit, const std::s
 /// looked at) and "name" (default: the stem of `source`). Relative data paths resolve against
 /// `base_dir`. Its memory is charged to a copy of `memory` (nullptr: memory_account(), the limit
 /// of SCFW_MEMORY_LIMIT or the default); a charge over the limit is an InputError at the block.
-/// `shard` as Overrides::shard.
+/// `shard` and `arrays` as Overrides::shard and Overrides::arrays.
 Problem compose_problem(const Registry& registry, const nlohmann::json& doc, const std::string& source,
                         const std::filesystem::path& base_dir, const MemoryAccount* memory = nullptr,
-                        const Ranks* shard = nullptr);
+                        const Ranks* shard = nullptr, std::shared_ptr<const HostArrays> arrays = {});
 
 /// A method on `problem` from its tracker, schedule and glmo blocks (each validated before any
 /// factory runs). Messages name `problem.source` and each block's pointer.

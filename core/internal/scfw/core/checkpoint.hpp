@@ -48,10 +48,14 @@ struct RunIdentity {
     std::uint64_t size = 0, hash = 0;
   };
   std::vector<DataFile> data;
+  /// Every array passed in place of a data file (Problem::arrays), in the order passed: its name
+  /// (in `path`), its bytes and the FNV-1a 64 hash of its kind, shape and contents (CSR indices
+  /// hashed as 64-bit integers, whatever their width).
+  std::vector<DataFile> arrays;
 };
 
 /// The identity of a composed run from its problem document (the options of `c` give seed and K),
-/// with the fingerprints of its data files (each read whole: InputError "<path>: ..." when one
+/// with the fingerprints of its data files and arrays (each read whole: InputError "<path>: ..." when one
 /// cannot be read).
 RunIdentity run_identity(const Registry& registry, const nlohmann::json& doc, const Composition& c,
                          const std::string& scfw_version);

@@ -1,0 +1,189 @@
+// Arrays passed by name in place of data files (scfw/host_arrays.hpp, Overrides::arrays): the
+// data oracles read a host's matrix to the same bits as the same numbers written to a file, read
+// it in place (the memory account is the file's), refuse a missing name, a bad shape, NaN and
+// infinities with located messages, and a checkpoint's identity covers the arrays' contents.
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scfw/core/checkpoint.hpp"
+#include "scfw/host.hpp"
+
+namespace fs = std::filesystem;
+using namespace scfw;
+
+namespace {
+
+using RowMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+/// T x A daily returns: a deterministic pattern with many digits.
+RowMatrix returns(int T, int A) {
+  RowMatrix R(T, A);
+  for (int t = 0; t < T; ++t)
+    for (int a = 0; a < A; ++a) R(t, a) = 0.01 * std::sin(0.7 * t + 1.3 * a) + 1e-4 * (a + 1) / 3.0;
+  return R;
+}
+
+std::string number(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+
+/// The returns as a portfolio_returns CSV (a date column, one column per asset).
+fs::path write_csv(const RowMatrix& R, const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / "scfw_test_host_arrays";
+  fs::create_directories(dir);
+  const fs::path file = dir / name;
+  std::ofstream out(file);
+  out << "date";
+  for (Eigen::Index a = 0; a < R.cols(); ++a) out << ",asset " << a + 1;
+  out << "\n";
+  for (Eigen::Index t = 0; t < R.rows(); ++t) {
+    out << "day" << t;
+    for (Eigen::Index a = 0; a < R.cols(); ++a) out << "," << number(R(t, a));
+    out << "\n";
+  }
+  return file;
+}
+
+nlohmann::json portfolio(const nlohmann::json& data) {
+  nlohmann::json oracle = {{"plugin", "portfolio_returns"}, {"groups", 6}, {"batch", 2}, {"prices", false}};
+  oracle.update(data);
+  return {{"seed", 3},
+          {"iterations", 60},
+          {"oracle", oracle},
+          {"outer", {{"plugin", "cvar_ru"}, {"alpha", 0.9}}},
+          {"domain", {{"plugin", "simplex_interval"}, {"lower", -1}, {"upper", 1}}},
+          {"report", {{"every", 20}}}};
+}
+
+std::shared_ptr<HostArrays> table(const std::string& name, const DenseView& v) {
+  auto t = std::make_shared<HostArrays>();
+  t->add(name, v);
+  return t;
+}
+
+Overrides with(std::shared_ptr<const HostArrays> arrays) {
+  Overrides o;
+  o.arrays = std::move(arrays);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("portfolio_returns reads a host matrix to the bits of the same numbers in a file, in place") {
+  const Host host;
+  const RowMatrix R = returns(40, 5);
+  const fs::path file = write_csv(R, "returns.csv");
+  Composition from_file = host.compose(portfolio({{"file", file.string()}}), "problem");
+  Composition from_array = host.compose(portfolio({{"array", "R"}}), "problem", ".", with(table("R", matrix_view(R))));
+  const Summary a = solve(from_file), b = solve(from_array);
+  REQUIRE(a.y.size() == 6);
+  CHECK(a.y == b.y);
+  CHECK(std::bit_cast<std::uint64_t>(a.final_objective) == std::bit_cast<std::uint64_t>(b.final_objective));
+  CHECK(std::bit_cast<std::uint64_t>(a.final_gap) == std::bit_cast<std::uint64_t>(b.final_gap));
+  // The returns are read where they are: the account holds what the file's run holds (which
+  // charges nothing for its own copy either), and an unaligned view is copied once, charged.
+  CHECK(from_array.method.memory.held() == from_file.method.memory.held());
+  std::vector<double> shifted(static_cast<size_t>(R.size()) + 1);
+  std::copy(R.data(), R.data() + R.size(), shifted.begin() + 1);
+  const DenseView unaligned{shifted.data() + 1, R.rows(), R.cols(), false};
+  Composition copied = host.compose(portfolio({{"array", "R"}}), "problem", ".", with(table("R", unaligned)));
+  CHECK(copied.method.memory.held() == from_file.method.memory.held() + static_cast<std::uint64_t>(R.size()) * 8);
+  CHECK(solve(copied).y == a.y);
+  fs::remove_all(file.parent_path());
+}
+
+TEST_CASE("a matrix of prices is converted to returns as a file's") {
+  const Host host;
+  RowMatrix P(30, 3);
+  for (int t = 0; t < 30; ++t)
+    for (int a = 0; a < 3; ++a) P(t, a) = 100.0 + 3.0 * std::cos(0.3 * t * (a + 1)) + a / 7.0;
+  const fs::path file = write_csv(P, "prices.csv");
+  nlohmann::json by_file = portfolio({{"file", file.string()}, {"prices", true}});
+  nlohmann::json by_array = portfolio({{"array", "P"}, {"prices", true}});
+  Composition a = host.compose(by_file, "problem");
+  Composition b = host.compose(by_array, "problem", ".", with(table("P", matrix_view(P))));
+  CHECK(solve(a).y == solve(b).y);
+  fs::remove_all(file.parent_path());
+}
+
+TEST_CASE("a missing array, a bad shape, NaN and infinities are located errors") {
+  const Host host;
+  RowMatrix R = returns(12, 3);
+  const nlohmann::json doc = portfolio({{"array", "R"}});
+  CHECK_THROWS_WITH_AS(host.compose(doc, "problem"),
+                       "problem: /oracle/array: no array named \"R\" was passed (none was: a program passes arrays with "
+                       "the problem, e.g. scfw.solve(problem, data={\"R\": array}) in Python)",
+                       InputError);
+  CHECK_THROWS_WITH_AS(host.compose(doc, "problem", ".", with(table("Q", matrix_view(R)))),
+                       "problem: /oracle/array: no array named \"R\" was passed (passed: \"Q\")", InputError);
+  R(3, 2) = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH_AS(host.compose(doc, "problem", ".", with(table("R", matrix_view(R)))),
+                       "data \"R\": row 3, column 2: not a finite number (nan)", InputError);
+  R(3, 2) = -std::numeric_limits<double>::infinity();
+  CHECK_THROWS_WITH_AS(host.compose(doc, "problem", ".", with(table("R", matrix_view(R)))),
+                       "data \"R\": row 3, column 2: not a finite number (-inf)", InputError);
+  const Vec v = Vec::Ones(12);
+  CHECK_THROWS_WITH_AS(host.compose(doc, "problem", ".", with(table("R", vector_view(v)))),
+                       "data \"R\": expected a days x assets matrix of returns, got a vector of 12", InputError);
+  const RowMatrix one_day = returns(1, 3) + RowMatrix::Constant(1, 3, 1.0);
+  nlohmann::json prices = portfolio({{"array", "R"}, {"prices", true}, {"groups", 1}});
+  CHECK_THROWS_WITH_AS(host.compose(prices, "problem", ".", with(table("R", matrix_view(one_day)))),
+                       "data \"R\": 1 row(s); need at least 2 prices", InputError);
+  RowMatrix bad_price = RowMatrix::Constant(4, 2, 10.0);
+  bad_price(2, 1) = -1.5;
+  CHECK_THROWS_WITH_AS(host.compose(prices, "problem", ".", with(table("R", matrix_view(bad_price)))),
+                       "data \"R\": row 2, column 1: a price must be > 0, got -1.5", InputError);
+  nlohmann::json two = portfolio({{"array", "R"}, {"synthetic", nlohmann::json::object()}});
+  CHECK_THROWS_WITH_AS(host.compose(two, "problem"),
+                       "problem: /oracle/array: give only one data source of \"synthetic\", \"file\" and \"array\"",
+                       InputError);
+  // The table itself refuses a name given twice and a broken CSR structure.
+  HostArrays t;
+  t.add("R", matrix_view(R));
+  CHECK_THROWS_WITH_AS(t.add("R", matrix_view(R)), "data \"R\": passed twice", InputError);
+  const std::vector<std::int64_t> indptr{0, 2, 1}, indices{0, 1};
+  const std::vector<double> values{1.0, 2.0};
+  CsrView csr;
+  csr.indptr = indptr.data();
+  csr.indices = indices.data();
+  csr.values = values.data();
+  csr.rows = 2;
+  csr.cols = 2;
+  CHECK_THROWS_WITH_AS(t.add("A", csr), "data \"A\": indptr decreases at row 1 (2 then 1)", InputError);
+}
+
+TEST_CASE("a checkpoint's identity covers the arrays' contents") {
+  const Host host;
+  RowMatrix R = returns(20, 3);
+  const nlohmann::json doc = portfolio({{"array", "R"}});
+  const Composition c = host.compose(doc, "problem", ".", with(table("R", matrix_view(R))));
+  const RunIdentity before = run_identity(host.registry(), doc, c, "v");
+  REQUIRE(before.arrays.size() == 1);
+  CHECK(before.arrays[0].path == "R");
+  CHECK(before.arrays[0].size == 3 * 8 + 20 * 3 * 8);
+  R(7, 1) += 1e-12;
+  const RunIdentity after = run_identity(host.registry(), doc, c, "v");
+  CHECK(after.arrays[0].hash != before.arrays[0].hash);
+  CHECK_THROWS_WITH_AS(check_identity("ck", before, after),
+                       doctest::Contains("ck: checkpoint: array \"R\" differs from the one passed when the checkpoint "
+                                         "was taken (same size, other contents: FNV-1a "),
+                       InputError);
+  // The checkpoint's header records it as a line of its own (scfw.solve's resume in
+  // tests/python/test_data.py reads one back).
+  Checkpoint ck;
+  ck.identity = before;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(before.arrays[0].hash));
+  CHECK(checkpoint_text(ck).find("\narray 504 " + std::string(hex) + " R\n") != std::string::npos);
+}
