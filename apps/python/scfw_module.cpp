@@ -945,8 +945,10 @@ py::dict solve(const std::string& problem, bool is_file, const std::string& sour
 /// Python ones included. A failed check is a verdict in the list; an exception a Python plugin
 /// raised goes on as in solve().
 py::list check_problem(const std::string& problem, bool is_file, const std::string& source,
-                       const std::string& base_dir, const py::dict& python_plugins) {
+                       const std::string& base_dir, const py::dict& python_plugins, const py::list& data) {
   scfw::Host& h = host();
+  scfw::Overrides overrides;
+  overrides.arrays = host_arrays(data);
   PendingError error;
   std::map<std::string, py::object> plugins;
   for (auto [key, value] : python_plugins) plugins[key.cast<std::string>()] = py::reinterpret_borrow<py::object>(value);
@@ -955,7 +957,7 @@ py::list check_problem(const std::string& problem, bool is_file, const std::stri
   try {
     const json doc = is_file ? scfw::read_json_file(problem) : scfw::parse_json_text(problem, source);
     py::gil_scoped_release release;
-    checks = scfw::check_plugins(h.registry(), doc, source, base_dir);
+    checks = scfw::check_plugins(h.registry(), doc, source, base_dir, overrides);
   } catch (const scfw::Error& e) {
     if (!error.value) throw;
     if (py::hasattr(error.value, "add_note")) error.value.attr("add_note")(std::string("scfw: ") + e.what());
@@ -1186,8 +1188,10 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
 /// compare-<stem>). The calling thread waits without the GIL and checks Python's signals every
 /// kSignalPeriod: an exception there (Ctrl-C) stops the runs and is handed back as "error".
 py::dict compare(const std::string& experiment, bool is_file, const std::string& source, const std::string& base_dir,
-                 unsigned jobs, const std::string& out, bool plots, bool progress, const py::dict& python_plugins) {
+                 unsigned jobs, const std::string& out, bool plots, bool progress, const py::dict& python_plugins,
+                 const py::list& data) {
   scfw::Host& h = host();
+  std::shared_ptr<const scfw::HostArrays> arrays = host_arrays(data);
   if (jobs == 0) jobs = std::max(1u, std::thread::hardware_concurrency());
   // With Python plugins the runs go one after the other on one worker: every worker would call
   // the same Python objects (a C++ plugin is composed once per worker), and under the GIL.
@@ -1218,6 +1222,7 @@ py::dict compare(const std::string& experiment, bool is_file, const std::string&
     }
     const size_t runs = e->methods.size() * e->seeds.size() * e->budgets.size();
     e->memory = scfw::memory_account(std::nullopt, static_cast<unsigned>(std::clamp<size_t>(runs, 1, jobs)));
+    e->arrays = arrays;
     scfw::compare_check(h.registry(), *e);
   }
   scfw::CompareOptions options;
@@ -1331,9 +1336,10 @@ PYBIND11_MODULE(_scfw, m) {
              return draws(size, [&] { return g(r.get()); });
            }, py::arg("loc") = 0.0, py::arg("scale") = 1.0, py::arg("size") = py::none());
   m.def("check", &check_problem, py::arg("problem"), py::arg("is_file"), py::arg("source"), py::arg("base_dir"),
-        py::arg("plugins"));
+        py::arg("plugins"), py::arg("data") = py::list());
   m.def("check_oracle", &check_oracle, py::arg("oracle"), py::arg("x"), py::arg("samples"), py::arg("z_limit"),
         py::arg("fd_step"), py::arg("fd_tolerance"), py::arg("seed"));
   m.def("compare", &compare, py::arg("experiment"), py::arg("is_file"), py::arg("source"), py::arg("base_dir"),
-        py::arg("jobs"), py::arg("out"), py::arg("plots"), py::arg("progress"), py::arg("plugins"));
+        py::arg("jobs"), py::arg("out"), py::arg("plots"), py::arg("progress"), py::arg("plugins"),
+        py::arg("data") = py::list());
 }

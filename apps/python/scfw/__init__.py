@@ -234,9 +234,19 @@ def _experiment_with_python_plugins(experiment, python_plugins, source):
     return experiment
 
 
-def check(problem, plugins=None, base_dir=None):
+def _data_option(data, function):
+    """The data= argument of check() and compare() as _data_arrays' list (TypeError as solve's)."""
+    if data is None:
+        return []
+    if not (isinstance(data, dict) and all(isinstance(k, str) for k in data)):
+        raise TypeError("%s(): data: expected a dict with str keys, got %s" % (function, _type_name(data)))
+    return _data_arrays(data)
+
+
+def check(problem, plugins=None, base_dir=None, data=None):
     """`scfw check`: the conformance checks of the problem's oracle, outer function and domain
-    (Python plugins included, given as in solve()) and of the run's saved state. Returns a list of
+    (Python plugins included, given as in solve(); arrays named by the problem in `data`, as in
+    solve()) and of the run's saved state. Returns a list of
     dicts, one per check: role, plugin, check (what was compared), verdict ("pass", "fail",
     "skipped"), discrepancy, allowed, detail, line (the command line's line for it). A failed check
     is a verdict, not an exception; bad input raises InputError as solve() does."""
@@ -247,8 +257,9 @@ def check(problem, plugins=None, base_dir=None):
         if isinstance(problem, (str, os.PathLike)) and base_dir is None:
             base_dir = os.path.dirname(os.fspath(problem))
         problem = _with_python_plugins(problem, python_plugins)
+    arrays = _data_option(data, "check")
     is_file, text, source, base = _document("check", "problem", problem, base_dir)
-    return _scfw.check(text, is_file, source, base, python_plugins)
+    return _scfw.check(text, is_file, source, base, python_plugins, arrays)
 
 
 def check_oracle(oracle, x, samples=20000, z_limit=5.0, fd_step=1e-6, fd_tolerance=1e-5, seed=1):
@@ -504,7 +515,7 @@ def _table_value(column, text):
     return float(text) if text else math.nan
 
 
-def compare(experiment, jobs=None, out=None, plots=True, progress=False, base_dir=None, plugins=None):
+def compare(experiment, jobs=None, out=None, plots=True, progress=False, base_dir=None, plugins=None, data=None):
     """Runs an experiment as `scfw compare` does: every (method, seed, K) on `jobs` worker
     threads (default: the hardware threads), and writes the same files to `out` (default: the
     experiment's "out", else compare-<file stem>): traces/, summary.csv, slopes.csv, runs.csv and
@@ -513,7 +524,8 @@ def compare(experiment, jobs=None, out=None, plots=True, progress=False, base_di
 
     `plugins` (dict name -> object) are oracles, domains and schedules written in Python, named
     in the experiment as in solve(); with them the runs go one after the other on one worker
-    thread, whatever `jobs` says.
+    thread, whatever `jobs` says. `data` (dict name -> array) holds the arrays the experiment's
+    problem names in place of files, as in solve(); every run reads them, none copies them.
 
     Returns the table of summary.csv: a pandas DataFrame when pandas can be imported, else a list
     of dicts (method, K, runs, final_gap_mean, ...). Runs that failed (an exception in a Python
@@ -528,6 +540,7 @@ def compare(experiment, jobs=None, out=None, plots=True, progress=False, base_di
     if plugins is not None and not (isinstance(plugins, dict) and all(isinstance(k, str) for k in plugins)):
         raise TypeError("compare(): plugins: expected a dict with str keys, got %s" % _type_name(plugins))
     plugins = plugins or {}
+    arrays = _data_option(data, "compare")
     if plugins:
         if isinstance(experiment, (str, os.PathLike)):
             path = os.fspath(experiment)
@@ -542,7 +555,7 @@ def compare(experiment, jobs=None, out=None, plots=True, progress=False, base_di
     else:
         is_file, text, source, folder = _document("compare", "experiment", experiment, base_dir)
     done = _scfw.compare(text, is_file, source, folder, int(jobs or 0), os.fspath(out) if out is not None else "",
-                         bool(plots), bool(progress), plugins)
+                         bool(plots), bool(progress), plugins, arrays)
     if done["error"] is not None:
         raise done["error"]
     with open(os.path.join(done["out"], "summary.csv"), newline="") as f:

@@ -373,6 +373,7 @@ Composition compose_run(const Registry& registry, const Experiment& e, size_t me
   try {
     Overrides overrides;
     overrides.memory = e.memory;
+    overrides.arrays = e.arrays;
     return compose(registry, doc, e.source, e.base_dir, overrides);
   } catch (const InputError&) {
     rethrow_in_method(e, method);
@@ -386,7 +387,8 @@ Composition compose_fresh(const Registry& registry, const Experiment& e, size_t 
 }
 
 Problem compose_experiment_problem(const Registry& registry, const Experiment& e) {
-  Problem problem = compose_problem(registry, e.problem, e.source, e.base_dir, e.memory ? &*e.memory : nullptr);
+  Problem problem = compose_problem(registry, e.problem, e.source, e.base_dir, e.memory ? &*e.memory : nullptr,
+                                    nullptr, e.arrays);
   problem.name = e.name;
   return problem;
 }

@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,9 @@ struct Experiment {
   /// The account each composed problem starts from, with its limit: the run's limit divided by
   /// the workers (memory_limit.hpp). None: memory_account(), the limit of SCFW_MEMORY_LIMIT or the default.
   std::optional<MemoryAccount> memory;
+  /// Arrays passed by name in place of data files (Overrides::arrays), given to every run's
+  /// problem; the data stays the caller's, alive and unchanged until run_compare returns. Null: none.
+  std::shared_ptr<const HostArrays> arrays;
 };
 
 /// Parses and validates an experiment document: its own keys, then every method's tracker and
