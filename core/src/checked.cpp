@@ -581,6 +581,8 @@ class CheckedGlmo final : public CheckedStateful<Glmo> {
     d_ = d;
   }
 
+  void set_step(double gamma) override { SCFW_GUARD(plugin_, inner_->set_step(gamma)); }
+
   GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) override {
     if (n_ < 0) [[unlikely]]
       fail(plugin_, "solve called before setup");

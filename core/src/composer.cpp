@@ -416,6 +416,7 @@ class OwnDomainGlmo final : public Glmo {
   }
   void setup(const OuterFunction& outer, const Domain&, int n, int d) override { inner_->setup(outer, *domain_, n, d); }
   GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) override { return inner_->solve(z, V, y, x); }
+  void set_step(double gamma) override { inner_->set_step(gamma); }
   std::string describe() const override { return inner_->describe(); }
 
   void save_state(StateWriter& w) const override {

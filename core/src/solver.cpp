@@ -140,10 +140,13 @@ class Run {
     state.times.tracker += total - in_oracle;
   }
 
-  /// x = GLMO(z, V, y), V densified first for a GLMO that takes no sparse one.
-  GlmoResult glmo(long iteration) {
+  /// x = GLMO(z, V, y), V densified first for a GLMO that takes no sparse one. The GLMO learns
+  /// the step gamma first (Glmo::set_step), unless the gap reports share it: their solves are
+  /// held to its own tolerance.
+  GlmoResult glmo(long iteration, double gamma) {
     const auto t0 = Clock::now();
     const GlmoResult r = guarded(iteration, "GLMO", [&] {
+      if (&glmo_ != &gap_glmo_) glmo_.set_step(gamma);
       if (!state.V.is_sparse() || glmo_.capabilities().has(Capability::SparseV)) return glmo_.solve(state.z, state.V, state.y, x);
       state.V.to_dense(V_dense_.dense());
       return glmo_.solve(state.z, V_dense_, state.y, x);
@@ -419,7 +422,7 @@ Summary Solver::run() {
         tracker.update(k, s.y, s.y_prev, steps, s.rng, s.z, s.V);
     });
     // line 7: x_{k+1} in argmin_{x in X} F(z_k + V_k (x - y_k), x).
-    const GlmoResult r = run.glmo(k + 1);
+    const GlmoResult r = run.glmo(k + 1, steps.gamma);
     // line 8: y_{k+1} = (1 - gamma_k) y_k + gamma_k x_{k+1}.
     run.step(steps.gamma);
     s.done = k + 1;

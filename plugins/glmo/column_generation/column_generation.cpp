@@ -82,6 +82,7 @@ class ColumnGeneration final : public scfw::Glmo {
  public:
   ColumnGeneration(const scfw::Params& p, const scfw::Context& ctx) : memory_(ctx.memory), jacobian_nnz_(ctx.jacobian_nnz) {
     tol_ = p.get<double>("tolerance");
+    step_tol_ = p.get<double>("step_tolerance");
     max_rounds_ = p.get<int>("max_rounds");
     max_atoms_ = p.get<int>("max_atoms");
     warm_ = p.get<bool>("warm_start");
@@ -296,10 +297,14 @@ class ColumnGeneration final : public scfw::Glmo {
     pattern_.reset();  // the compact structures are rebuilt from V at the next solve
   }
 
+  void set_step(double gamma) override { gamma_ = gamma; }
+
   std::string describe() const override {
     std::ostringstream os;
     os << "column_generation (restricted master LP with " << (dense_ ? "a dense primal simplex" : "Clp")
-       << ", pricing by the domain's LMO; tolerance " << tol_ << ", at most " << max_atoms_ << " atoms kept, "
+       << ", pricing by the domain's LMO; tolerance " << tol_;
+    if (step_tol_ > 0) os << ", in the loop max(tolerance, " << step_tol_ << " gamma_k)";
+    os << ", at most " << max_atoms_ << " atoms kept, "
        << (warm_ ? "warm" : "cold") << " start, smoothing " << smoothing_ << ")";
     if (mode_ == Mode::Compact) os << "; compact atoms (V's pattern: " << support_.size() << " columns)";
     if (fallbacks_ > 0) os << "; " << fallbacks_ << " solves redone with Clp";
@@ -483,6 +488,11 @@ class ColumnGeneration final : public scfw::Glmo {
   void drop_unused_clp(const std::vector<double>& lambda);
 
   double tol_ = 1e-7;
+  double step_tol_ = 0.0;  // "step_tolerance": delta; this solve stops at max(tol_, delta gamma_k)
+  double gamma_ = 0.0;     // the step of the next loop solve (set_step); 0 for a gap report's
+  /// The relative tolerance of this solve: `tolerance`, loosened to step_tolerance * gamma_k in
+  /// the loop (docs/formulations.md, "A GLMO tolerance tied to the step").
+  double tolerance() const { return std::max(tol_, step_tol_ * gamma_); }
   int max_rounds_ = 500;
   int max_atoms_ = 50;
   scfw::Memory memory_;           // the run's account, charged in setup()
@@ -791,7 +801,7 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
       have_center = true;
     }
     bound = std::max(bound, candidate);
-    if (value - bound <= tol_ * std::max(1.0, std::abs(value))) break;
+    if (value - bound <= tolerance() * std::max(1.0, std::abs(value))) break;
     const bool known = known_atom(s);  // before the smoothed atom joins (see compact_round)
     bool added = false;
     if (alpha > 0.0) {
@@ -840,7 +850,7 @@ bool ColumnGeneration::compact_round(const scfw::Jacobian& V, const double* pi, 
     have_center = true;
   }
   bound = std::max(bound, candidate);
-  if (value - bound <= tol_ * std::max(1.0, std::abs(value))) return true;
+  if (value - bound <= tolerance() * std::max(1.0, std::abs(value))) return true;
   // Whether the priced atom is already in the master, decided before the smoothed atom joins it:
   // a smoothed atom within the duplicate tolerance of the priced one would otherwise make the
   // priced one look known, and the solve would stop before the master saw either.
@@ -1165,6 +1175,11 @@ void register_components(scfw::Registrar& r) {
       "x = argmin_{x in X} F(z + V (x - y), x) by column generation: a master LP over LMO atoms (dense primal "
       "simplex or Clp), priced with its duals; certified lower bound (for domains known only through an LMO)",
       {ParamSpec::number("tolerance", "stop when value - lower_bound <= tolerance * max(1, |value|)").positive().def(1e-7),
+       ParamSpec::number("step_tolerance",
+                         "in the algorithm's loop, stop at max(tolerance, step_tolerance * gamma_k) * max(1, |value|) "
+                         "instead (gap reports keep tolerance); 0: off")
+           .at_least(0)
+           .def(0.0),
        ParamSpec::integer("max_rounds", "at most this many pricing rounds (LMO calls) per solve").at_least(1).def(500),
        ParamSpec::integer("max_atoms",
                           "atoms kept across solves; beyond it unused atoms are dropped, oldest first (within a solve: "

@@ -217,6 +217,12 @@ class Glmo : public Stateful {
   /// sparse Jacobian it copies V into one dense n x d buffer before each solve, charged to the
   /// memory account and named in the run summary.
   virtual GlmoResult solve(const Vec& z, const Jacobian& V, const Vec& y, Vec& x) = 0;
+  /// Optional: the step gamma_k of the loop iteration whose solve() comes next (Alg. 1 line 8),
+  /// called before each of the loop's solves, never before a gap report's (the host asks those of
+  /// another instance). A GLMO that stops at a tolerance may loosen it with the step:
+  /// column_generation's "step_tolerance". An additive error of order gamma_k keeps Algorithm 1's
+  /// rate (docs/formulations.md, "A GLMO tolerance tied to the step"). The default ignores it.
+  virtual void set_step(double gamma) { (void)gamma; }
   /// A one-line description of the solver actually used, for the run summary.
   virtual std::string describe() const = 0;
 };
