@@ -238,7 +238,7 @@ TEST_CASE("cross_check accepts the optimum of a minimax LP whose gradient ties t
   const lp::ColdClp cold(lp::build_model("test", *outer, *domain, n, d));
   for (const std::string name : {"dense_simplex", "max_l1"}) {
     CAPTURE(name);
-    auto glmo = make<Glmo>(name, params({{"cross_check", true}}), context(d, n));
+    auto glmo = make_glmo(name, d, n);  // cross_check on
     glmo->setup(*outer, *domain, n, d);
     std::mt19937_64 rng(1);
     std::normal_distribution<double> normal;
@@ -331,7 +331,7 @@ TEST_CASE("cross_check measures agreement against the size of the LP's terms, no
   auto outer = make_max(d, n);
   auto domain = make_simplex(d, n, s);
   const lp::ColdClp cold(lp::build_model("test", *outer, *domain, n, d));
-  auto glmo = make<Glmo>("dense_simplex", params({{"cross_check", true}}), context(d, n));
+  auto glmo = make_glmo("dense_simplex", d, n);  // cross_check on
   glmo->setup(*outer, *domain, n, d);
   std::mt19937_64 rng(3);
   int cancelling = 0;
