@@ -154,6 +154,51 @@ inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
+/// The drift of the GLMO benches (bench_glmo, bench_task2_glmo): the LP's data move as under
+/// momentum, V_{k+1} = (1 - b) V_k + b G_k and z likewise, for `steps` steps, with the noise of G
+/// drawn from `seed`; b = K^{-1/2} (K = 10^4: b = 0.01).
+struct Drift {
+  int steps = 3000;
+  double b = 0.01;
+  unsigned seed = 1;
+  /// --steps S, --b B, --seed N.
+  void add_to(Options& opts) { opts.add("--steps", steps).add("--b", b).add("--seed", seed); }
+};
+
+/// A GLMO's inputs (z_k, V_k, y_k), k = 0 .. steps - 1, recorded once so that every solver is
+/// timed on the same sequence.
+struct Trajectory {
+  std::vector<scfw::Jacobian> V;  // dense: solve() takes them without a copy
+  std::vector<Vec> z, y;
+};
+
+/// The trajectory of `drift` from (z, V, y): each step moves z and V by `advance(z, V, y)`,
+/// records the point, has `glmo` answer x there and moves y to (1 - b) y + b x.
+template <class Advance>
+Trajectory record_trajectory(Glmo& glmo, const Drift& drift, Vec z, Mat V, Vec y, Advance advance) {
+  Trajectory t;
+  t.V.reserve(static_cast<size_t>(drift.steps));
+  Vec x(y.size());
+  for (int k = 0; k < drift.steps; ++k) {
+    advance(z, V, y);
+    t.V.emplace_back(V);
+    t.z.push_back(z);
+    t.y.push_back(y);
+    glmo.solve(z, t.V.back(), y, x);
+    y = (1 - drift.b) * y + drift.b * x;
+  }
+  return t;
+}
+
+/// `g` solves step k of `t` into x; the microseconds it took are appended to `times`.
+inline GlmoResult timed_solve(Glmo& g, const Trajectory& t, int k, Vec& x, std::vector<double>& times) {
+  const size_t s = static_cast<size_t>(k);
+  const auto t0 = Clock::now();
+  const GlmoResult r = g.solve(t.z[s], t.V[s], t.y[s], x);
+  times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  return r;
+}
+
 /// CPU seconds of this process (the machine is shared: wall time carries other people's load).
 inline double cpu_now() {
   timespec ts{};
