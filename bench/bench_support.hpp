@@ -29,6 +29,7 @@
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/solver.hpp"
+#include "scfw/error.hpp"
 
 namespace scfw::bench {
 
@@ -105,6 +106,21 @@ class Options {
   std::map<std::string, std::function<void(const std::string&)>> setters_;
   std::map<std::string, bool*> flags_;
 };
+
+/// A bench's work after its options are read: `body(registry)` with the build's plugins loaded.
+/// Its exit code, or, when it throws, one line "error: <what>" on stderr and exit 2 for bad input
+/// (scfw::InputError), 1 for anything else.
+template <class Body>
+int with_plugins(Body body) {
+  try {
+    Registry registry;
+    registry.load_path(Registry::search_path());
+    return body(registry);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return dynamic_cast<const InputError*>(&e) ? 2 : 1;
+  }
+}
 
 /// The median of `v` (the upper one for an even count; 0 for none).
 inline double median(std::vector<double> v) {
