@@ -33,6 +33,7 @@
 
 #include "scfw/conformance.hpp"
 #include "plugin_support.hpp"
+#include "scfw/helpers.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
@@ -100,16 +101,18 @@ DomainCase make_domain(DomKind kind, int d, int n) {
   DomainCase dc;
   dc.kind = kind;
   const nlohmann::json dim = d;
+  // A ball or simplex of size r: the plugin with its size parameter `key` = r.
+  auto sized = [&](const std::string& plugin, const char* key, double r) {
+    dc.radius = r;
+    dc.domain = make<Domain>(plugin, params({{key, r}, {"dim", dim}}), context(d, n));
+    dc.label = plugin + "(" + format_number(r) + ")";
+  };
   switch (kind) {
     case DomKind::L1:
-      dc.radius = 1.5;
-      dc.domain = make<Domain>("l1_ball", params({{"radius", 1.5}, {"dim", dim}}), context(d, n));
-      dc.label = "l1_ball(1.5)";
+      sized("l1_ball", "radius", 1.5);
       break;
     case DomKind::Simplex:
-      dc.radius = 2.0;
-      dc.domain = make<Domain>("simplex", params({{"scale", 2.0}, {"dim", dim}}), context(d, n));
-      dc.label = "simplex(2)";
+      sized("simplex", "scale", 2.0);
       break;
     case DomKind::Box: {
       std::vector<double> lo(static_cast<size_t>(d)), hi(static_cast<size_t>(d));
@@ -124,9 +127,7 @@ DomainCase make_domain(DomKind kind, int d, int n) {
       break;
     }
     case DomKind::L2:
-      dc.radius = 1.2;
-      dc.domain = make<Domain>("l2_ball", params({{"radius", 1.2}, {"dim", dim}}), context(d, n));
-      dc.label = "l2_ball(1.2)";
+      sized("l2_ball", "radius", 1.2);
       break;
   }
   return dc;
