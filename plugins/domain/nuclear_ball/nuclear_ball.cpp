@@ -190,6 +190,12 @@ class NuclearBall final : public scfw::Domain {
   }
 
  private:
+  // The first basis vectors: the answer for a G that is 0 (any unit pair is optimal) or not finite.
+  void first_unit_pair(Eigen::VectorXd& u, Eigen::VectorXd& v) const {
+    u = Eigen::VectorXd::Unit(rows_, 0);
+    v = Eigen::VectorXd::Unit(cols_, 0);
+  }
+
   // The top singular pair (u, v) of G, unit vectors with G v = sigma u, sigma >= 0. A G that
   // is 0 or not finite gives the first basis vectors (any unit pair is optimal for G = 0).
   void top_pair(const Eigen::Map<const RowMat>& G, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
@@ -198,8 +204,7 @@ class NuclearBall final : public scfw::Domain {
     double scale = G.cwiseAbs().sum();  // one pass: NaN and inf propagate
     if (!(scale > 0.0 && scale <= std::numeric_limits<double>::max())) {
       if (scale == 0.0 || !G.allFinite()) {
-        u = Eigen::VectorXd::Unit(rows_, 0);
-        v = Eigen::VectorXd::Unit(cols_, 0);
+        first_unit_pair(u, v);
         return;
       }
       scale = G.cwiseAbs().maxCoeff();  // finite entries whose sum overflows
@@ -242,8 +247,7 @@ class NuclearBall final : public scfw::Domain {
         biggest = std::max(biggest, std::abs(g.value[m]));
       }
       if (scale == 0.0 || !finite) {
-        u = Eigen::VectorXd::Unit(rows_, 0);
-        v = Eigen::VectorXd::Unit(cols_, 0);
+        first_unit_pair(u, v);
         return;
       }
       scale = biggest;
@@ -299,8 +303,7 @@ class NuclearBall final : public scfw::Domain {
       v.noalias() = G.transpose() * u;
       const double s = v.norm();
       if (!(s > 0.0)) {
-        u = Eigen::VectorXd::Unit(rows_, 0);
-        v = Eigen::VectorXd::Unit(cols_, 0);
+        first_unit_pair(u, v);
         return;
       }
       v /= s;
@@ -310,8 +313,7 @@ class NuclearBall final : public scfw::Domain {
     u.noalias() = G * v;  // u = G v / sigma: <G, u v^T> = sigma = ||G v|| to rounding
     const double sigma = u.norm();
     if (!(sigma > 0.0)) {
-      u = Eigen::VectorXd::Unit(rows_, 0);
-      v = Eigen::VectorXd::Unit(cols_, 0);
+      first_unit_pair(u, v);
       return;
     }
     u /= sigma;
@@ -547,8 +549,7 @@ class NuclearBall final : public scfw::Domain {
       G.mul(v, gv);
       const double sigma = gv.norm();
       if (sigma == 0.0) {  // G = 0: any unit pair is optimal
-        u = Eigen::VectorXd::Unit(rows_, 0);
-        v = Eigen::VectorXd::Unit(cols_, 0);
+        first_unit_pair(u, v);
         return;
       }
       u = gv / sigma;
