@@ -49,6 +49,19 @@ inline std::vector<double> numbers_1_or_d(const Params& p, const std::string& na
   return v;
 }
 
+/// The offset k0 of a decreasing schedule whose tracking weights are (k + k0)^-e (schedules
+/// `convex` and `anytime`, Lemma "Decreasing-schedule tracking"): with q = e (r - 1),
+/// k0 = ceil((4q)^(1/(1-e))) + 2 gives 2 q k0^(e-1) <= 1/2 and k0 >= 2, which close the lemma's
+/// induction.
+inline long tracking_k0(double e, double r) {
+  const double q = e * (r - 1);
+  double v = std::pow(4 * q, 1.0 / (1 - e));
+  // (4q)^(1/(1-e)) is an integer for some r (4 for anytime at r = 2); do not let rounding push
+  // ceil() one above it.
+  if (v >= 0.5 && std::abs(v - std::round(v)) < 1e-9 * v) v = std::round(v);
+  return static_cast<long>(std::ceil(v)) + 2;
+}
+
 /// weight * Xi(x) for Xi one of "l1", "l2", "linf", "none", as a model expression whose minimum
 /// over the variables added here is weight * Xi(x) (weight >= 0): l1 adds |x_j| <= a_j, linf one
 /// t >= |x_j|, l2 one second-order cone ||x||_2 <= t.
