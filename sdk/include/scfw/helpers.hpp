@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "scfw/error.hpp"
 #include "scfw/model.hpp"
 #include "scfw/params.hpp"
 #include "scfw/registrar.hpp"
@@ -48,6 +49,52 @@ inline std::vector<double> numbers_1_or_d(const Params& p, const std::string& na
     p.fail(name, "expected 1 or " + std::to_string(d) + " numbers (the dimension), got " + std::to_string(v.size()));
   return v;
 }
+
+/// The linear term <c, x> of an outer function F(u, x) = u_0 + <c, x> + ... (penalty,
+/// regularized): the number-list parameter "c", one number (broadcast to every coordinate) or d
+/// numbers, each in [-1e8, 1e8] (LP objective coefficients), default 0.
+class LinearTerm {
+ public:
+  /// The declaration of "c".
+  static ParamSpec param() {
+    return ParamSpec::number_list("c", "linear term c: one number (broadcast) or d numbers, each in "
+                                       "[-1e8, 1e8] (LP objective coefficients)")
+        .range(-1e8, 1e8)
+        .def(std::vector<double>{0.0});
+  }
+
+  LinearTerm() = default;
+  /// c from the validated parameters; d is the oracle's dimension (< 1: not known yet).
+  LinearTerm(const Params& p, int d) : c_(numbers_1_or_d(p, "c", d)) {}
+
+  /// c_j (every j for a broadcast c).
+  double operator[](size_t j) const { return c_.size() == 1 ? c_[0] : c_[j]; }
+  /// The numbers as given: 1 or d of them.
+  const std::vector<double>& given() const { return c_; }
+  bool zero() const {
+    bool z = true;
+    for (double v : c_) z = z && v == 0.0;
+    return z;
+  }
+  /// Throws Error("<who>: c has N entries but x has d") unless c is one number or d numbers.
+  void check(const std::string& who, size_t d) const {
+    if (c_.size() != 1 && c_.size() != d)
+      throw Error(who + ": c has " + std::to_string(c_.size()) + " entries but x has " + std::to_string(d));
+  }
+  /// v + c_0 x_0 + c_1 x_1 + ..., added in that order.
+  double add_to(double v, const Vec& x) const {
+    for (Eigen::Index j = 0; j < x.size(); ++j) v += (*this)[static_cast<size_t>(j)] * x[j];
+    return v;
+  }
+  /// objective + sum_j c_j x_j over the j with c_j != 0.
+  void add_to(Expr& objective, std::span<const Expr> x) const {
+    for (size_t j = 0; j < x.size(); ++j)
+      if ((*this)[j] != 0.0) objective += (*this)[j] * x[j];
+  }
+
+ private:
+  std::vector<double> c_;
+};
 
 /// The offset k0 of a decreasing schedule whose tracking weights are (k + k0)^-e (schedules
 /// `convex` and `anytime`, Lemma "Decreasing-schedule tracking"): with q = e (r - 1),
