@@ -87,19 +87,8 @@ struct SparseOp {
   template <class X>
   void mul(const X& x, Eigen::VectorXd& out) const {
     out.resize(rows);
-    for (int i = 0; i < rows; ++i) {
-      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-      std::int64_t m = start[i];
-      const std::int64_t e = start[i + 1];
-      for (; m + 4 <= e; m += 4) {
-        s0 += g[m] * x[j[m]];
-        s1 += g[m + 1] * x[j[m + 1]];
-        s2 += g[m + 2] * x[j[m + 2]];
-        s3 += g[m + 3] * x[j[m + 3]];
-      }
-      for (; m < e; ++m) s0 += g[m] * x[j[m]];
-      out[i] = (s0 + s1) + (s2 + s3);
-    }
+    for (int i = 0; i < rows; ++i)
+      out[i] = scfw::sparse_row_sum(start[i], start[i + 1], [&](std::int64_t m) { return g[m] * x[j[m]]; });
   }
   template <class X>
   void tmul(const X& x, Eigen::VectorXd& out) const {

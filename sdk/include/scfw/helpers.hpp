@@ -24,6 +24,24 @@ inline std::string format_number(double v, int digits = 12) {
   return buf;
 }
 
+/// term(begin) + ... + term(end - 1), summed as the SDK's sparse products sum one row of a matrix
+/// in compressed rows: four partial sums (the gathers of neighbouring entries overlap instead of
+/// waiting on one chain of additions), then (s0 + s1) + (s2 + s3). Code that must give a sparse
+/// product's bits (a plugin's own product over a Jacobian's pattern) sums with this.
+template <class Term>
+inline double sparse_row_sum(std::int64_t begin, std::int64_t end, Term term) {
+  double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+  std::int64_t k = begin;
+  for (; k + 4 <= end; k += 4) {
+    s0 += term(k);
+    s1 += term(k + 1);
+    s2 += term(k + 2);
+    s3 += term(k + 3);
+  }
+  for (; k < end; ++k) s0 += term(k);
+  return (s0 + s1) + (s2 + s3);
+}
+
 /// The dimension d of a domain: the oracle's d from the context, or the block's optional
 /// integer parameter "dim", which must then agree with the oracle's. A domain built where no
 /// oracle is known (a factor of a product domain, a test) must be given "dim".
