@@ -36,9 +36,7 @@ int main(int argc, char** argv) {
   Options opts;
   opts.add("--steps", steps).add("--groups", n).add("--radius", tau).add("--seed", seed);
   if (!opts.parse(argc, argv)) return 2;
-  try {
-    Registry reg;
-    reg.load_path(Registry::search_path());
+  return with_plugins([&](Registry& reg) {
     const int rows = 30, cols = 20, d = rows * cols;
     Context ctx;
     ctx.dim = d;
@@ -113,9 +111,6 @@ int main(int argc, char** argv) {
     std::printf("  ratio dense / clp (median): tolerance 1e-7 %.3f, tolerance 1e-3 %.3f\n", med[0][0] / med[0][1],
                 med[1][0] / med[1][1]);
     std::printf("  ratio tolerance 1e-3 / 1e-7 (median, dense): %.3f\n", med[1][0] / med[0][0]);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -209,9 +209,7 @@ int main(int argc, char** argv) {
   opts.add("--days", days).add("--K", budgets).add("--methods", methods).add("--algorithms", algorithms);
   opts.add("--assets", A).add("--groups", groups).add("--seed", seed).add("--threshold", threshold);
   if (!opts.parse(argc, argv)) return 2;
-  try {
-    Registry registry;
-    registry.load_path(Registry::search_path());
+  return with_plugins([&](Registry& registry) {
     std::printf("bench_direct: Task 2, A = %ld assets, %s, alpha %.2f, data seed 1, run seed %llu\n", A,
                 groups > 0 ? (std::to_string(groups) + " groups").c_str() : "one group per day", kAlpha,
                 static_cast<unsigned long long>(seed));
@@ -314,9 +312,6 @@ int main(int argc, char** argv) {
       }
       std::printf("  (scfw's GLMO: %s)\n", solver_name.c_str());
     }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

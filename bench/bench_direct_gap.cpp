@@ -47,9 +47,7 @@ int main(int argc, char** argv) {
   opts.add("--groups", groups).add("--assets", assets).add("--days", days).add("--iterations", K);
   opts.add("--reports", reports).add("--method", method).add("--seed", seed);
   if (!opts.parse(argc, argv)) return 2;
-  try {
-    Registry registry;
-    registry.load_path(Registry::search_path());
+  return with_plugins([&](Registry& registry) {
     auto problem_doc = [&](long batch) {
       return nlohmann::json{{"oracle",
                              {{"plugin", "portfolio_returns"},
@@ -140,9 +138,6 @@ int main(int argc, char** argv) {
                 1e6 * median(t_solve), mean(pivots));
     std::printf("  (sum of phi over the replayed reports %.12e; the run's final objective %.12e)\n", check,
                 sum.final_objective);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

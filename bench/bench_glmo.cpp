@@ -8,7 +8,6 @@
 // in the same process: dense_simplex warm, clp warm, clp cold (warm_start false). Each solve is
 // timed on its own; the figures are medians (and 90th percentiles) over the steps.
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -25,11 +24,11 @@ using namespace scfw;
 using namespace scfw::bench;
 
 int main(int argc, char** argv) {
-  int steps = 3000, d = 100, n = 10;
-  double b = 0.01;
-  unsigned seed = 1;
+  Drift drift;
+  int d = 100, n = 10;
   Options opts;
-  opts.add("--steps", steps).add("--dim", d).add("--tasks", n).add("--b", b).add("--seed", seed);
+  drift.add_to(opts);
+  opts.add("--dim", d).add("--tasks", n);
   if (!opts.parse(argc, argv)) return 2;
   try {
     GlmoBench lp("bench_glmo", "max", nlohmann::json::object(), "l1_ball", {{"radius", 5.0}, {"dim", d}},
@@ -37,41 +36,31 @@ int main(int argc, char** argv) {
     Glmo* dense = lp.tested.get();  // Clp warm and cold: lp.clp_warm, lp.clp_cold
 
     // The trajectory, generated with dense_simplex's answers for x.
-    std::mt19937_64 rng(seed);
+    std::mt19937_64 rng(drift.seed);
     std::normal_distribution<double> normal;
-    Mat J(n, d), V(n, d);
-    Vec zbar(n), z(n), y = lp.domain->initial_point(), x(d);
+    Mat J(n, d);
+    Vec zbar(n);
     for (int i = 0; i < n; ++i) {
       zbar[i] = normal(rng);
       for (int j = 0; j < d; ++j) J(i, j) = normal(rng);
     }
-    V = J;
-    z = zbar;
-    std::vector<scfw::Jacobian> Vs;  // dense: solve() takes them without a copy
-    std::vector<Vec> zs, ys;
-    Vs.reserve(static_cast<size_t>(steps));
-    for (int k = 0; k < steps; ++k) {
-      for (int i = 0; i < n; ++i) {
-        z[i] = (1 - b) * z[i] + b * (zbar[i] + normal(rng));
-        for (int j = 0; j < d; ++j) V(i, j) = (1 - b) * V(i, j) + b * (J(i, j) + normal(rng));
-      }
-      Vs.emplace_back(V);
-      zs.push_back(z);
-      ys.push_back(y);
-      dense->solve(z, V, y, x);
-      y = (1 - b) * y + b * x;
-    }
+    const double b = drift.b;
+    const Trajectory path =
+        record_trajectory(*dense, drift, zbar, J, lp.domain->initial_point(), [&](Vec& z, Mat& V, const Vec&) {
+          for (int i = 0; i < n; ++i) {
+            z[i] = (1 - b) * z[i] + b * (zbar[i] + normal(rng));
+            for (int j = 0; j < d; ++j) V(i, j) = (1 - b) * V(i, j) + b * (J(i, j) + normal(rng));
+          }
+        });
     dense->setup(*lp.outer, *lp.domain, n, d);  // start the timed run from scratch
 
     auto run = [&](Glmo& g, std::vector<double>* values) {
-      std::vector<double> t(static_cast<size_t>(steps));
+      std::vector<double> t;
+      t.reserve(path.z.size());
       long pivots = 0;
       Vec xk(d);
-      for (int k = 0; k < steps; ++k) {
-        const auto t0 = std::chrono::steady_clock::now();
-        const GlmoResult r = g.solve(zs[static_cast<size_t>(k)], Vs[static_cast<size_t>(k)], ys[static_cast<size_t>(k)], xk);
-        const auto t1 = std::chrono::steady_clock::now();
-        t[static_cast<size_t>(k)] = std::chrono::duration<double, std::micro>(t1 - t0).count();
+      for (int k = 0; k < drift.steps; ++k) {
+        const GlmoResult r = timed_solve(g, path, k, xk, t);
         pivots += r.iterations;
         if (values) values->push_back(r.value);
       }
@@ -86,7 +75,7 @@ int main(int argc, char** argv) {
       maxrel = std::max(maxrel, std::abs(vd[k] - vc[k]) / std::max(1.0, std::abs(vc[k])));
 
     std::printf("bench_glmo: Task 1 LP (max over the l1 ball r = 5), n = %d, d = %d, drift b = %g, %d steps\n", n, d, b,
-                steps);
+                drift.steps);
     std::printf("  %s\n", dense->describe().c_str());
     std::printf("  solver               median us   p90 us   pivots/solve\n");
     std::printf("  dense_simplex warm   %9.2f %8.2f %10.3f\n", sd.median, sd.p90, sd.pivots);

@@ -36,9 +36,7 @@ int main(int argc, char** argv) {
   opts.add("--iterations", K).add("--dim", dim).add("--tasks", tasks).add("--repeats", repeats);
   opts.add("--glmo", glmo).add("--batch", batch).add("--value", value);
   if (!opts.parse(argc, argv)) return 2;
-  try {
-    Registry registry;
-    registry.load_path(Registry::search_path());
+  return with_plugins([&](Registry& registry) {
     const nlohmann::json doc = {
         {"iterations", K},
         {"oracle",
@@ -55,9 +53,6 @@ int main(int argc, char** argv) {
     std::printf("bench_iteration: Task 1 synthetic, d = %d, m = %d, batch %d, momentum %s, K = %ld, median of %d runs\n",
                 dim, tasks, batch, value.c_str(), K, repeats);
     bench::print_phases(m);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -30,6 +30,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench_support.hpp"
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/solution.hpp"
@@ -83,9 +84,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: bench_mc_objective PROBLEM.json SOLUTION [SOLUTION ...]\n");
     return 2;
   }
-  try {
-    scfw::Registry registry;
-    registry.load_path(scfw::Registry::search_path());
+  return scfw::bench::with_plugins([&](scfw::Registry& registry) {
     const std::filesystem::path file = argv[1];
     const nlohmann::json doc = scfw::read_json_file(file);
     const std::filesystem::path base = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
@@ -144,9 +143,6 @@ int main(int argc, char** argv) {
       std::printf("%s n=%d objective=%.10g paper=%.10g share_bound=%.10g nuclear=%.6g share_sample_jacobian_norm=%.6g\n", argv[a], n,
                   objective, paper_objective, bound, nuclear, sample_norm);
     }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return dynamic_cast<const scfw::InputError*>(&e) ? 2 : 1;
-  }
-  return 0;
+    return 0;
+  });
 }

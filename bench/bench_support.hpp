@@ -29,6 +29,7 @@
 #include "scfw/core/problem.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/core/solver.hpp"
+#include "scfw/error.hpp"
 
 namespace scfw::bench {
 
@@ -106,6 +107,21 @@ class Options {
   std::map<std::string, bool*> flags_;
 };
 
+/// A bench's work after its options are read: `body(registry)` with the build's plugins loaded.
+/// Its exit code, or, when it throws, one line "error: <what>" on stderr and exit 2 for bad input
+/// (scfw::InputError), 1 for anything else.
+template <class Body>
+int with_plugins(Body body) {
+  try {
+    Registry registry;
+    registry.load_path(Registry::search_path());
+    return body(registry);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return dynamic_cast<const InputError*>(&e) ? 2 : 1;
+  }
+}
+
 /// The median of `v` (the upper one for an even count; 0 for none).
 inline double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -152,6 +168,51 @@ using Clock = std::chrono::steady_clock;
 
 inline double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// The drift of the GLMO benches (bench_glmo, bench_task2_glmo): the LP's data move as under
+/// momentum, V_{k+1} = (1 - b) V_k + b G_k and z likewise, for `steps` steps, with the noise of G
+/// drawn from `seed`; b = K^{-1/2} (K = 10^4: b = 0.01).
+struct Drift {
+  int steps = 3000;
+  double b = 0.01;
+  unsigned seed = 1;
+  /// --steps S, --b B, --seed N.
+  void add_to(Options& opts) { opts.add("--steps", steps).add("--b", b).add("--seed", seed); }
+};
+
+/// A GLMO's inputs (z_k, V_k, y_k), k = 0 .. steps - 1, recorded once so that every solver is
+/// timed on the same sequence.
+struct Trajectory {
+  std::vector<scfw::Jacobian> V;  // dense: solve() takes them without a copy
+  std::vector<Vec> z, y;
+};
+
+/// The trajectory of `drift` from (z, V, y): each step moves z and V by `advance(z, V, y)`,
+/// records the point, has `glmo` answer x there and moves y to (1 - b) y + b x.
+template <class Advance>
+Trajectory record_trajectory(Glmo& glmo, const Drift& drift, Vec z, Mat V, Vec y, Advance advance) {
+  Trajectory t;
+  t.V.reserve(static_cast<size_t>(drift.steps));
+  Vec x(y.size());
+  for (int k = 0; k < drift.steps; ++k) {
+    advance(z, V, y);
+    t.V.emplace_back(V);
+    t.z.push_back(z);
+    t.y.push_back(y);
+    glmo.solve(z, t.V.back(), y, x);
+    y = (1 - drift.b) * y + drift.b * x;
+  }
+  return t;
+}
+
+/// `g` solves step k of `t` into x; the microseconds it took are appended to `times`.
+inline GlmoResult timed_solve(Glmo& g, const Trajectory& t, int k, Vec& x, std::vector<double>& times) {
+  const size_t s = static_cast<size_t>(k);
+  const auto t0 = Clock::now();
+  const GlmoResult r = g.solve(t.z[s], t.V[s], t.y[s], x);
+  times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+  return r;
 }
 
 /// CPU seconds of this process (the machine is shared: wall time carries other people's load).

@@ -44,9 +44,7 @@ int main(int argc, char** argv) {
   opts.add("--max-structural", max_structural).add("--kernels", kernels).add("--algorithm", algorithm);
   if (!opts.parse(argc, argv)) return 2;
   if (max_rows < 0) max_rows = groups + 1;
-  try {
-    Registry registry;
-    registry.load_path(Registry::search_path());
+  return with_plugins([&](Registry& registry) {
     nlohmann::json glmo_block = {{"plugin", glmo}};
     if (glmo == "dense_simplex") glmo_block["max_rows"] = max_rows;
     if (glmo == "scenario_dual" && max_structural > 0) glmo_block["max_structural"] = max_structural;
@@ -79,9 +77,6 @@ int main(int argc, char** argv) {
                 "K = %ld, %s, median of %d runs\n",
                 assets, assets + 1, groups, K, method.c_str(), repeats);
     bench::print_phases(m);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "error: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -11,7 +11,6 @@
 // figures are medians (and 90th percentiles) over the steps. The largest relative difference of
 // scenario_dual's optimal values from cold Clp's is printed.
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -29,12 +28,12 @@ using namespace scfw;
 using namespace scfw::bench;
 
 int main(int argc, char** argv) {
-  int steps = 3000, assets = 50, n = 200;
-  double b = 0.01;
-  unsigned seed = 1;
+  Drift drift;
+  int assets = 50, n = 200;
   bool cold = true, blocked = false;
   Options opts;
-  opts.add("--steps", steps).add("--assets", assets).add("--groups", n).add("--b", b).add("--seed", seed);
+  drift.add_to(opts);
+  opts.add("--assets", assets).add("--groups", n);
   bool no_cold = false;
   opts.flag("--no-cold", no_cold).flag("--blocked", blocked);
   if (!opts.parse(argc, argv)) return 2;
@@ -46,7 +45,7 @@ int main(int argc, char** argv) {
     Glmo* dual = lp.tested.get();  // Clp warm and cold: lp.clp_warm, lp.clp_cold
 
     // Group returns: asset j has mean mu_j and volatility s_j (daily), a group is 5 days.
-    std::mt19937_64 rng(seed);
+    std::mt19937_64 rng(drift.seed);
     std::normal_distribution<double> normal;
     std::uniform_real_distribution<double> unif(0.005, 0.02);
     std::vector<double> mu(static_cast<size_t>(assets)), sd(static_cast<size_t>(assets));
@@ -65,22 +64,14 @@ int main(int argc, char** argv) {
       }
     };
     Mat V(n, d), G(n, d);
-    Vec z(n), y = lp.domain->initial_point(), x(d);
+    const Vec y0 = lp.domain->initial_point();
     draw(V);
-    z = V * y;
-    std::vector<scfw::Jacobian> Vs;  // dense: solve() takes them without a copy
-    std::vector<Vec> zs, ys;
-    Vs.reserve(static_cast<size_t>(steps));
-    for (int k = 0; k < steps; ++k) {
+    const double b = drift.b;
+    const Trajectory path = record_trajectory(*dual, drift, V * y0, V, y0, [&](Vec& z, Mat& Vk, const Vec& y) {
       draw(G);
-      V = (1 - b) * V + b * G;
+      Vk = (1 - b) * Vk + b * G;
       z = (1 - b) * z + b * (G * y);
-      Vs.emplace_back(V);
-      zs.push_back(z);
-      ys.push_back(y);
-      dual->solve(z, V, y, x);
-      y = (1 - b) * y + b * x;
-    }
+    });
     dual->setup(*lp.outer, *lp.domain, n, d);  // the timed run starts from scratch
 
     std::vector<double> td, tw, tc;
@@ -89,13 +80,10 @@ int main(int argc, char** argv) {
     Vec xk(d);
     double fx = 0.0;  // F(z + V (x - y), x) at the last solve's x
     auto timed = [&](Glmo& g, int k, std::vector<double>& t, long& piv) {
-      const size_t s = static_cast<size_t>(k);
-      const auto t0 = std::chrono::steady_clock::now();
-      const GlmoResult r = g.solve(zs[s], Vs[s], ys[s], xk);
-      const auto t1 = std::chrono::steady_clock::now();
-      t.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+      const GlmoResult r = timed_solve(g, path, k, xk, t);
       piv += r.iterations;
-      fx = lp.outer->value(zs[s] + Vs[s].dense() * (xk - ys[s]), xk);
+      const size_t s = static_cast<size_t>(k);
+      fx = lp.outer->value(path.z[s] + path.V[s].dense() * (xk - path.y[s]), xk);
       return r.value;
     };
     double fx_gap_dual = 0, fx_gap_clp = 0;  // largest |F(x) - value| of each
@@ -104,11 +92,11 @@ int main(int argc, char** argv) {
     // own caches, as inside a run, where the oracle and the tracker run between solves).
     std::vector<double> blocked_values, blocked_fx;
     if (blocked)
-      for (int k = 0; k < steps; ++k) {
+      for (int k = 0; k < drift.steps; ++k) {
         blocked_values.push_back(timed(*dual, k, td, pd));
         blocked_fx.push_back(fx);
       }
-    for (int k = 0; k < steps; ++k) {
+    for (int k = 0; k < drift.steps; ++k) {
       const double vd = blocked ? blocked_values[static_cast<size_t>(k)] : timed(*dual, k, td, pd);
       const double fd = blocked ? blocked_fx[static_cast<size_t>(k)] : fx;
       fx_gap_dual = std::max(fx_gap_dual, std::abs(fd - vd));
@@ -123,7 +111,7 @@ int main(int argc, char** argv) {
     const SolveStats sd_ = solve_stats(td, pd), sw = solve_stats(tw, pw);
     std::printf("bench_task2_glmo: Task 2 LP (cvar_ru 0.95 over simplex_interval), n = %d groups, d = %d, drift b = %g, "
                 "%d steps\n",
-                n, d, b, steps);
+                n, d, b, drift.steps);
     std::printf("  %s\n", dual->describe().c_str());
     std::printf("  solver               median us   p90 us   pivots/solve\n");
     std::printf("  scenario_dual warm   %9.2f %8.2f %10.3f\n", sd_.median, sd_.p90, sd_.pivots);

@@ -341,6 +341,21 @@ class LmoOnlyDomain final : public Domain {
   bool contains(const Vec& x, double tol) const override { return x.norm() <= 1.0 + tol; }
 };
 
+/// What `glmo` (made for d = 2) throws when set up with `max` over an LmoOnlyDomain: the message
+/// of its CapabilityError, "not a CapabilityError: ..." for another exception, or "(no error)".
+inline std::string lmo_only_refusal(Glmo& glmo, int n) {
+  const LmoOnlyDomain domain;
+  auto outer = make_max(domain.dim(), n);
+  try {
+    glmo.setup(*outer, domain, n, domain.dim());
+  } catch (const CapabilityError& e) {
+    return e.what();
+  } catch (const std::exception& e) {
+    return std::string("not a CapabilityError: ") + e.what();
+  }
+  return "(no error)";
+}
+
 // A test-only outer function whose model is deliberately broken, to check how a GLMO reports an
 // LP it cannot solve; not a stand-in for `max`. Only the cone model is a true model (of
 // ||u||_2); the others are LPs a GLMO must reject.

@@ -413,11 +413,14 @@ TEST_CASE("matrix_completion: top_rows / top_cols keep the most observed rows an
   // Row counts 2, 3, 2, 2: top 2 rows = {2, 1} (row 2, then the tie 1/3/4 goes to row 1).
   // Column counts 2, 3, 1, 1, 2: top 3 columns = {2, 1, 5} (the tie 1/5 keeps both; 3, 4 dropped).
   std::ofstream(dir / "m.txt") << "1 1 1\n1 2 2\n2 2 3\n2 3 4\n2 5 5\n3 1 6\n3 4 7\n4 5 8\n4 2 9\n";
-  // groups = 0: one group per kept entry, in file order, f_g(x) = x[i_g * cols + j_g] - M_g.
-  auto mc = make<Oracle>("matrix_completion",
-                         block_params({{"file", std::string("m.txt")}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{2}},
-                                       {"top_cols", std::int64_t{3}}}),
-                         context(-1, -1, dir.string()));
+  // groups = 0: one group per kept entry, in file order, f_g(x) = x[i_g * cols + j_g] - M_g; `top`
+  // holds top_rows and top_cols.
+  auto kept = [&](nlohmann::json top) {
+    top["file"] = std::string("m.txt");
+    top["groups"] = std::int64_t{0};
+    return make<Oracle>("matrix_completion", block_params(std::move(top)), context(-1, -1, dir.string()));
+  };
+  auto mc = kept({{"top_rows", std::int64_t{2}}, {"top_cols", std::int64_t{3}}});
   REQUIRE(mc->dim() == 2 * 3);
   REQUIRE(mc->outputs() == 4);
   Vec x(6);
@@ -428,15 +431,10 @@ TEST_CASE("matrix_completion: top_rows / top_cols keep the most observed rows an
   const std::vector<double> want = {100.0 - 1.0, 200.0 - 2.0, 500.0 - 3.0, 600.0 - 5.0};
   for (int g = 0; g < 4; ++g) CHECK(f[g] == doctest::Approx(want[static_cast<size_t>(g)]));
   // Only top_rows: all 5 columns stay; top_rows >= rows keeps every row.
-  auto rows_only = make<Oracle>("matrix_completion",
-                                block_params({{"file", std::string("m.txt")}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{1}}}),
-                                context(-1, -1, dir.string()));
+  auto rows_only = kept({{"top_rows", std::int64_t{1}}});
   CHECK(rows_only->dim() == 5);
   CHECK(rows_only->outputs() == 3);  // row 2's entries
-  auto all = make<Oracle>("matrix_completion",
-                          block_params({{"file", std::string("m.txt")}, {"groups", std::int64_t{0}}, {"top_rows", std::int64_t{9}},
-                                        {"top_cols", std::int64_t{9}}}),
-                          context(-1, -1, dir.string()));
+  auto all = kept({{"top_rows", std::int64_t{9}}, {"top_cols", std::int64_t{9}}});
   CHECK(all->dim() == 4 * 5);
   CHECK(all->outputs() == 9);
   std::filesystem::remove_all(dir);

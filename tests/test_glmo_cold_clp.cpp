@@ -61,6 +61,9 @@ struct Problem {
   int n, d;
   std::vector<std::string> glmos;  // the GLMOs that take it
   bool closed_form_max = false;    // `max`: the V = 0 optimum is max_i z_i
+
+  /// The reference of every test here: the GLMO LP solved cold by Clp.
+  lp::ColdClp cold() const { return lp::ColdClp(lp::build_model("test", *outer, *domain, n, d)); }
 };
 
 std::vector<Problem> problems() {
@@ -123,7 +126,7 @@ GlmoResult check_against_cold(Glmo& glmo, const lp::ColdClp& cold, const Problem
 
 TEST_CASE("every exact GLMO agrees with lp::ColdClp along random, degenerate and drifting sequences") {
   for (const Problem& p : problems()) {
-    const lp::ColdClp cold(lp::build_model("test", *p.outer, *p.domain, p.n, p.d));
+    const lp::ColdClp cold = p.cold();
     std::vector<std::string> names;
     for (const std::string& name : p.glmos)
       if (name != "clp") names.push_back(name);
@@ -176,7 +179,7 @@ TEST_CASE("lp::ColdClp solves V = 0 and V with zero rows and columns (no explici
   std::mt19937_64 rng(5);
   for (const Problem& p : problems()) {
     CAPTURE(p.name);
-    const lp::ColdClp cold(lp::build_model("test", *p.outer, *p.domain, p.n, p.d));
+    const lp::ColdClp cold = p.cold();
     int k = 0;
     for (const Instance& in : instances(*p.domain, p.n, rng)) {
       CAPTURE(k++);
@@ -193,7 +196,7 @@ TEST_CASE("lp::ColdClp solves V = 0 and V with zero rows and columns (no explici
 
 TEST_CASE("every exact GLMO agrees with lp::ColdClp through V = 0 (cross_check on where it exists)") {
   for (const Problem& p : problems()) {
-    const lp::ColdClp cold(lp::build_model("test", *p.outer, *p.domain, p.n, p.d));
+    const lp::ColdClp cold = p.cold();
     for (const std::string& name : p.glmos) {
       CAPTURE(p.name);
       CAPTURE(name);
@@ -213,9 +216,8 @@ TEST_CASE("every exact GLMO agrees with lp::ColdClp through V = 0 (cross_check o
 
 TEST_CASE("lp::ColdClp's fallback and cross_check errors, word for word") {
   const int n = 3, d = 2;
-  auto outer = make_max(d, n);
-  auto domain = make_l1(d, n, 1.0);
-  const lp::ColdClp cold(lp::build_model("test", *outer, *domain, n, d));
+  const Problem p{"max over l1_ball, n = 3, d = 2", make_max(d, n), make_l1(d, n, 1.0), n, d, {}};
+  const lp::ColdClp cold = p.cold();
   Instance in{Vec::Zero(n), Mat::Zero(n, d), Vec::Zero(d)};
   in.z << 0.5, 1.5, -1.0;
   Vec x(d);
@@ -233,19 +235,18 @@ TEST_CASE("cross_check accepts the optimum of a minimax LP whose gradient ties t
   // reduced costs are trusted to 1e-7 may stop at another coordinate, 5e-9 r (or more) above.
   const int n = 3, d = 4;
   const double r = 5.0;
-  auto outer = make_max(d, n);
-  auto domain = make_l1(d, n, r);
-  const lp::ColdClp cold(lp::build_model("test", *outer, *domain, n, d));
-  for (const std::string name : {"dense_simplex", "max_l1"}) {
+  const Problem p{"max over l1_ball, r = 5", make_max(d, n), make_l1(d, n, r), n, d, {"dense_simplex", "max_l1"}};
+  const lp::ColdClp cold = p.cold();
+  for (const std::string& name : p.glmos) {
     CAPTURE(name);
-    auto glmo = make<Glmo>(name, params({{"cross_check", true}}), context(d, n));
-    glmo->setup(*outer, *domain, n, d);
+    auto glmo = make_glmo(name, d, n);  // cross_check on
+    glmo->setup(*p.outer, *p.domain, n, d);
     std::mt19937_64 rng(1);
     std::normal_distribution<double> normal;
     std::uniform_int_distribution<int> tie(0, 3), sign(0, 1);
     for (int k = 0; k < 20; ++k) {
       CAPTURE(k);
-      Instance in = random_instance(*domain, n, rng);
+      Instance in = random_instance(*p.domain, n, rng);
       Vec g(d);
       for (int j = 0; j < d; ++j) g[j] = (sign(rng) ? -1.0 : 1.0) * (1.0 + 5e-9 * tie(rng));
       const double z0 = 1.0 + 0.1 * normal(rng);
@@ -264,8 +265,8 @@ TEST_CASE("cross_check accepts the optimum of a minimax LP whose gradient ties t
       // radius to its primal tolerance.
       CHECK(rel_diff(res.value, static_cast<double>(optimum)) <= 1e-12);
       CHECK(rel_diff(ref.value, static_cast<double>(optimum)) <= 1e-10);
-      CHECK(domain->contains(x, 1e-12));
-      CHECK(rel_diff(outer->value(in.z + in.V * (x - in.y), x), res.value) <= 1e-14);
+      CHECK(p.domain->contains(x, 1e-12));
+      CHECK(rel_diff(p.outer->value(in.z + in.V * (x - in.y), x), res.value) <= 1e-14);
     }
     CHECK(glmo->describe().find("fell back") == std::string::npos);
   }
@@ -328,16 +329,15 @@ TEST_CASE("cross_check measures agreement against the size of the LP's terms, no
   // both values match the optimum found by vertex enumeration to 1e-9 of the terms' size.
   const int n = 6, d = 3;
   const double s = 1000.0;
-  auto outer = make_max(d, n);
-  auto domain = make_simplex(d, n, s);
-  const lp::ColdClp cold(lp::build_model("test", *outer, *domain, n, d));
-  auto glmo = make<Glmo>("dense_simplex", params({{"cross_check", true}}), context(d, n));
-  glmo->setup(*outer, *domain, n, d);
+  const Problem p{"max over simplex, scale 1000", make_max(d, n), make_simplex(d, n, s), n, d, {"dense_simplex"}};
+  const lp::ColdClp cold = p.cold();
+  auto glmo = make_glmo("dense_simplex", d, n);  // cross_check on
+  glmo->setup(*p.outer, *p.domain, n, d);
   std::mt19937_64 rng(3);
   int cancelling = 0;
   for (int k = 0; k < 200; ++k) {
     CAPTURE(k);
-    Instance in = random_instance(*domain, n, rng);
+    Instance in = random_instance(*p.domain, n, rng);
     in.z.array() += 1.0;
     in.V *= 1e4;
     Vec x(d), xr(d);
@@ -348,7 +348,7 @@ TEST_CASE("cross_check measures agreement against the size of the LP's terms, no
     const double optimum = static_cast<double>(simplex_minimax_by_vertices(in, s));
     CHECK(std::abs(res.value - optimum) <= 1e-9 * ref.scale);
     CHECK(std::abs(ref.value - optimum) <= 1e-9 * ref.scale);
-    CHECK(domain->contains(x, 1e-8));
+    CHECK(p.domain->contains(x, 1e-8));
   }
   CHECK(cancelling >= 100);  // values of size 1e-5 of their terms or less, most of them
 }

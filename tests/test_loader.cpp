@@ -43,6 +43,17 @@ const scfw::LoadFailure* failure_for(const Registry& r, const std::string& path)
   return nullptr;
 }
 
+/// Loads fixture(folder)/lib<stem>.so into the empty registry `r`, which must refuse it: its one
+/// failure, recorded under the library's canonical path, and nothing of it registered.
+const scfw::LoadFailure& refused(Registry& r, const std::string& folder, const std::string& stem) {
+  CHECK_FALSE(r.load_library(fixture(folder) / ("lib" + stem + ".so")));
+  REQUIRE(r.failures().size() == 1);
+  CHECK(r.failures()[0].path == lib(folder, stem));
+  CHECK(r.components().empty());
+  CHECK(r.libraries().empty());
+  return r.failures()[0];
+}
+
 /// An empty folder of its own in the temporary folder, for damaged copies of a fixture.
 fs::path fresh_dir(const std::string& stem) {
   const fs::path dir = fs::temp_directory_path() / (stem + "_" + std::to_string(::getpid()));
@@ -102,12 +113,8 @@ TEST_CASE("loading the same library twice is a no-op") {
 
 TEST_CASE("a library built for another ABI version is refused with its path and reason") {
   Registry r;
-  CHECK_FALSE(r.load_library(fixture("bad_abi") / "libbad_abi.so"));
-  REQUIRE(r.failures().size() == 1);
-  CHECK(r.failures()[0].path == lib("bad_abi", "bad_abi"));
-  CHECK(r.failures()[0].reason == "built for scfw plugin ABI version 999, this scfw needs ABI version " + std::to_string(scfw::kAbiVersion));
-  CHECK(r.components().empty());
-  CHECK(r.libraries().empty());
+  CHECK(refused(r, "bad_abi", "bad_abi").reason ==
+        "built for scfw plugin ABI version 999, this scfw needs ABI version " + std::to_string(scfw::kAbiVersion));
 }
 
 /// The hash a generated scfw/sdk_interface.hpp states, as 16 hex digits.
@@ -137,14 +144,9 @@ TEST_CASE("a library built with the other libstdc++ string ABI is skipped on its
   for (const char* name : {"string_abi", "string_abi_sdk"}) {
     CAPTURE(name);
     Registry r;
-    CHECK_FALSE(r.load_library(fixture(name) / ("lib" + std::string(name) + ".so")));
-    REQUIRE(r.failures().size() == 1);
-    CHECK(r.failures()[0].path == lib(name, name));
-    CHECK(r.failures()[0].reason ==
+    CHECK(refused(r, name, name).reason ==
           "build fingerprint mismatch: _GLIBCXX_USE_CXX11_ABI=0 in the library, 1 in this scfw (the std::string layouts "
           "differ)" + kBuiltBy);
-    CHECK(r.components().empty());
-    CHECK(r.libraries().empty());
   }
 }
 
@@ -155,11 +157,9 @@ TEST_CASE("a library built against a roles.hpp with one more virtual method is s
   REQUIRE(host_hash.size() == 16);
   CHECK(lib_hash != host_hash);
   Registry r;
-  CHECK_FALSE(r.load_library(fixture("interface") / "libgood.so"));
-  REQUIRE(r.failures().size() == 1);
-  CHECK(r.failures()[0].reason == "build fingerprint mismatch: SDK interface hash " + lib_hash + " in the library, " +
-                                      host_hash + " in this scfw (it was compiled against other SDK headers)" + kBuiltBy);
-  CHECK(r.components().empty());
+  CHECK(refused(r, "interface", "good").reason == "build fingerprint mismatch: SDK interface hash " + lib_hash +
+                                                       " in the library, " + host_hash +
+                                                       " in this scfw (it was compiled against other SDK headers)" + kBuiltBy);
 }
 
 TEST_CASE("mismatched libraries beside the real plugins: skipped, and the rest load and run") {
@@ -202,29 +202,20 @@ TEST_CASE("fingerprint_mismatch names each differing setting; sizes only when th
 
 TEST_CASE("a shared library without a descriptor is not a plugin") {
   Registry r;
-  CHECK_FALSE(r.load_library(fixture("no_descriptor") / "libno_descriptor.so"));
-  REQUIRE(r.failures().size() == 1);
-  CHECK(r.failures()[0].path == lib("no_descriptor", "no_descriptor"));
-  CHECK(r.failures()[0].reason == "not an scfw plugin (no scfw_plugin descriptor)");
+  CHECK(refused(r, "no_descriptor", "no_descriptor").reason == "not an scfw plugin (no scfw_plugin descriptor)");
 }
 
 TEST_CASE("a library whose registration throws is reported with the exception's message") {
   Registry r;
-  CHECK_FALSE(r.load_library(fixture("throws") / "libthrows.so"));
-  REQUIRE(r.failures().size() == 1);
-  CHECK(r.failures()[0].path == lib("throws", "throws"));
-  CHECK(r.failures()[0].reason == "threw while registering its components: boom");
-  CHECK(r.components().empty());
+  CHECK(refused(r, "throws", "throws").reason == "threw while registering its components: boom");
 }
 
 TEST_CASE("a library with an unresolved symbol fails at load time, not at its first call") {
   Registry r;
-  CHECK_FALSE(r.load_library(fixture("missing_symbol") / "libmissing_symbol.so"));
-  REQUIRE(r.failures().size() == 1);
+  const scfw::LoadFailure& failure = refused(r, "missing_symbol", "missing_symbol");
   const std::string path = lib("missing_symbol", "missing_symbol");
-  CHECK(r.failures()[0].path == path);
   // Boost.DLL's message around the dynamic loader's own explanation.
-  CHECK(r.failures()[0].reason ==
+  CHECK(failure.reason ==
         "cannot be loaded: boost::dll::shared_library::load() failed (dlerror system message: " + path +
             ": undefined symbol: scfw_fixture_undefined_function): Bad file descriptor");
 }

@@ -33,6 +33,7 @@
 
 #include "scfw/conformance.hpp"
 #include "plugin_support.hpp"
+#include "scfw/helpers.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
 
@@ -100,16 +101,18 @@ DomainCase make_domain(DomKind kind, int d, int n) {
   DomainCase dc;
   dc.kind = kind;
   const nlohmann::json dim = d;
+  // A ball or simplex of size r: the plugin with its size parameter `key` = r.
+  auto sized = [&](const std::string& plugin, const char* key, double r) {
+    dc.radius = r;
+    dc.domain = make<Domain>(plugin, params({{key, r}, {"dim", dim}}), context(d, n));
+    dc.label = plugin + "(" + format_number(r) + ")";
+  };
   switch (kind) {
     case DomKind::L1:
-      dc.radius = 1.5;
-      dc.domain = make<Domain>("l1_ball", params({{"radius", 1.5}, {"dim", dim}}), context(d, n));
-      dc.label = "l1_ball(1.5)";
+      sized("l1_ball", "radius", 1.5);
       break;
     case DomKind::Simplex:
-      dc.radius = 2.0;
-      dc.domain = make<Domain>("simplex", params({{"scale", 2.0}, {"dim", dim}}), context(d, n));
-      dc.label = "simplex(2)";
+      sized("simplex", "scale", 2.0);
       break;
     case DomKind::Box: {
       std::vector<double> lo(static_cast<size_t>(d)), hi(static_cast<size_t>(d));
@@ -124,9 +127,7 @@ DomainCase make_domain(DomKind kind, int d, int n) {
       break;
     }
     case DomKind::L2:
-      dc.radius = 1.2;
-      dc.domain = make<Domain>("l2_ball", params({{"radius", 1.2}, {"dim", dim}}), context(d, n));
-      dc.label = "l2_ball(1.2)";
+      sized("l2_ball", "radius", 1.2);
       break;
   }
   return dc;
@@ -549,15 +550,29 @@ TEST_CASE("conformance::check_outer_model passes on every outer function") {
   }
 }
 
+namespace {
+
+/// An outer function over a domain of one kind, d x n: the cases of the cone tests below.
+struct ConeCase {
+  OuterCase outer;
+  DomKind kind;
+  int d = 100, n = 10;  // Task 1's size
+};
+
+/// One step of a momentum-like drift of the GLMO's data: each entry of z, then of V (row by row),
+/// moves by `step` N(0, 1).
+void drift(Instance& in, double step, std::mt19937_64& rng, std::normal_distribution<double>& normal) {
+  for (Eigen::Index i = 0; i < in.z.size(); ++i) in.z[i] += step * normal(rng);
+  for (Eigen::Index i = 0; i < in.V.rows(); ++i)
+    for (Eigen::Index j = 0; j < in.V.cols(); ++j) in.V(i, j) += step * normal(rng);
+}
+
+}  // namespace
+
 TEST_CASE("(d) cones: warm re-solves agree with cold solves along a drift of (z, V, y)") {
   std::mt19937_64 rng(17);
   std::normal_distribution<double> normal;
-  struct Case {
-    OuterCase outer;
-    DomKind kind;
-    int d, n;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<ConeCase> cases = {
       {{"norm", {{"p", std::string("2")}}, true}, DomKind::L1, 20, 5},
       {{"dro_chi2", {{"rho", 1.0}}, true}, DomKind::Simplex, 20, 8},
       {{"max", {}}, DomKind::L2, 20, 5},
@@ -565,7 +580,7 @@ TEST_CASE("(d) cones: warm re-solves agree with cold solves along a drift of (z,
       {{"fairness", {{"lambda", 0.5}, {"regularizer", std::string("l2")}, {"mu", 0.3}}, true}, DomKind::L2, 10, 4},
       {{"norm", {{"p", std::string("2")}}, true}, DomKind::L2, 15, 15},
   };
-  for (const Case& c : cases) {
+  for (const ConeCase& c : cases) {
     CAPTURE(c.outer.label());
     DomainCase dc = make_domain(c.kind, c.d, c.n);
     CAPTURE(dc.label);
@@ -605,10 +620,7 @@ TEST_CASE("(d) cones: warm re-solves agree with cold solves along a drift of (z,
       cold_cuts += fc.cuts;
       warm_rounds += fw.rounds;
       cold_rounds += fc.rounds;
-      // Momentum-like drift.
-      for (int i = 0; i < c.n; ++i) in.z[i] += 0.05 * normal(rng);
-      for (int i = 0; i < c.n; ++i)
-        for (int j = 0; j < c.d; ++j) in.V(i, j) += 0.05 * normal(rng);
+      drift(in, 0.05, rng, normal);
       in.y = 0.9 * in.y + 0.1 * xw;
     }
     std::printf("[warm vs cold] %-40s %-12s d=%d n=%d: per solve warm %.1f LP solves / %.1f cuts / %.1f simplex its; "
@@ -624,18 +636,15 @@ TEST_CASE("(d) cones: warm re-solves agree with cold solves along a drift of (z,
 TEST_CASE("cone solves on Task-1-sized GLMOs (d = 100, n = 10) are certified within their tolerance") {
   std::mt19937_64 rng(18);
   std::normal_distribution<double> normal;
-  struct Case {
-    OuterCase outer;
-    DomKind kind;
-  };
-  const std::vector<Case> cases = {
+  const std::vector<ConeCase> cases = {
       {{"norm", {{"p", std::string("2")}}, true}, DomKind::L1},
       {{"dro_chi2", {{"rho", 1.0}}, true}, DomKind::Simplex},
       {{"max", {}}, DomKind::L2},
       {{"cvar", {{"alpha", 0.2}}}, DomKind::L2},
   };
-  const int d = 100, n = 10, steps = 25;
-  for (const Case& c : cases) {
+  const int steps = 25;
+  for (const ConeCase& c : cases) {
+    const int d = c.d, n = c.n;
     DomainCase dc = make_domain(c.kind, d, n);
     auto F = make_outer(c.outer, d, n);
     auto glmo = make_clp(d, n);
@@ -654,9 +663,7 @@ TEST_CASE("cone solves on Task-1-sized GLMOs (d = 100, n = 10) are certified wit
       cuts += f.cuts;
       rounds += f.rounds;
       max_rounds = std::max(max_rounds, f.rounds);
-      for (int i = 0; i < n; ++i) in.z[i] += 0.02 * normal(rng);
-      for (int i = 0; i < n; ++i)
-        for (int j = 0; j < d; ++j) in.V(i, j) += 0.02 * normal(rng);
+      drift(in, 0.02, rng, normal);
       const double gamma = 2.0 / (k + 3);
       in.y = (1 - gamma) * in.y + gamma * x;
     }

@@ -3,10 +3,10 @@
 #include "settings.hpp"
 
 #include <ClpSimplex.hpp>
+#include <scfw/helpers.hpp>
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <span>
 #include <utility>
 
@@ -91,9 +91,9 @@ void ColdClp::check(const char* glmo, long solve_index, double value, const scfw
   const Result ref = solve(z, V, y, xr);
   if (ref.status == 0 && std::abs(value - ref.value) <= kDefaults.clp_agreement * ref.scale)
     return;
-  char buf[200];
-  std::snprintf(buf, sizeof buf, "%s %.17g, Clp %.17g (status %d)", glmo, value, ref.value, ref.status);
-  throw scfw::Error(std::string(glmo) + ": disagrees with Clp at solve " + std::to_string(solve_index) + ": " + buf);
+  throw scfw::Error(std::string(glmo) + ": disagrees with Clp at solve " + std::to_string(solve_index) + ": " + glmo +
+                    " " + scfw::format_number(value, 17) + ", Clp " + scfw::format_number(ref.value, 17) + " (status " +
+                    std::to_string(ref.status) + ")");
 }
 
 }  // namespace scfw::lp

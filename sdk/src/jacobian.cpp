@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "scfw/error.hpp"
+#include "scfw/helpers.hpp"
 #include "scfw/roles.hpp"
 
 namespace scfw {
@@ -118,21 +119,8 @@ void Jacobian::multiply_add(const Eigen::Ref<const Vec>& x, Eigen::Ref<Vec> out)
   const int* col = pattern_->col().data();
   const double* v = values_.data();
   const double* xv = x.data();
-  // Four partial sums per row: the gathers x[col[k]] of neighbouring entries overlap instead of
-  // waiting on one chain of additions.
-  for (int i = 0; i < pattern_->rows(); ++i) {
-    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-    std::int64_t k = rs[i];
-    const std::int64_t e = rs[i + 1];
-    for (; k + 4 <= e; k += 4) {
-      s0 += v[k] * xv[col[k]];
-      s1 += v[k + 1] * xv[col[k + 1]];
-      s2 += v[k + 2] * xv[col[k + 2]];
-      s3 += v[k + 3] * xv[col[k + 3]];
-    }
-    for (; k < e; ++k) s0 += v[k] * xv[col[k]];
-    out[i] += (s0 + s1) + (s2 + s3);
-  }
+  for (int i = 0; i < pattern_->rows(); ++i)
+    out[i] += sparse_row_sum(rs[i], rs[i + 1], [&](std::int64_t k) { return v[k] * xv[col[k]]; });
 }
 
 void Jacobian::transpose_multiply(const Eigen::Ref<const Vec>& w, Eigen::Ref<Vec> out) const {

@@ -87,19 +87,8 @@ struct SparseOp {
   template <class X>
   void mul(const X& x, Eigen::VectorXd& out) const {
     out.resize(rows);
-    for (int i = 0; i < rows; ++i) {
-      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-      std::int64_t m = start[i];
-      const std::int64_t e = start[i + 1];
-      for (; m + 4 <= e; m += 4) {
-        s0 += g[m] * x[j[m]];
-        s1 += g[m + 1] * x[j[m + 1]];
-        s2 += g[m + 2] * x[j[m + 2]];
-        s3 += g[m + 3] * x[j[m + 3]];
-      }
-      for (; m < e; ++m) s0 += g[m] * x[j[m]];
-      out[i] = (s0 + s1) + (s2 + s3);
-    }
+    for (int i = 0; i < rows; ++i)
+      out[i] = scfw::sparse_row_sum(start[i], start[i + 1], [&](std::int64_t m) { return g[m] * x[j[m]]; });
   }
   template <class X>
   void tmul(const X& x, Eigen::VectorXd& out) const {
@@ -190,6 +179,12 @@ class NuclearBall final : public scfw::Domain {
   }
 
  private:
+  // The first basis vectors: the answer for a G that is 0 (any unit pair is optimal) or not finite.
+  void first_unit_pair(Eigen::VectorXd& u, Eigen::VectorXd& v) const {
+    u = Eigen::VectorXd::Unit(rows_, 0);
+    v = Eigen::VectorXd::Unit(cols_, 0);
+  }
+
   // The top singular pair (u, v) of G, unit vectors with G v = sigma u, sigma >= 0. A G that
   // is 0 or not finite gives the first basis vectors (any unit pair is optimal for G = 0).
   void top_pair(const Eigen::Map<const RowMat>& G, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
@@ -198,8 +193,7 @@ class NuclearBall final : public scfw::Domain {
     double scale = G.cwiseAbs().sum();  // one pass: NaN and inf propagate
     if (!(scale > 0.0 && scale <= std::numeric_limits<double>::max())) {
       if (scale == 0.0 || !G.allFinite()) {
-        u = Eigen::VectorXd::Unit(rows_, 0);
-        v = Eigen::VectorXd::Unit(cols_, 0);
+        first_unit_pair(u, v);
         return;
       }
       scale = G.cwiseAbs().maxCoeff();  // finite entries whose sum overflows
@@ -242,8 +236,7 @@ class NuclearBall final : public scfw::Domain {
         biggest = std::max(biggest, std::abs(g.value[m]));
       }
       if (scale == 0.0 || !finite) {
-        u = Eigen::VectorXd::Unit(rows_, 0);
-        v = Eigen::VectorXd::Unit(cols_, 0);
+        first_unit_pair(u, v);
         return;
       }
       scale = biggest;
@@ -299,8 +292,7 @@ class NuclearBall final : public scfw::Domain {
       v.noalias() = G.transpose() * u;
       const double s = v.norm();
       if (!(s > 0.0)) {
-        u = Eigen::VectorXd::Unit(rows_, 0);
-        v = Eigen::VectorXd::Unit(cols_, 0);
+        first_unit_pair(u, v);
         return;
       }
       v /= s;
@@ -310,8 +302,7 @@ class NuclearBall final : public scfw::Domain {
     u.noalias() = G * v;  // u = G v / sigma: <G, u v^T> = sigma = ||G v|| to rounding
     const double sigma = u.norm();
     if (!(sigma > 0.0)) {
-      u = Eigen::VectorXd::Unit(rows_, 0);
-      v = Eigen::VectorXd::Unit(cols_, 0);
+      first_unit_pair(u, v);
       return;
     }
     u /= sigma;
@@ -547,8 +538,7 @@ class NuclearBall final : public scfw::Domain {
       G.mul(v, gv);
       const double sigma = gv.norm();
       if (sigma == 0.0) {  // G = 0: any unit pair is optimal
-        u = Eigen::VectorXd::Unit(rows_, 0);
-        v = Eigen::VectorXd::Unit(cols_, 0);
+        first_unit_pair(u, v);
         return;
       }
       u = gv / sigma;

@@ -55,6 +55,7 @@
 // O(log 1/eps) rotations) certifies eps a priori but at 1e-7 needs ~12 levels, i.e. ~3500 extra
 // rows for the d = 100 ball, larger than the cut LP here; handling a ball domain in closed form
 // does not extend to a general outer F.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <ClpSimplex.hpp>
@@ -66,7 +67,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <memory>
 #include <span>
 #include <string>
@@ -145,11 +145,9 @@ class ClpGlmo final : public scfw::Glmo {
     s += "LP " + std::to_string(lp_->numberRows()) + " rows x " +
          std::to_string(lp_->numberColumns()) + " columns";
     if (!cones_.empty()) {
-      char tol[32];
-      std::snprintf(tol, sizeof tol, "%g", tolerance_);
       s += "; " + std::to_string(model_cones_) + " second-order cone(s) lifted to " +
            std::to_string(cones_.size()) +
-           " 2-D cones, by outer-approximation cuts to relative gap " + tol + ", " +
+           " 2-D cones, by outer-approximation cuts to relative gap " + scfw::format_number(tolerance_, 6) + ", " +
            std::to_string(cut_cone_.size()) + " cuts in the pool; last solve: " +
            std::to_string(last_rounds_) + " LP solves, " + std::to_string(last_cuts_added_) +
            " cuts added";

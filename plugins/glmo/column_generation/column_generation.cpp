@@ -55,6 +55,7 @@
 //   * the repeated-atom test compares fingerprints (a dot product) before whole atoms.
 
 // GlmoResult::iterations = pricing rounds + total simplex iterations (pivots) of this solve.
+#include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
 #include <ClpSimplex.hpp>
@@ -987,25 +988,15 @@ void ColumnGeneration::compact_image(const scfw::Atom& s, const scfw::Jacobian& 
                           std::to_string(s.cols()) + " from a domain of shape " + std::to_string(shape_rows_) + " x " +
                           std::to_string(shape_cols_));
       // The entries of the atom the dense path would hold, (scale u_i) v_j, summed as V's own
-      // product sums a row (four partial sums): the same arithmetic as V s on the dense atom.
+      // product sums a row (scfw::sparse_row_sum): the same arithmetic as V s on the dense atom.
       su_ = s.scale() * s.u();
       const double* u = su_.data();
       const double* v = s.v().data();
       const int* ei = entry_i_.data();
       const int* ej = entry_j_.data();
-      for (int r = 0; r < P.rows(); ++r) {
-        double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
-        std::int64_t k = P.row_start()[static_cast<size_t>(r)];
-        const std::int64_t end = P.row_start()[static_cast<size_t>(r) + 1];
-        for (; k + 4 <= end; k += 4) {
-          s0 += val[k] * (u[ei[k]] * v[ej[k]]);
-          s1 += val[k + 1] * (u[ei[k + 1]] * v[ej[k + 1]]);
-          s2 += val[k + 2] * (u[ei[k + 2]] * v[ej[k + 2]]);
-          s3 += val[k + 3] * (u[ei[k + 3]] * v[ej[k + 3]]);
-        }
-        for (; k < end; ++k) s0 += val[k] * (u[ei[k]] * v[ej[k]]);
-        out[r] = (s0 + s1) + (s2 + s3);
-      }
+      for (int r = 0; r < P.rows(); ++r)
+        out[r] = scfw::sparse_row_sum(P.row_start()[static_cast<size_t>(r)], P.row_start()[static_cast<size_t>(r) + 1],
+                                      [&](std::int64_t k) { return val[k] * (u[ei[k]] * v[ej[k]]); });
       return;
     }
   }

@@ -28,25 +28,22 @@ class PenaltyOuter final : public scfw::OuterFunction {
     if (tau_.size() != 1 && ctx.outputs >= 2 && tau_.size() != static_cast<size_t>(ctx.outputs - 1))
       p.fail("tau", "expected 1 or " + std::to_string(ctx.outputs - 1) +
                         " numbers (one per constraint u_1 .. u_{n-1}), got " + std::to_string(tau_.size()));
-    c_ = scfw::numbers_1_or_d(p, "c", ctx.dim);
+    c_ = scfw::LinearTerm(p, ctx.dim);
     n_ = ctx.outputs;
   }
 
   double tau(size_t i) const { return tau_.size() == 1 ? tau_[0] : tau_[i - 1]; }  // i >= 1
-  double c(size_t j) const { return c_.size() == 1 ? c_[0] : c_[j]; }
   void check(size_t n, size_t d) const {
     if (n < 2) throw scfw::Error("penalty: F needs n >= 2 outputs, got " + std::to_string(n));
     if (tau_.size() != 1 && tau_.size() != n - 1)
       throw scfw::Error("penalty: tau has " + std::to_string(tau_.size()) + " entries but there are " +
                         std::to_string(n - 1) + " constraints");
-    if (c_.size() != 1 && c_.size() != d)
-      throw scfw::Error("penalty: c has " + std::to_string(c_.size()) + " entries but x has " + std::to_string(d));
+    c_.check("penalty", d);
   }
 
   double value(const scfw::Vec& u, const scfw::Vec& x) const override {
     check(static_cast<size_t>(u.size()), static_cast<size_t>(x.size()));
-    double v = u[0];
-    for (Eigen::Index j = 0; j < x.size(); ++j) v += c(static_cast<size_t>(j)) * x[j];
+    const double v = c_.add_to(u[0], x);
     double pen = 0.0;
     for (Eigen::Index i = 1; i < u.size(); ++i) pen += std::max(0.0, u[i] - tau(static_cast<size_t>(i)));
     return v + lambda_ * pen;
@@ -56,8 +53,7 @@ class PenaltyOuter final : public scfw::OuterFunction {
                    std::span<const scfw::Expr> x) const override {
     check(u.size(), x.size());
     scfw::Expr objective = u[0];
-    for (size_t j = 0; j < x.size(); ++j)
-      if (c(j) != 0.0) objective += c(j) * x[j];
+    c_.add_to(objective, x);
     for (size_t i = 1; i < u.size(); ++i) {
       const scfw::Var s = m.add_var(0.0, scfw::inf, "s[" + std::to_string(i) + "]");
       m.add_ge(scfw::Expr(s), u[i] - scfw::Expr(tau(i)));
@@ -68,8 +64,8 @@ class PenaltyOuter final : public scfw::OuterFunction {
 
   scfw::OuterTraits traits() const override {
     scfw::OuterTraits tr;
-    bool c_zero = true, tau_nonpositive = true;
-    for (double v : c_) c_zero = c_zero && v == 0.0;
+    const bool c_zero = c_.zero();
+    bool tau_nonpositive = true;
     for (double v : tau_) tau_nonpositive = tau_nonpositive && v <= 0.0;
     tr.lipschitz = n_ >= 1 ? std::sqrt(1.0 + lambda_ * lambda_ * (n_ - 1)) : scfw::inf;
     tr.monotone = true;
@@ -81,7 +77,8 @@ class PenaltyOuter final : public scfw::OuterFunction {
 
  private:
   double lambda_ = 1.0;
-  std::vector<double> tau_, c_;
+  std::vector<double> tau_;
+  scfw::LinearTerm c_;
   int n_ = -1;
 };
 
@@ -99,10 +96,7 @@ void register_components(scfw::Registrar& r) {
                                            "each in [-1e12, 1e12] (LP right-hand sides)")
            .range(-1e12, 1e12)
            .def(std::vector<double>{0.0}),
-       scfw::ParamSpec::number_list("c", "linear term c: one number (broadcast) or d numbers, each in "
-                                         "[-1e8, 1e8] (LP objective coefficients)")
-           .range(-1e8, 1e8)
-           .def(std::vector<double>{0.0})});
+       scfw::LinearTerm::param()});
 }
 
 }  // namespace

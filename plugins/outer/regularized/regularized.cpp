@@ -23,19 +23,18 @@ class RegularizedOuter final : public scfw::OuterFunction {
   RegularizedOuter(const scfw::Params& p, const scfw::Context& ctx) {
     kind_ = p.get<std::string>("regularizer");
     lambda_ = p.get<double>("lambda");
-    c_ = scfw::numbers_1_or_d(p, "c", ctx.dim);
+    c_ = scfw::LinearTerm(p, ctx.dim);
     dim_ = ctx.dim;
   }
 
-  double c(size_t j) const { return c_.size() == 1 ? c_[0] : c_[j]; }
   // ||c||_* for Xi's dual norm (inf for Xi = none: only c = 0 keeps <c, x> >= 0). A broadcast c
   // with unknown d counts as d = 1 (exact once d is known through the problem's oracle).
   double dual_norm_c() const {
     if (kind_ == "none") return scfw::inf;
-    const size_t d = c_.size() == 1 && dim_ >= 1 ? static_cast<size_t>(dim_) : c_.size();
+    const size_t d = c_.given().size() == 1 && dim_ >= 1 ? static_cast<size_t>(dim_) : c_.given().size();
     double l1 = 0.0, l2 = 0.0, li = 0.0;
     for (size_t j = 0; j < d; ++j) {
-      const double a = std::abs(c(j));
+      const double a = std::abs(c_[j]);
       l1 += a;
       l2 += a * a;
       li = std::max(li, a);
@@ -44,35 +43,27 @@ class RegularizedOuter final : public scfw::OuterFunction {
     if (kind_ == "l2") return std::sqrt(l2);
     return l1;  // linf
   }
-  void check_dim(size_t d) const {
-    if (c_.size() != 1 && c_.size() != d)
-      throw scfw::Error("regularized: c has " + std::to_string(c_.size()) + " entries but x has " +
-                        std::to_string(d));
-  }
 
   double value(const scfw::Vec& u, const scfw::Vec& x) const override {
     if (u.size() == 0) throw scfw::Error("regularized: F(u, x) = u_0 + ... needs n >= 1");
-    check_dim(static_cast<size_t>(x.size()));
-    double v = u[0];
-    for (Eigen::Index j = 0; j < x.size(); ++j) v += c(static_cast<size_t>(j)) * x[j];
+    c_.check("regularized", static_cast<size_t>(x.size()));
+    const double v = c_.add_to(u[0], x);
     return v + lambda_ * scfw::norm_value(kind_, x);
   }
 
   scfw::Expr model(scfw::Model& m, std::span<const scfw::Expr> u,
                    std::span<const scfw::Expr> x) const override {
     if (u.empty()) throw scfw::Error("regularized: F(u, x) = u_0 + ... needs n >= 1");
-    check_dim(x.size());
+    c_.check("regularized", x.size());
     scfw::Expr objective = u[0];
-    for (size_t j = 0; j < x.size(); ++j)
-      if (c(j) != 0.0) objective += c(j) * x[j];
+    c_.add_to(objective, x);
     objective += scfw::norm_model(m, kind_, lambda_, x);
     return objective;
   }
 
   scfw::OuterTraits traits() const override {
     scfw::OuterTraits tr;
-    bool c_zero = true;
-    for (double v : c_) c_zero = c_zero && v == 0.0;
+    const bool c_zero = c_.zero();
     tr.lipschitz = 1.0;
     tr.monotone = true;
     tr.subhomogeneous = c_zero || dual_norm_c() <= lambda_;
@@ -85,7 +76,7 @@ class RegularizedOuter final : public scfw::OuterFunction {
  private:
   std::string kind_ = "l1";
   double lambda_ = 0.1;
-  std::vector<double> c_;
+  scfw::LinearTerm c_;
   int dim_ = -1;
 };
 
@@ -98,10 +89,7 @@ void register_components(scfw::Registrar& r) {
        scfw::ParamSpec::number("lambda", "weight lambda of the regularizer, at most 1e8 (an LP coefficient)")
            .range(0, 1e8)
            .def(0.1),
-       scfw::ParamSpec::number_list("c", "linear term c: one number (broadcast) or d numbers, each in "
-                                         "[-1e8, 1e8] (LP objective coefficients)")
-           .range(-1e8, 1e8)
-           .def(std::vector<double>{0.0})});
+       scfw::LinearTerm::param()});
 }
 
 }  // namespace

@@ -16,21 +16,12 @@
 
 namespace {
 
-/// The induction's k0 for moment order r.
-long induction_k0(double r) {
-  const double b = r / (3 * r - 2), q = b * (r - 1);
-  double v = std::pow(4 * q, 1.0 / (1 - b));
-  // (4q)^(1/(1-b)) is an integer at r = 2 (4); do not let rounding push ceil() one above it.
-  if (v >= 0.5 && std::abs(v - std::round(v)) < 1e-9 * v) v = std::round(v);
-  return static_cast<long>(std::ceil(v)) + 2;
-}
-
 class Anytime final : public scfw::Schedule {
  public:
   Anytime(const scfw::Params& p, const scfw::Context&) : r_(p.get<double>("r")) {
     gamma_exp_ = (2 * r_ - 1) / (3 * r_ - 2);
     beta_exp_ = r_ / (3 * r_ - 2);
-    k0_ = p.find<long>("k0").value_or(induction_k0(r_));  // no declared default: it depends on r
+    k0_ = p.find<long>("k0").value_or(scfw::tracking_k0(beta_exp_, r_));  // no declared default: it depends on r
   }
 
   scfw::Steps at(long k, long) const override {

@@ -15,21 +15,12 @@
 
 namespace {
 
-/// The proof's k0 for moment order r.
-long paper_k0(double r) {
-  const double y = r / (2 * r - 1), q = y * (r - 1);
-  double v = std::pow(4 * q, 1.0 / (1 - y));
-  // (4q)^(1/(1-y)) is an integer for some r; do not let rounding push ceil() one above it.
-  if (v >= 0.5 && std::abs(v - std::round(v)) < 1e-9 * v) v = std::round(v);
-  return static_cast<long>(std::ceil(v)) + 2;
-}
-
 class Convex final : public scfw::Schedule {
  public:
   Convex(const scfw::Params& p, const scfw::Context&)
       : r_(p.get<double>("r")), c0_(p.get<double>("c0")) {
     y_ = r_ / (2 * r_ - 1);
-    k0_ = p.find<long>("k0").value_or(paper_k0(r_));  // no declared default: it depends on r
+    k0_ = p.find<long>("k0").value_or(scfw::tracking_k0(y_, r_));  // no declared default: it depends on r
   }
 
   scfw::Steps at(long k, long) const override {
