@@ -335,3 +335,84 @@ TEST_CASE("least_squares_tasks reads dense and CSR tasks in place, to the bits o
   }
   fs::remove_all(fs::temp_directory_path() / "scfw_test_host_arrays");
 }
+
+namespace {
+
+/// Observed entries of a 6 x 5 matrix as 1-based (row, col, value) triplets.
+RowMatrix triplets() {
+  std::vector<std::array<double, 3>> rows;
+  for (int i = 0; i < 6; ++i)
+    for (int j = 0; j < 5; ++j)
+      if ((i + 2 * j) % 3 != 1) rows.push_back({i + 1.0, j + 1.0, std::sin(i + 0.3 * j) * 2.5});
+  RowMatrix T(static_cast<Eigen::Index>(rows.size()), 3);
+  for (size_t k = 0; k < rows.size(); ++k)
+    for (int c = 0; c < 3; ++c) T(static_cast<Eigen::Index>(k), c) = rows[k][static_cast<size_t>(c)];
+  return T;
+}
+
+nlohmann::json completion(const nlohmann::json& data) {
+  nlohmann::json oracle = {{"plugin", "matrix_completion"}, {"groups", 5}, {"batch", 2}};
+  oracle.update(data);
+  return {{"seed", 2},
+          {"iterations", 40},
+          {"oracle", oracle},
+          {"outer", {{"plugin", "norm"}, {"p", "1"}}},
+          {"domain", {{"plugin", "nuclear_ball"}, {"rows", 6}, {"cols", 5}, {"radius", 3}}},
+          {"report", {{"every", 10}}}};
+}
+
+}  // namespace
+
+TEST_CASE("matrix_completion reads triplets in place, to the bits of a file") {
+  const Host host;
+  const RowMatrix T = triplets();
+  const std::int64_t k = T.rows();
+  const fs::path dir = fs::temp_directory_path() / "scfw_test_host_arrays";
+  fs::create_directories(dir);
+  const fs::path file = dir / "m.txt";
+  {
+    std::ofstream out(file);
+    for (Eigen::Index e = 0; e < k; ++e) out << T(e, 0) << " " << T(e, 1) << " " << number(T(e, 2)) << "\n";
+  }
+  RowMatrix zero_based = T;
+  zero_based.leftCols(2).array() -= 1.0;
+  const std::vector<nlohmann::json> variants = {
+      {{"jacobian", "dense"}},
+      {{"jacobian", "sparse"}},
+      {{"groups", 0}, {"jacobian", "sparse"}},
+      {{"grouping", "blocks"}, {"row_bins", 2}, {"col_bins", 2}, {"by_value", true}},
+      {{"weighting", "share"}, {"rows", 7}, {"cols", 6}}};
+  for (const nlohmann::json& variant : variants) {
+    CAPTURE(variant.dump());
+    nlohmann::json by_file = completion({{"file", file.string()}}), by_array = completion({{"array", "M"}});
+    by_file["oracle"].update(variant);
+    by_array["oracle"].update(variant);
+    if (variant.contains("rows")) by_file["domain"]["rows"] = by_array["domain"]["rows"] = 7;
+    if (variant.contains("cols")) by_file["domain"]["cols"] = by_array["domain"]["cols"] = 6;
+    Composition a = host.compose(by_file, "problem");
+    Composition b = host.compose(by_array, "problem", ".", with(table("M", matrix_view(T))));
+    const Summary file_run = solve(a);
+    same_bits(solve(b), file_run);
+    // The oracle keeps the group order of the triplets, not the file's copy of their coordinates
+    // and values (8 bytes each).
+    CHECK(b.method.memory.held() + static_cast<std::uint64_t>(k * 16) == a.method.memory.held());
+    nlohmann::json from_zero = by_array;
+    from_zero["oracle"]["one_based"] = false;
+    Composition z = host.compose(from_zero, "problem", ".", with(table("M", matrix_view(zero_based))));
+    same_bits(solve(z), file_run);
+  }
+  // A sub-matrix renumbers the entries: their coordinates are computed and held, and their
+  // values beside them, as a file's.
+  nlohmann::json top_file = completion({{"file", file.string()}, {"top_rows", 4}}), top_array = completion({{"array", "M"}, {"top_rows", 4}});
+  top_file["domain"]["rows"] = top_array["domain"]["rows"] = 4;
+  Composition a = host.compose(top_file, "problem");
+  Composition b = host.compose(top_array, "problem", ".", with(table("M", matrix_view(T))));
+  same_bits(solve(a), solve(b));
+  CHECK(b.method.memory.held() == a.method.memory.held());
+  // The checks are the file's, located by the array's row.
+  RowMatrix repeated(k + 1, 3);
+  repeated << T, T.row(2);
+  CHECK_THROWS_WITH_AS(host.compose(completion({{"array", "M"}}), "problem", ".", with(table("M", matrix_view(repeated)))),
+                       ("data \"M\": row " + std::to_string(k) + ": entry (1, 4) repeats row 2").c_str(), InputError);
+  fs::remove_all(dir);
+}
