@@ -1,7 +1,8 @@
 """scfw.solve(problem, data={...}): arrays in memory in place of data files. The same numbers
 give the same bits as the file they would be written to, a C-contiguous float64 array is read in
-place (the memory account is the file's), other arrays are converted once, and bad arrays get
-located messages naming the array and the index."""
+place (the memory account holds nothing for it: the file's account, less the file's copy where
+the oracle holds one), other arrays are converted once, and bad arrays get located messages naming
+the array and the index."""
 
 import math
 import os
@@ -140,7 +141,7 @@ class PortfolioReturns(unittest.TestCase):
 
 
 def least_squares(**source):
-    oracle = {"plugin": "least_squares_tasks", "batch": 3}
+    oracle = {"plugin": "least_squares_tasks", "batch": 3, "jacobian": "dense"}
     oracle.update(source)
     return {"seed": 5, "iterations": 60, "oracle": oracle, "outer": {"plugin": "max"},
             "domain": {"plugin": "l1_ball", "radius": 2}, "report": {"every": 20}}
@@ -168,21 +169,48 @@ def write_libsvm(path, A, b, sparse):
 
 
 class LeastSquaresTasks(unittest.TestCase):
-    def run_twins(self, sparse, make_matrix):
+    def run_twins(self, sparse, make_matrix, jacobian="dense"):
         data = tasks()
         with TempDir():
             for i, (A, b) in enumerate(data):
                 write_libsvm("task%d.txt" % i, A, b, sparse)
-            by_file = scfw.solve(least_squares(files="task0.txt, task1.txt", features=7))
+            by_file = scfw.solve(least_squares(files="task0.txt, task1.txt", features=7, jacobian=jacobian))
         arrays = {}
         for i, (A, b) in enumerate(data):
             arrays["A%d" % i] = make_matrix(A)
             arrays["b%d" % i] = b
-        by_array = scfw.solve(least_squares(arrays="A0, A1", labels="b0, b1"), data=arrays)
+        by_array = scfw.solve(least_squares(arrays="A0, A1", labels="b0, b1", jacobian=jacobian), data=arrays)
         same_run(self, by_array, by_file)
 
     def test_dense_tasks_give_the_bits_of_libsvm_files(self):
         self.run_twins(False, lambda A: A)
+        # A sparse Jacobian holds a dense array's non-zeros only: the pattern, and the bits, of the
+        # file of its non-zeros.
+        self.run_twins(True, lambda A: A, jacobian="sparse")
+
+    def test_tasks_are_read_in_place(self):
+        data = tasks()
+        arrays = {}
+        for i, (A, b) in enumerate(data):
+            arrays["A%d" % i] = A
+            arrays["b%d" % i] = b
+        with TempDir():
+            for i, (A, b) in enumerate(data):
+                write_libsvm("task%d.txt" % i, A, b, True)  # the non-zeros
+            by_file = scfw.validate(least_squares(files="task0.txt, task1.txt", features=7))["memory_bytes"]
+        # The file's run holds its rows (a column index and a value per stored entry, a label and
+        # a row offset per row); the arrays' run holds nothing of them, dense or CSR.
+        rows = sum(len(b) for _, b in data)
+        nonzeros = sum(int((A != 0).sum()) for A, _ in data)
+        self.assertEqual(scfw.validate(least_squares(arrays="A0, A1", labels="b0, b1"), data=arrays)["memory_bytes"],
+                         by_file - (nonzeros * 12 + rows * 16))
+        csr = dict(arrays)
+        for i, (A, _) in enumerate(data):
+            csr["A%d" % i] = {"indptr": np.concatenate([[0], np.cumsum((A != 0).sum(axis=1))]).astype(np.int32),
+                              "indices": np.concatenate([np.flatnonzero(row) for row in A]).astype(np.int32),
+                              "values": A[A != 0], "shape": A.shape}
+        self.assertEqual(scfw.validate(least_squares(arrays="A0, A1", labels="b0, b1"), data=csr)["memory_bytes"],
+                         by_file - (nonzeros * 12 + rows * 16))
 
     def test_csr_tasks_give_the_bits_of_libsvm_files(self):
         def csr(A):
@@ -255,6 +283,24 @@ class MatrixCompletion(unittest.TestCase):
         zero_based = T.copy()
         zero_based[:, :2] -= 1
         same_run(self, scfw.solve(completion(array="M", one_based=False), data={"M": zero_based}), by_file)
+
+    def test_triplets_are_read_in_place(self):
+        T = triplets()
+        with TempDir():
+            with open("m.txt", "w") as f:
+                for i, j, v in T:
+                    f.write("%d %d %r\n" % (i, j, float(v)))
+            by_file = scfw.validate(completion(file="m.txt"))["memory_bytes"]
+            top = completion(file="m.txt", top_rows=4)
+            top["domain"]["rows"] = 4
+            top_file = scfw.validate(top)["memory_bytes"]
+        # The file's run holds each entry's coordinate and value (8 bytes each); the array's run
+        # only the triplets' group order.
+        self.assertEqual(scfw.validate(completion(array="M"), data={"M": T})["memory_bytes"], by_file - 16 * len(T))
+        # A sub-matrix renumbers the entries: the oracle holds the kept ones, as from the file.
+        del top["oracle"]["file"]
+        top["oracle"]["array"] = "M"
+        self.assertEqual(scfw.validate(top, data={"M": T})["memory_bytes"], top_file)
 
     def test_bad_triplets(self):
         T = triplets()

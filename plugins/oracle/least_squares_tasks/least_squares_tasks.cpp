@@ -9,7 +9,9 @@
 // sample is row i = 1/B sum_{drawn j} (a_ij^T v) a_ij^T, independent of x.
 //
 // The rows are stored sparse (CSR), task by task, so a sample costs O(nnz of the drawn rows)
-// plus the n x d Jacobian it writes, and the exact pass costs O(nnz).
+// plus the n x d Jacobian it writes, and the exact pass costs O(nnz). Arrays the host passes
+// ("arrays": a dense or CSR A_i and b_i per task, host_arrays.hpp) are not stored: the loops read
+// them where they are (TaskView), and the memory account holds nothing for them.
 //
 // "jacobian": "sparse" declares the Jacobian's pattern (jacobian.hpp): row i holds the features
 // present in task i's rows, so V, the tracker's buffers and the GLMO's u-rows grow with those
@@ -185,11 +187,26 @@ std::vector<std::string> split_list(const Params& p, const std::string& key, con
   return items;
 }
 
+/// Task i's rows as the host passed them (`arrays` + `labels`), read in place: nothing of them is
+/// copied. A dense A_i is rows x d, row-major; a CSR A_i has 4- or 8-byte indices.
+struct TaskView {
+  enum class Kind { Dense, Csr32, Csr64 };
+  Kind kind = Kind::Dense;
+  const double* values = nullptr;  // dense: the rows x d matrix; CSR: the stored values
+  const void* indptr = nullptr;    // CSR only
+  const void* indices = nullptr;
+  const double* labels = nullptr;  // b_i, one per row
+  std::int64_t rows = 0;
+  std::int64_t stored = 0;      // entries: rows x d (dense), nnz (CSR)
+  std::int64_t slot_begin = 0;  // CSR with a sparse Jacobian: where its entries' slots start
+};
+
 /// `arrays` + `labels`: task i's rows A_i (a dense matrix or CSR) and its labels b_i (a vector),
-/// arrays the host passes by name, one of each per task. The rows are copied into the oracle's
-/// own CSR (charged), a dense matrix's every entry stored as a LIBSVM file would store it with
-/// each `idx:val` written out, so the runs have the bits of those files.
-TaskRows from_arrays(const Params& p, const Context& ctx) {
+/// arrays the host passes by name, one of each per task. They are read where they are (views);
+/// `t` gets only d and the tasks' row offsets (t.task_begin), none of the rows. The runs have the
+/// bits of the same rows in LIBSVM files (a dense row's dot products and Jacobian rows are the
+/// sums of its non-zeros: adding a zero product changes no bit).
+std::vector<TaskView> view_arrays(const Params& p, const Context& ctx, TaskRows& t) {
   if (!p.has("labels")) p.fail("arrays", "\"arrays\" needs \"labels\", the names of the tasks' label vectors");
   if (p.has("features")) p.fail("features", "only used with \"file\" or \"files\"; the arrays' columns are the features");
   const std::vector<std::string> a_names = split_list(p, "arrays", "name"), b_names = split_list(p, "labels", "name");
@@ -200,7 +217,6 @@ TaskRows from_arrays(const Params& p, const Context& ctx) {
     p.fail("tasks", "\"arrays\" names " + std::to_string(a_names.size()) + " matrices (one per task), but tasks = " +
                         std::to_string(*tasks));
   std::vector<const scfw::HostArray*> A, b;
-  std::int64_t all_rows = 0, all_nnz = 0;
   for (std::size_t i = 0; i < a_names.size(); ++i) {
     A.push_back(&scfw::host_array(p, "arrays", a_names[i], ctx));
     b.push_back(&scfw::host_array(p, "labels", b_names[i], ctx));
@@ -221,41 +237,29 @@ TaskRows from_arrays(const Params& p, const Context& ctx) {
     if (!l.is_dense() || !l.dense.vector || l.dense.rows != rows)
       throw InputError(l.where() + ": expected a vector of " + std::to_string(rows) + " labels (one per row of " + a.where() +
                        "), got " + l.describe());
-    all_rows += rows;
-    all_nnz += a.is_dense() ? rows * cols : a.csr.nnz();
   }
-  ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({all_nnz, 12}), scfw::bytes_of({all_rows, 16})),
-                     "the rows of the " + std::to_string(A.size()) + " arrays (" + std::to_string(all_rows) + " rows, " +
-                         std::to_string(all_nnz) + " stored values)");
-  TaskRows t;
   t.d = static_cast<int>(A.front()->is_dense() ? A.front()->dense.cols : A.front()->csr.cols);
-  t.cols.reserve(static_cast<std::size_t>(all_nnz));
-  t.vals.reserve(static_cast<std::size_t>(all_nnz));
-  std::vector<int> c;
-  std::vector<double> v;
+  std::vector<TaskView> views;
   for (std::size_t i = 0; i < A.size(); ++i) {
     const scfw::HostArray& a = *A[i];
-    const scfw::DenseView& labels = b[i]->dense;
+    TaskView v;
+    v.labels = b[i]->dense.data;
     if (a.is_dense()) {
-      c.resize(static_cast<std::size_t>(a.dense.cols));
-      std::iota(c.begin(), c.end(), 0);
-      for (std::int64_t r = 0; r < a.dense.rows; ++r)
-        t.push_row(c.data(), a.dense.data + r * a.dense.cols, a.dense.cols, labels[r]);
+      v.values = a.dense.data;
+      v.rows = a.dense.rows;
+      v.stored = a.dense.rows * a.dense.cols;
     } else {
-      const scfw::CsrView& m = a.csr;
-      for (std::int64_t r = 0; r < m.rows; ++r) {
-        c.clear();
-        v.clear();
-        for (std::int64_t k = m.ptr(r); k < m.ptr(r + 1); ++k) {
-          c.push_back(static_cast<int>(m.index(k)));
-          v.push_back(m.values[k]);
-        }
-        t.push_row(c.data(), v.data(), static_cast<std::int64_t>(c.size()), labels[r]);
-      }
+      v.kind = a.csr.index_bytes == 4 ? TaskView::Kind::Csr32 : TaskView::Kind::Csr64;
+      v.values = a.csr.values;
+      v.indptr = a.csr.indptr;
+      v.indices = a.csr.indices;
+      v.rows = a.csr.rows;
+      v.stored = a.csr.nnz();
     }
-    t.end_task();
+    views.push_back(v);
+    t.task_begin.push_back(t.task_begin.back() + v.rows);
   }
-  return t;
+  return views;
 }
 
 /// `files`: comma-separated paths, one file per task (over ranks: from_files_shard).
@@ -406,6 +410,157 @@ TaskRows from_files_shard(const Params& p, const Context& ctx, const std::vector
 
 // ---------------------------------------------------------------------------------------------
 
+// ---------------------------------------------------------------------------------------------
+// The rows as the evaluation loops read them. Each kind below answers the same calls on a stored
+// row r (task i's rows are r = task_begin[i] .. task_begin[i+1]-1): dot(r, x) = a_r^T x,
+// axpy(r, s, Ji) (a dense Jacobian row += s a_r^T), axpy_values(r, s, J) (the sparse Jacobian's
+// values += s a_r^T, at the pattern's places) and label(r) = b_r. The loops are templates over a
+// source of them (HeldSource, ViewSource): the oracle's own rows take one kind for every task,
+// the host's arrays one per task, chosen once per task, so that no entry pays for the choice.
+
+/// The oracle's own rows (TaskRows: synthetic data, LIBSVM files).
+struct HeldRows {
+  const TaskRows* t = nullptr;
+  const std::int64_t* slot = nullptr;  // stored entry -> place in the pattern's values (sparse J)
+  bool dense = false;                  // every row holds all d features in order: no column read
+
+  double dot(std::int64_t r, const double* x) const {
+    double s = 0.0;
+    if (dense) {  // the same sum in the same order, without the column indices
+      const double* a = t->vals.data() + t->row_ptr[r];
+      for (int k = 0; k < t->d; ++k) s += a[k] * x[k];
+      return s;
+    }
+    const double* v = t->vals.data();
+    const int* c = t->cols.data();
+    for (std::int64_t k = t->row_ptr[r], e = t->row_ptr[r + 1]; k < e; ++k) s += v[k] * x[c[k]];
+    return s;
+  }
+  void axpy(std::int64_t r, double scale, double* Ji) const {
+    if (dense) {
+      const double* a = t->vals.data() + t->row_ptr[r];
+      for (int k = 0; k < t->d; ++k) Ji[k] += scale * a[k];
+      return;
+    }
+    const double* v = t->vals.data();
+    const int* c = t->cols.data();
+    for (std::int64_t k = t->row_ptr[r], e = t->row_ptr[r + 1]; k < e; ++k) Ji[c[k]] += scale * v[k];
+  }
+  void axpy_values(std::int64_t r, double scale, double* J) const {
+    const double* v = t->vals.data();
+    for (std::int64_t k = t->row_ptr[r], e = t->row_ptr[r + 1]; k < e; ++k) J[slot[k]] += scale * v[k];
+  }
+  double label(std::int64_t r) const { return t->b[static_cast<std::size_t>(r)]; }
+};
+
+/// A dense A_i of the host, rows x d, row-major. Its sparse Jacobian rows hold the task's
+/// pattern (the columns where some row of A_i is non-zero): axpy_values reads a_r at those.
+struct DenseRows {
+  const double* a = nullptr;
+  const double* b = nullptr;
+  std::int64_t first = 0;  // the task's first stored row
+  int d = 0;
+  const int* pcol = nullptr;  // the pattern's columns of the task, pcount of them
+  std::int64_t pstart = 0, pcount = 0;  // their place among the pattern's values
+
+  const double* row(std::int64_t r) const { return a + (r - first) * d; }
+  double dot(std::int64_t r, const double* x) const {
+    const double* p = row(r);
+    double s = 0.0;
+    for (int k = 0; k < d; ++k) s += p[k] * x[k];
+    return s;
+  }
+  void axpy(std::int64_t r, double scale, double* Ji) const {
+    const double* p = row(r);
+    for (int k = 0; k < d; ++k) Ji[k] += scale * p[k];
+  }
+  void axpy_values(std::int64_t r, double scale, double* J) const {
+    const double* p = row(r);
+    double* Jr = J + pstart;
+    for (std::int64_t q = 0; q < pcount; ++q) Jr[q] += scale * p[pcol[q]];
+  }
+  double label(std::int64_t r) const { return b[r - first]; }
+};
+
+/// A CSR A_i of the host, its indptr and indices of type I (std::int32_t or std::int64_t).
+template <class I>
+struct CsrRows {
+  const I* ptr = nullptr;
+  const I* idx = nullptr;
+  const double* v = nullptr;
+  const double* b = nullptr;
+  std::int64_t first = 0;
+  const std::int64_t* slot = nullptr;  // the task's entries' places in the pattern's values
+
+  double dot(std::int64_t r, const double* x) const {
+    const std::int64_t l = r - first;
+    double s = 0.0;
+    for (std::int64_t k = ptr[l], e = ptr[l + 1]; k < e; ++k) s += v[k] * x[idx[k]];
+    return s;
+  }
+  void axpy(std::int64_t r, double scale, double* Ji) const {
+    const std::int64_t l = r - first;
+    for (std::int64_t k = ptr[l], e = ptr[l + 1]; k < e; ++k) Ji[idx[k]] += scale * v[k];
+  }
+  void axpy_values(std::int64_t r, double scale, double* J) const {
+    const std::int64_t l = r - first;
+    for (std::int64_t k = ptr[l], e = ptr[l + 1]; k < e; ++k) J[slot[k]] += scale * v[k];
+  }
+  double label(std::int64_t r) const { return b[r - first]; }
+};
+
+/// Every task in the oracle's TaskRows.
+struct HeldSource {
+  HeldRows rows;
+  template <class Fn>
+  void task(int, Fn&& fn) const {
+    fn(rows);
+  }
+  /// Row r's values (only when every row is dense).
+  const double* dense_row(int, std::int64_t r) const { return rows.t->vals.data() + rows.t->row_ptr[r]; }
+  double label(int, std::int64_t r) const { return rows.label(r); }
+};
+
+/// The host's arrays, task i read as its own kind.
+struct ViewSource {
+  const TaskView* views = nullptr;
+  const std::int64_t* task_begin = nullptr;
+  int d = 0;
+  const std::int64_t* slot = nullptr;        // the CSR tasks' slots (sparse J), else null
+  const int* pcol = nullptr;                 // the pattern's columns (sparse J), else null
+  const std::int64_t* row_start = nullptr;   // and its rows' starts
+
+  template <class Fn>
+  void task(int i, Fn&& fn) const {
+    const TaskView& v = views[i];
+    const std::int64_t first = task_begin[i];
+    switch (v.kind) {
+      case TaskView::Kind::Dense: {
+        DenseRows rows;
+        rows.a = v.values;
+        rows.b = v.labels;
+        rows.first = first;
+        rows.d = d;
+        if (pcol) {
+          rows.pstart = row_start[i];
+          rows.pcount = row_start[i + 1] - row_start[i];
+          rows.pcol = pcol + row_start[i];
+        }
+        return fn(rows);
+      }
+      case TaskView::Kind::Csr32:
+        return fn(CsrRows<std::int32_t>{static_cast<const std::int32_t*>(v.indptr), static_cast<const std::int32_t*>(v.indices),
+                                        v.values, v.labels, first, slot ? slot + v.slot_begin : nullptr});
+      case TaskView::Kind::Csr64:
+        return fn(CsrRows<std::int64_t>{static_cast<const std::int64_t*>(v.indptr), static_cast<const std::int64_t*>(v.indices),
+                                        v.values, v.labels, first, slot ? slot + v.slot_begin : nullptr});
+    }
+  }
+  /// Row r's values (only when every task is dense).
+  const double* dense_row(int i, std::int64_t r) const { return views[i].values + (r - task_begin[i]) * d; }
+  double label(int i, std::int64_t r) const { return views[i].labels[r - task_begin[i]]; }
+};
+
 /// xi: the global indices of the rows drawn, B per task (task i at [i B, (i+1) B)).
 struct RowSample final : scfw::Sample {
   std::vector<std::int64_t> rows;
@@ -434,7 +589,7 @@ class LeastSquaresTasks final : public scfw::Oracle {
     } else if (file) {
       data_ = ctx.shard ? from_file_shard(p, ctx, own_) : from_file(p, ctx);
     } else if (arrays) {
-      data_ = from_arrays(p, ctx);
+      views_ = view_arrays(p, ctx, data_);
     } else {
       data_ = from_files(p, ctx, &own_);
     }
@@ -451,8 +606,14 @@ class LeastSquaresTasks final : public scfw::Oracle {
     }
     shift_.resize(static_cast<std::size_t>(data_.tasks()));
     for (int i = 0; i < data_.tasks(); ++i) shift_[i] = own_.task_begin[i] + own_.owned_begin[i] - data_.task_begin[i];
-    if (p.get<std::string>("jacobian") == "sparse") build_pattern(ctx);
-    dense_rows_ = every_row_dense(data_);
+    if (p.get<std::string>("jacobian") == "sparse") {
+      if (arrays)
+        build_view_pattern(ctx);
+      else
+        build_pattern(ctx);
+    }
+    dense_rows_ = arrays ? std::all_of(views_.begin(), views_.end(), [](const TaskView& v) { return v.kind == TaskView::Kind::Dense; })
+                         : every_row_dense(data_);
   }
 
   /// Exact f and J and the Hessian action always; over MPI ranks (file data) the outputs are sums
@@ -468,49 +629,21 @@ class LeastSquaresTasks final : public scfw::Oracle {
 
   // J of the oracle's kind: the pattern's values, or the dense n x d matrix.
   void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, scfw::Jacobian* J) const override {
-    if (J && J->is_sparse()) return evaluate_values(s, x, f, J->data());
-    evaluate_dense(s, x, f, J ? &J->dense() : nullptr);
+    with_rows([&](const auto& src) {
+      if (J && J->is_sparse())
+        evaluate_values(src, s, x, f, J->data());
+      else
+        evaluate_dense(src, s, x, f, J ? &J->dense() : nullptr);
+    });
   }
 
   void exact(const Vec& x, Vec* f, scfw::Jacobian* J) const override {
-    if (J && J->is_sparse()) return exact_values(x, f, J->data());
-    exact_dense(x, f, J ? &J->dense() : nullptr);
-  }
-
-  // The two kinds' paths (the pattern's values; the dense matrix).
-  void evaluate_values(const scfw::Sample& s, const Vec& x, Vec* f, double* J) const {
-    if (full_) return exact_values(x, f, J);
-    check_sizes(x, f, nullptr);
-    const auto& rows = own(s).rows;
-    const double inv_b = 1.0 / batch_;
-    for (int i = 0, m = data_.tasks(); i < m; ++i) {
-      double sum = 0.0;
-      if (J) zero_row(J, i);
-      for (int t = 0; t < batch_; ++t) {
-        const std::int64_t r = local_row(rows[static_cast<std::size_t>(i) * batch_ + t], i);
-        if (r < 0) continue;  // another rank's row
-        const double res = row_dot(r, x) - data_.b[r];
-        sum += res * res;
-        if (J) add_row(r, res * inv_b, J);
-      }
-      if (f) (*f)[i] = 0.5 * inv_b * sum;
-    }
-  }
-
-  void exact_values(const Vec& x, Vec* f, double* J) const {
-    check_sizes(x, f, nullptr);
-    for (int i = 0, m = data_.tasks(); i < m; ++i) {
-      const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
-      const double inv_n = 1.0 / static_cast<double>(own_.task_begin[i + 1] - own_.task_begin[i]);
-      double sum = 0.0;
-      if (J) zero_row(J, i);
-      for (std::int64_t r = begin; r < end; ++r) {
-        const double res = row_dot(r, x) - data_.b[r];
-        sum += res * res;
-        if (J) add_row(r, res * inv_n, J);
-      }
-      if (f) (*f)[i] = 0.5 * inv_n * sum;
-    }
+    with_rows([&](const auto& src) {
+      if (J && J->is_sparse())
+        exact_values(src, x, f, J->data());
+      else
+        exact_dense(src, x, f, J ? &J->dense() : nullptr);
+    });
   }
 
   int dim() const override { return data_.d; }
@@ -543,64 +676,11 @@ class LeastSquaresTasks final : public scfw::Oracle {
     }
   }
 
-  void evaluate_dense(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const {
-    if (full_) return exact_dense(x, f, J);
-    check_sizes(x, f, J);
-    const auto& rows = own(s).rows;
-    const double inv_b = 1.0 / batch_;
-    int first = 0;  // tasks before this one are done
-    if (dense_rows_ && batch_ == 1) first = evaluate_dense_rows(rows, x, f, J);
-    for (int i = first, m = data_.tasks(); i < m; ++i) {
-      double sum = 0.0;
-      if (J) J->row(i).setZero();
-      for (int t = 0; t < batch_; ++t) {
-        const std::int64_t r = local_row(rows[static_cast<std::size_t>(i) * batch_ + t], i);
-        if (r < 0) continue;  // another rank's row
-        const double res = row_dot(r, x) - data_.b[r];
-        sum += res * res;
-        if (J) add_row(r, res * inv_b, *J, i);
-      }
-      if (f) (*f)[i] = 0.5 * inv_b * sum;
-    }
-  }
-
-  void exact_dense(const Vec& x, Vec* f, Mat* J) const {
-    check_sizes(x, f, J);
-    for (int i = 0, m = data_.tasks(); i < m; ++i) {
-      const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
-      const double inv_n = 1.0 / static_cast<double>(own_.task_begin[i + 1] - own_.task_begin[i]);
-      double sum = 0.0;
-      if (J) J->row(i).setZero();
-      for (std::int64_t r = begin; r < end; ++r) {
-        const double res = row_dot(r, x) - data_.b[r];
-        sum += res * res;
-        if (J) add_row(r, res * inv_n, *J, i);
-      }
-      if (f) (*f)[i] = 0.5 * inv_n * sum;
-    }
-  }
-
   void hessian_action(const scfw::Sample& s, const Vec& x, const Vec& v, Mat& out) const override {
     check_sizes(x, nullptr, &out);
     if (v.size() != data_.d) throw scfw::Error("least_squares_tasks: v has size " + std::to_string(v.size()) + ", expected " + std::to_string(data_.d));
     const auto& rows = own(s).rows;
-    if (full_) {
-      for (int i = 0, m = data_.tasks(); i < m; ++i) {
-        out.row(i).setZero();
-        const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
-        const double inv_n = 1.0 / static_cast<double>(own_.task_begin[i + 1] - own_.task_begin[i]);
-        for (std::int64_t r = begin; r < end; ++r) add_row(r, row_dot(r, v) * inv_n, out, i);
-      }
-      return;
-    }
-    const double inv_b = 1.0 / batch_;
-    for (int i = 0, m = data_.tasks(); i < m; ++i) {
-      out.row(i).setZero();
-      for (int t = 0; t < batch_; ++t) {
-        const std::int64_t r = local_row(rows[static_cast<std::size_t>(i) * batch_ + t], i);
-        if (r >= 0) add_row(r, row_dot(r, v) * inv_b, out, i);
-      }
-    }
+    with_rows([&](const auto& src) { hessian(src, rows, v, out); });
   }
 
  private:
@@ -610,6 +690,136 @@ class LeastSquaresTasks final : public scfw::Oracle {
     return *p;
   }
   static RowSample& own(scfw::Sample& s) { return const_cast<RowSample&>(own(static_cast<const scfw::Sample&>(s))); }
+
+  /// fn(source): the loops below, over the oracle's rows or over the host's arrays.
+  template <class Fn>
+  void with_rows(Fn&& fn) const {
+    if (views_.empty()) {
+      fn(HeldSource{HeldRows{&data_, slot_.data(), dense_rows_}});
+      return;
+    }
+    ViewSource v;
+    v.views = views_.data();
+    v.task_begin = data_.task_begin.data();
+    v.d = data_.d;
+    if (pattern_) {
+      v.slot = slot_.data();
+      v.pcol = pattern_->col().data();
+      v.row_start = pattern_->row_start().data();
+    }
+    fn(v);
+  }
+
+  // The loops, one per kind of J and of pass, over a source of rows (HeldSource, ViewSource).
+
+  template <class Src>
+  void evaluate_values(const Src& src, const scfw::Sample& s, const Vec& x, Vec* f, double* J) const {
+    if (full_) return exact_values(src, x, f, J);
+    check_sizes(x, f, nullptr);
+    const auto& rows = own(s).rows;
+    const double inv_b = 1.0 / batch_;
+    for (int i = 0, m = data_.tasks(); i < m; ++i) {
+      src.task(i, [&](const auto& task) {
+        double sum = 0.0;
+        if (J) zero_row(J, i);
+        for (int t = 0; t < batch_; ++t) {
+          const std::int64_t r = local_row(rows[static_cast<std::size_t>(i) * batch_ + t], i);
+          if (r < 0) continue;  // another rank's row
+          const double res = task.dot(r, x.data()) - task.label(r);
+          sum += res * res;
+          if (J) task.axpy_values(r, res * inv_b, J);
+        }
+        if (f) (*f)[i] = 0.5 * inv_b * sum;
+      });
+    }
+  }
+
+  template <class Src>
+  void exact_values(const Src& src, const Vec& x, Vec* f, double* J) const {
+    check_sizes(x, f, nullptr);
+    for (int i = 0, m = data_.tasks(); i < m; ++i) {
+      src.task(i, [&](const auto& task) {
+        const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
+        const double inv_n = 1.0 / static_cast<double>(own_.task_begin[i + 1] - own_.task_begin[i]);
+        double sum = 0.0;
+        if (J) zero_row(J, i);
+        for (std::int64_t r = begin; r < end; ++r) {
+          const double res = task.dot(r, x.data()) - task.label(r);
+          sum += res * res;
+          if (J) task.axpy_values(r, res * inv_n, J);
+        }
+        if (f) (*f)[i] = 0.5 * inv_n * sum;
+      });
+    }
+  }
+
+  template <class Src>
+  void evaluate_dense(const Src& src, const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const {
+    if (full_) return exact_dense(src, x, f, J);
+    check_sizes(x, f, J);
+    const auto& rows = own(s).rows;
+    const double inv_b = 1.0 / batch_;
+    int first = 0;  // tasks before this one are done
+    if (dense_rows_ && batch_ == 1) first = evaluate_dense_rows(src, rows, x, f, J);
+    for (int i = first, m = data_.tasks(); i < m; ++i) {
+      src.task(i, [&](const auto& task) {
+        double sum = 0.0;
+        if (J) J->row(i).setZero();
+        for (int t = 0; t < batch_; ++t) {
+          const std::int64_t r = local_row(rows[static_cast<std::size_t>(i) * batch_ + t], i);
+          if (r < 0) continue;  // another rank's row
+          const double res = task.dot(r, x.data()) - task.label(r);
+          sum += res * res;
+          if (J) task.axpy(r, res * inv_b, J->row(i).data());
+        }
+        if (f) (*f)[i] = 0.5 * inv_b * sum;
+      });
+    }
+  }
+
+  template <class Src>
+  void exact_dense(const Src& src, const Vec& x, Vec* f, Mat* J) const {
+    check_sizes(x, f, J);
+    for (int i = 0, m = data_.tasks(); i < m; ++i) {
+      src.task(i, [&](const auto& task) {
+        const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
+        const double inv_n = 1.0 / static_cast<double>(own_.task_begin[i + 1] - own_.task_begin[i]);
+        double sum = 0.0;
+        if (J) J->row(i).setZero();
+        for (std::int64_t r = begin; r < end; ++r) {
+          const double res = task.dot(r, x.data()) - task.label(r);
+          sum += res * res;
+          if (J) task.axpy(r, res * inv_n, J->row(i).data());
+        }
+        if (f) (*f)[i] = 0.5 * inv_n * sum;
+      });
+    }
+  }
+
+  template <class Src>
+  void hessian(const Src& src, const std::vector<std::int64_t>& rows, const Vec& v, Mat& out) const {
+    if (full_) {
+      for (int i = 0, m = data_.tasks(); i < m; ++i) {
+        src.task(i, [&](const auto& task) {
+          out.row(i).setZero();
+          const std::int64_t begin = data_.task_begin[i], end = data_.task_begin[i + 1];
+          const double inv_n = 1.0 / static_cast<double>(own_.task_begin[i + 1] - own_.task_begin[i]);
+          for (std::int64_t r = begin; r < end; ++r) task.axpy(r, task.dot(r, v.data()) * inv_n, out.row(i).data());
+        });
+      }
+      return;
+    }
+    const double inv_b = 1.0 / batch_;
+    for (int i = 0, m = data_.tasks(); i < m; ++i) {
+      src.task(i, [&](const auto& task) {
+        out.row(i).setZero();
+        for (int t = 0; t < batch_; ++t) {
+          const std::int64_t r = local_row(rows[static_cast<std::size_t>(i) * batch_ + t], i);
+          if (r >= 0) task.axpy(r, task.dot(r, v.data()) * inv_b, out.row(i).data());
+        }
+      });
+    }
+  }
 
   void check_sizes(const Vec& x, const Vec* f, const Mat* J) const {
     const int m = data_.tasks(), d = data_.d;
@@ -626,22 +836,12 @@ class LeastSquaresTasks final : public scfw::Oracle {
     return r >= data_.task_begin[i] && r < data_.task_begin[i + 1] ? r : -1;
   }
 
-  double row_dot(std::int64_t r, const Vec& x) const {
-    double s = 0.0;
-    if (dense_rows_) {  // the same sum in the same order, without the column indices
-      const double* a = data_.vals.data() + data_.row_ptr[r];
-      const double* xv = x.data();
-      for (int k = 0; k < data_.d; ++k) s += a[k] * xv[k];
-      return s;
-    }
-    for (std::int64_t k = data_.row_ptr[r], e = data_.row_ptr[r + 1]; k < e; ++k) s += data_.vals[k] * x[data_.cols[k]];
-    return s;
-  }
   /// evaluate() with one dense row per task, four tasks at a time: the four residual sums are each
-  /// row_dot's chain (the same bits), run side by side so that they overlap. Returns the number of
+  /// dot()'s chain (the same bits), run side by side so that they overlap. Returns the number of
   /// tasks done (a multiple of four; the caller does the rest, and every task of a group that
   /// holds another rank's row).
-  int evaluate_dense_rows(const std::vector<std::int64_t>& rows, const Vec& x, Vec* f, Mat* J) const {
+  template <class Src>
+  int evaluate_dense_rows(const Src& src, const std::vector<std::int64_t>& rows, const Vec& x, Vec* f, Mat* J) const {
     const int m = data_.tasks();
     const double* xv = x.data();
     int i = 0;
@@ -649,10 +849,11 @@ class LeastSquaresTasks final : public scfw::Oracle {
       std::int64_t r[4];
       for (int t = 0; t < 4; ++t) r[t] = local_row(rows[static_cast<std::size_t>(i + t)], i + t);
       if (r[0] < 0 || r[1] < 0 || r[2] < 0 || r[3] < 0) break;
-      const double* a0 = data_.vals.data() + data_.row_ptr[r[0]];
-      const double* a1 = data_.vals.data() + data_.row_ptr[r[1]];
-      const double* a2 = data_.vals.data() + data_.row_ptr[r[2]];
-      const double* a3 = data_.vals.data() + data_.row_ptr[r[3]];
+      const double* a[4] = {src.dense_row(i, r[0]), src.dense_row(i + 1, r[1]), src.dense_row(i + 2, r[2]), src.dense_row(i + 3, r[3])};
+      const double* a0 = a[0];
+      const double* a1 = a[1];
+      const double* a2 = a[2];
+      const double* a3 = a[3];
       double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
       for (int k = 0; k < data_.d; ++k) {
         s0 += a0[k] * xv[k];
@@ -660,20 +861,21 @@ class LeastSquaresTasks final : public scfw::Oracle {
         s2 += a2[k] * xv[k];
         s3 += a3[k] * xv[k];
       }
-      const double res[4] = {s0 - data_.b[r[0]], s1 - data_.b[r[1]], s2 - data_.b[r[2]], s3 - data_.b[r[3]]};
+      const double res[4] = {s0 - src.label(i, r[0]), s1 - src.label(i + 1, r[1]), s2 - src.label(i + 2, r[2]),
+                             s3 - src.label(i + 3, r[3])};
       for (int t = 0; t < 4; ++t) {
-        if (J) {  // J(i, :) = 0 + res a^T: the zeroed row plus add_row's terms, in one pass
+        if (J) {  // J(i, :) = 0 + res a^T: the zeroed row plus axpy's terms, in one pass
           double* Ji = J->row(i + t).data();
-          const double* a = data_.vals.data() + data_.row_ptr[r[t]];
-          for (int k = 0; k < data_.d; ++k) Ji[k] = 0.0 + res[t] * a[k];
+          const double* at = a[t];
+          for (int k = 0; k < data_.d; ++k) Ji[k] = 0.0 + res[t] * at[k];
         }
         if (f) (*f)[i + t] = 0.5 * (res[t] * res[t]);
       }
     }
     return i;
   }
-  /// Every stored row holds all d features in order (synthetic data, dense files): row_dot and
-  /// add_row then skip the column indices.
+  /// Every stored row holds all d features in order (synthetic data, dense files): dot() and
+  /// axpy() then skip the column indices.
   static bool every_row_dense(const TaskRows& t) {
     const std::int64_t rows = static_cast<std::int64_t>(t.b.size());
     for (std::int64_t r = 0; r < rows; ++r) {
@@ -710,31 +912,66 @@ class LeastSquaresTasks final : public scfw::Oracle {
     pattern_ = std::make_shared<const scfw::JacobianPattern>(m, data_.d, std::move(row_start), std::move(col));
   }
 
+  /// The pattern over the host's arrays: row i holds the columns where a row of A_i is non-zero
+  /// (a dense A_i: its zeros are not entries, as in the CSR matrix of the same numbers) or has a
+  /// stored entry (CSR, as a file's `idx:val`), sorted. A CSR task's entries get slots (slot_,
+  /// from its slot_begin); a dense task's rows are read at the pattern's columns, without slots.
+  void build_view_pattern(const Context& ctx) {
+    const int m = data_.tasks(), d = data_.d;
+    std::int64_t columns = 0, csr_entries = 0;  // at most, and the slots
+    for (const TaskView& v : views_) {
+      columns += v.kind == TaskView::Kind::Dense ? d : std::min<std::int64_t>(v.stored, d);
+      if (v.kind != TaskView::Kind::Dense) csr_entries += v.stored;
+    }
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({columns, 4}), scfw::bytes_of({csr_entries, 8})),
+                       "the sparse Jacobian's pattern (at most " + std::to_string(columns) + " features) and the slots of " +
+                           std::to_string(csr_entries) + " CSR entries");
+    auto index = [](const TaskView& v, std::int64_t k) -> std::int64_t {
+      return v.kind == TaskView::Kind::Csr32 ? static_cast<const std::int32_t*>(v.indices)[k]
+                                             : static_cast<const std::int64_t*>(v.indices)[k];
+    };
+    std::vector<std::int64_t> row_start{0};
+    std::vector<int> col;
+    std::vector<char> present(static_cast<std::size_t>(d));
+    for (int i = 0; i < m; ++i) {
+      const TaskView& v = views_[static_cast<std::size_t>(i)];
+      std::fill(present.begin(), present.end(), 0);
+      if (v.kind == TaskView::Kind::Dense) {
+        for (std::int64_t r = 0; r < v.rows; ++r)
+          for (int k = 0; k < d; ++k)
+            if (v.values[r * d + k] != 0.0) present[static_cast<std::size_t>(k)] = 1;
+      } else {
+        for (std::int64_t k = 0; k < v.stored; ++k) present[static_cast<std::size_t>(index(v, k))] = 1;
+      }
+      for (int k = 0; k < d; ++k)
+        if (present[static_cast<std::size_t>(k)]) col.push_back(k);
+      row_start.push_back(static_cast<std::int64_t>(col.size()));
+    }
+    slot_.resize(static_cast<std::size_t>(csr_entries));
+    std::int64_t next = 0;
+    for (int i = 0; i < m; ++i) {
+      TaskView& v = views_[static_cast<std::size_t>(i)];
+      if (v.kind == TaskView::Kind::Dense) continue;
+      v.slot_begin = next;
+      const auto first = col.begin() + row_start[static_cast<std::size_t>(i)];
+      const auto last = col.begin() + row_start[static_cast<std::size_t>(i) + 1];
+      for (std::int64_t k = 0; k < v.stored; ++k)
+        slot_[static_cast<std::size_t>(next + k)] = std::lower_bound(first, last, static_cast<int>(index(v, k))) - col.begin();
+      next += v.stored;
+    }
+    pattern_ = std::make_shared<const scfw::JacobianPattern>(m, d, std::move(row_start), std::move(col));
+  }
+
   void zero_row(double* J, int i) const {
     std::fill(J + pattern_->row_start()[static_cast<std::size_t>(i)], J + pattern_->row_start()[static_cast<std::size_t>(i) + 1], 0.0);
   }
 
-  /// The sparse J's row of r's task += scale * a_r^T, at the entries' slots.
-  void add_row(std::int64_t r, double scale, double* J) const {
-    for (std::int64_t k = data_.row_ptr[r], e = data_.row_ptr[r + 1]; k < e; ++k) J[slot_[k]] += scale * data_.vals[k];
-  }
-
-  /// J(i, :) += scale * a_r^T
-  void add_row(std::int64_t r, double scale, Mat& J, int i) const {
-    double* Ji = J.row(i).data();
-    if (dense_rows_) {
-      const double* a = data_.vals.data() + data_.row_ptr[r];
-      for (int k = 0; k < data_.d; ++k) Ji[k] += scale * a[k];
-      return;
-    }
-    for (std::int64_t k = data_.row_ptr[r], e = data_.row_ptr[r + 1]; k < e; ++k) Ji[data_.cols[k]] += scale * data_.vals[k];
-  }
-
-  TaskRows data_;             // this rank's rows (all rows without MPI)
+  TaskRows data_;             // this rank's rows (all rows without MPI); with "arrays", d and the tasks' offsets only
+  std::vector<TaskView> views_;  // "arrays": the host's, one per task, read in place (else empty)
   Ownership own_;             // where they sit among all ranks' rows (the identity without MPI)
   std::vector<std::int64_t> shift_;  // global row - stored row, per task
   bool sharded_ = false;
-  bool dense_rows_ = false;  // every_row_dense(data_)
+  bool dense_rows_ = false;  // every row holds all d features in order (every_row_dense, or every array dense)
   int batch_ = 1;
   bool full_ = false;
   bool from_libsvm_ = false;  // "file" or "files": coordinates are LIBSVM feature indices
@@ -766,9 +1003,12 @@ void register_components(scfw::Registrar& r) {
               "Gaussian rows a ~ N(0, I), sparse x*, Student-t noise with 10 down to 2.5 degrees of freedom across tasks"),
           ParamSpec::string("file", "a LIBSVM file, split into `tasks` label-stratified subsets (relative to the problem file)"),
           ParamSpec::string("files", "comma-separated LIBSVM files, one per task (relative to the problem file)"),
-          ParamSpec::string("arrays", "comma-separated names of the tasks' row matrices A_i (dense or CSR) the host passes in "
-                                      "memory, one per task (scfw.solve(problem, data={NAME: matrix, ...}) in Python)"),
-          ParamSpec::string("labels", "with \"arrays\": comma-separated names of the tasks' label vectors b_i, in the same order"),
+          ParamSpec::string("arrays", "comma-separated names of the tasks' row matrices A_i the host passes in memory, one per "
+                                      "task (scfw.solve(problem, data={NAME: matrix, ...}) in Python): dense float64 row-major, or "
+                                      "CSR with float64 values and 4- or 8-byte indices, read in place without a copy (Python "
+                                      "converts any other array once); a dense A_i's zeros are not Jacobian entries"),
+          ParamSpec::string("labels", "with \"arrays\": comma-separated names of the tasks' label vectors b_i (float64, read in "
+                                      "place), in the same order"),
           ParamSpec::integer("tasks", "number of subsets `file` is split into").at_least(1),
           ParamSpec::integer("features", "number of features d (default: the largest index in the data)").at_least(1),
       });

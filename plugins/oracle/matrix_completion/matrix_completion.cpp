@@ -34,7 +34,9 @@
 // whitespace-separated `row col value` lines (extra fields, e.g. MovieLens' timestamp, are
 // ignored; u.data is read as is), indices 1-based unless `one_based` = false, or `array`, the
 // name of a k x 3 matrix of (row, col, value) triplets the host passes (host_arrays.hpp), its
-// indices read as a file's.
+// indices read as a file's. The array is read in place: the oracle holds the triplets' group
+// order, not their coordinates and values (TripletEntries), unless `top_rows` / `top_cols`
+// renumber them (then it holds the kept entries, as from a file).
 //
 // Sub-matrix (`top_rows`, `top_cols`, optional, either source): only the entries whose row is
 // among the `top_rows` rows with the most observed entries and whose column is among the
@@ -163,32 +165,39 @@ Entries make_synthetic(const Params& s, const scfw::Memory& memory) {
   return e;
 }
 
-/// The entries of triplets read from a file or an array: the shape (`rows`, `cols`, or the
-/// largest indices), repeated entries refused. `source` names the data; `at(k)` locates triplet k
-/// in messages, `named(k)` names it in the text of another's ("line 7", "row 6").
-template <class At, class Named>
-Entries collect(const std::vector<std::int64_t>& ri, const std::vector<std::int64_t>& ci, const std::vector<double>& vals,
-                std::int64_t base, std::int64_t rows, std::int64_t cols, const std::string& source, const At& at,
-                const Named& named) {
+/// The entries of `count` triplets read from a file or an array: the shape (`rows`, `cols`, or
+/// the largest indices), repeated entries refused; with `keep` false, the shape alone (an array
+/// read in place). ri(k), ci(k), val(k): triplet k's 0-based row and column and its value.
+/// `source` names the data; `at(k)` locates triplet k in messages, `named(k)` names it in the
+/// text of another's ("line 7", "row 6").
+template <class Row, class Col, class Val, class At, class Named>
+Entries collect(std::int64_t count, const Row& ri, const Col& ci, const Val& val, bool keep, std::int64_t base,
+                std::int64_t rows, std::int64_t cols, const std::string& source, const At& at, const Named& named) {
   Entries e;
   // The shape from the largest indices, each at most kMaxCells (so that neither the + 1 nor the
   // product overflows: a 0-based index may be 2^63 - 1).
   constexpr std::int64_t kMaxCells = (std::int64_t{1} << 31) - 1;
-  const std::int64_t R = rows >= 1 ? rows : std::min(*std::max_element(ri.begin(), ri.end()), kMaxCells) + 1;
-  const std::int64_t C = cols >= 1 ? cols : std::min(*std::max_element(ci.begin(), ci.end()), kMaxCells) + 1;
+  std::int64_t max_row = 0, max_col = 0;
+  for (std::int64_t k = 0; k < count; ++k) {
+    max_row = std::max(max_row, ri(k));
+    max_col = std::max(max_col, ci(k));
+  }
+  const std::int64_t R = rows >= 1 ? rows : std::min(max_row, kMaxCells) + 1;
+  const std::int64_t C = cols >= 1 ? cols : std::min(max_col, kMaxCells) + 1;
   if (R > kMaxCells / C) throw scfw::InputError(source + ": rows * cols is too large");
   e.rows = static_cast<int>(R);
   e.cols = static_cast<int>(C);
-  std::unordered_map<std::int64_t, size_t> seen;
-  seen.reserve(vals.size());
-  for (size_t k = 0; k < vals.size(); ++k) {
-    const std::int64_t p = ri[k] * C + ci[k];
+  std::unordered_map<std::int64_t, std::int64_t> seen;
+  seen.reserve(static_cast<size_t>(count));
+  for (std::int64_t k = 0; k < count; ++k) {
+    const std::int64_t p = ri(k) * C + ci(k);
     const auto [it, fresh] = seen.emplace(p, k);
     if (!fresh)
-      throw scfw::InputError(at(k) + ": entry (" + std::to_string(ri[k] + base) + ", " + std::to_string(ci[k] + base) +
+      throw scfw::InputError(at(k) + ": entry (" + std::to_string(ri(k) + base) + ", " + std::to_string(ci(k) + base) +
                              ") repeats " + named(it->second));
+    if (!keep) continue;
     e.index.push_back(p);
-    e.value.push_back(vals[k]);
+    e.value.push_back(val(k));
   }
   return e;
 }
@@ -240,21 +249,24 @@ Entries read_file(const std::string& path, bool one_based, std::int64_t rows, st
     line_of.push_back(number);
   }
   if (vals.empty()) throw scfw::InputError(path + ": no entries");
-  return collect(ri, ci, vals, base, rows, cols, path, [&](size_t k) { return path + ":" + std::to_string(line_of[k]); },
-                 [&](size_t k) { return "line " + std::to_string(line_of[k]); });
+  return collect(
+      static_cast<std::int64_t>(vals.size()), [&](std::int64_t k) { return ri[static_cast<size_t>(k)]; },
+      [&](std::int64_t k) { return ci[static_cast<size_t>(k)]; }, [&](std::int64_t k) { return vals[static_cast<size_t>(k)]; }, true,
+      base, rows, cols, path, [&](std::int64_t k) { return path + ":" + std::to_string(line_of[static_cast<size_t>(k)]); },
+      [&](std::int64_t k) { return "line " + std::to_string(line_of[static_cast<size_t>(k)]); });
 }
 
 /// The triplets of a k x 3 matrix the host passed (`array`): row k holds (row, col, value), the
 /// indices as numbers with integer values, read with `one_based` as a file's; messages as the
-/// file's, located by the array's name and the row (0-based).
-Entries read_array(const scfw::HostArray& a, bool one_based, std::int64_t rows, std::int64_t cols) {
+/// file's, located by the array's name and the row (0-based). Every triplet is checked; with
+/// `keep` false nothing is copied: the entries returned are empty and only their shape is set
+/// (the oracle reads the triplets in place, TripletEntries).
+Entries read_array(const scfw::HostArray& a, bool one_based, std::int64_t rows, std::int64_t cols, bool keep) {
   if (!a.is_dense() || a.dense.vector || a.dense.cols != 3)
     throw scfw::InputError(a.where() + ": expected a k x 3 matrix of (row, col, value) triplets, got " + a.describe());
   const scfw::DenseView& T = a.dense;
   if (T.rows == 0) throw scfw::InputError(a.where() + ": no entries");
   const std::int64_t base = one_based ? 1 : 0;
-  std::vector<std::int64_t> ri, ci;
-  std::vector<double> vals;
   for (std::int64_t k = 0; k < T.rows; ++k) {
     const std::string where = a.where() + ": row " + std::to_string(k) + ": ";
     auto index = [&](double v, const char* what) {
@@ -268,14 +280,14 @@ Entries read_array(const scfw::HostArray& a, bool one_based, std::int64_t rows, 
     const std::int64_t i = index(T(k, 0), "row"), j = index(T(k, 1), "col");
     if (rows >= 1 && i >= rows) throw scfw::InputError(where + "row " + scfw::format_number(T(k, 0)) + " is beyond rows = " + std::to_string(rows));
     if (cols >= 1 && j >= cols) throw scfw::InputError(where + "col " + scfw::format_number(T(k, 1)) + " is beyond cols = " + std::to_string(cols));
-    ri.push_back(i);
-    ci.push_back(j);
-    vals.push_back(T(k, 2));
   }
-  return collect(ri, ci, vals, base, rows, cols, a.where(), [&](size_t k) { return a.where() + ": row " + std::to_string(k); },
-                 [&](size_t k) { return "row " + std::to_string(k); });
+  // Every index is now an integer in range: read as the oracle reads them.
+  return collect(
+      T.rows, [&](std::int64_t k) { return static_cast<std::int64_t>(T(k, 0)) - base; },
+      [&](std::int64_t k) { return static_cast<std::int64_t>(T(k, 1)) - base; }, [&](std::int64_t k) { return T(k, 2); }, keep, base,
+      rows, cols, a.where(), [&](std::int64_t k) { return a.where() + ": row " + std::to_string(k); },
+      [&](std::int64_t k) { return "row " + std::to_string(k); });
 }
-
 
 // Keeps the entries in the top_rows most observed rows and top_cols most observed columns (0:
 // all), renumbered densely in increasing original order (see the header). False, `e` unchanged,
@@ -334,6 +346,34 @@ bool restrict_to_top(Entries& e, std::int64_t top_rows, std::int64_t top_cols) {
   return true;
 }
 
+// The entries as the evaluation loops read them, in group order (position k: group g holds
+// k = begin_[g] .. begin_[g+1]-1): pos(k), the entry's coordinate in x (i * cols + j), and
+// value(k), its observed M_e. The loops are templates over the two kinds below, so that an entry
+// pays no branch on where the entries are.
+
+/// The oracle's own copy of the entries (synthetic data, a file, an array cut by top_rows or
+/// top_cols), stored in group order.
+struct HeldEntries {
+  const std::int64_t* idx = nullptr;
+  const double* val = nullptr;
+  std::int64_t pos(std::int64_t k) const { return idx[k]; }
+  double value(std::int64_t k) const { return val[k]; }
+};
+
+/// The host's k x 3 triplets, read in place through the group order: position k is triplet
+/// order[k], its indices converted as read_array checked them.
+struct TripletEntries {
+  const double* t = nullptr;  // row-major, (row, col, value) per triplet
+  const std::int64_t* order = nullptr;
+  std::int64_t cols = 0;
+  std::int64_t shift = 0;  // base * (cols + 1): (i - base) * cols + (j - base) = i * cols + j - shift
+  std::int64_t pos(std::int64_t k) const {
+    const double* e = t + 3 * order[k];
+    return static_cast<std::int64_t>(e[0]) * cols + static_cast<std::int64_t>(e[1]) - shift;
+  }
+  double value(std::int64_t k) const { return t[3 * order[k] + 2]; }
+};
+
 struct EntrySample final : scfw::Sample {
   std::vector<std::int64_t> picks;  // positions into the group-ordered entry list
 };
@@ -345,9 +385,19 @@ class MatrixCompletion final : public scfw::Oracle {
     if (synthetic + file + array == 0) p.fail("synthetic", "no data source: give \"synthetic\", \"file\" or \"array\"");
     if (synthetic + file + array > 1)
       p.fail(array ? "array" : "file", "give only one data source of \"synthetic\", \"file\" and \"array\"");
+    // An array is read in place unless a sub-matrix renumbers its entries (top_rows, top_cols):
+    // then the kept entries' new coordinates are computed and held, and the values beside them
+    // (8 bytes each, as an index into the array would be).
+    const bool in_place = array && !p.has("top_rows") && !p.has("top_cols");
     if (array) {
-      e_ = read_array(scfw::host_array(p, "array", ctx), p.get<bool>("one_based"), p.find<int>("rows").value_or(0),
-                      p.find<int>("cols").value_or(0));
+      const scfw::HostArray& a = scfw::host_array(p, "array", ctx);
+      const bool one_based = p.get<bool>("one_based");
+      e_ = read_array(a, one_based, p.find<int>("rows").value_or(0), p.find<int>("cols").value_or(0), !in_place);
+      if (in_place) {
+        triplets_ = a.dense.data;
+        count_ = a.dense.rows;
+        shift_ = (one_based ? 1 : 0) * (static_cast<std::int64_t>(e_.cols) + 1);
+      }
     } else if (synthetic) {
       for (const char* k : {"rows", "cols"})
         if (p.has(k)) p.fail(k, "only used with \"file\" or \"array\"; the generator takes synthetic.rows / synthetic.cols");
@@ -361,7 +411,8 @@ class MatrixCompletion final : public scfw::Oracle {
     // 0: keep every row (column).
     if (!restrict_to_top(e_, p.find<std::int64_t>("top_rows").value_or(0), p.find<std::int64_t>("top_cols").value_or(0)))
       p.fail(p.has("top_rows") ? "top_rows" : "top_cols", "no observed entry is left in the top_rows x top_cols sub-matrix");
-    const std::int64_t m = static_cast<std::int64_t>(e_.value.size());
+    if (!in_place) count_ = static_cast<std::int64_t>(e_.value.size());
+    const std::int64_t m = count_;
     const bool blocks = p.get<std::string>("grouping") == "blocks";
     if (!blocks)
       for (const char* k : {"row_bins", "col_bins", "by_value"})
@@ -380,10 +431,14 @@ class MatrixCompletion final : public scfw::Oracle {
       if (n == 0) n = m;  // one group per observed entry
       if (n > m) p.fail("groups", "there are " + std::to_string(n) + " groups but only " + std::to_string(m) + " observed entries");
     }
-    // Held below and by make_sample(): the grouped entries, the group bounds and scales, one sample.
-    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({m, 24}), scfw::add_bytes(scfw::bytes_of({n + 1, 16}), scfw::bytes_of({n, batch_, 8}))),
-                       "the entries and a sample of batch entries per group (groups x batch = " + std::to_string(n) +
-                           " x " + std::to_string(batch_) + ")");
+    // Held below and by make_sample(): the grouped entries (their coordinates and values, and the
+    // order while they are gathered; in place, the order alone), the group bounds and scales, one
+    // sample.
+    ctx.memory.reserve(scfw::add_bytes(scfw::bytes_of({m, in_place ? 8 : 24}),
+                                       scfw::add_bytes(scfw::bytes_of({n + 1, 16}), scfw::bytes_of({n, batch_, 8}))),
+                       std::string(in_place ? "the group order of the entries (read in place)" : "the entries") +
+                           " and a sample of batch entries per group (groups x batch = " + std::to_string(n) + " x " +
+                           std::to_string(batch_) + ")");
     if (!blocks) {
       // The random partition: entries in a shuffled order (Rng(partition_seed)), dealt into n
       // consecutive blocks. groups = 0 keeps the file/generator order (group g = entry g).
@@ -394,11 +449,18 @@ class MatrixCompletion final : public scfw::Oracle {
       begin_.resize(static_cast<size_t>(n) + 1);
       for (std::int64_t g = 0; g <= n; ++g) begin_[static_cast<size_t>(g)] = g * m / n;
     }
-    idx_.resize(static_cast<size_t>(m));
-    val_.resize(static_cast<size_t>(m));
-    for (std::int64_t k = 0; k < m; ++k) {
-      idx_[static_cast<size_t>(k)] = e_.index[static_cast<size_t>(order[static_cast<size_t>(k)])];
-      val_[static_cast<size_t>(k)] = e_.value[static_cast<size_t>(order[static_cast<size_t>(k)])];
+    if (in_place) {
+      order_ = std::move(order);
+    } else {
+      idx_.resize(static_cast<size_t>(m));
+      val_.resize(static_cast<size_t>(m));
+      for (std::int64_t k = 0; k < m; ++k) {
+        idx_[static_cast<size_t>(k)] = e_.index[static_cast<size_t>(order[static_cast<size_t>(k)])];
+        val_[static_cast<size_t>(k)] = e_.value[static_cast<size_t>(order[static_cast<size_t>(k)])];
+      }
+      // idx_ and val_ are the entries from here on; e_ keeps the shape.
+      e_.index = {};
+      e_.value = {};
     }
     n_ = static_cast<int>(n);
     // "mean": f_g is the group's mean residual (scale 1); "share": its sum of residuals over
@@ -423,16 +485,25 @@ class MatrixCompletion final : public scfw::Oracle {
 
   // J of the oracle's kind: the pattern's values, or the dense n x d matrix.
   void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, scfw::Jacobian* J) const override {
-    if (J && J->is_sparse()) return evaluate_values(s, x, f, J->data());
-    evaluate_dense(s, x, f, J ? &J->dense() : nullptr);
+    with_entries([&](const auto& src) {
+      if (J && J->is_sparse())
+        evaluate_values(src, s, x, f, J->data());
+      else
+        evaluate_dense(src, s, x, f, J ? &J->dense() : nullptr);
+    });
   }
 
   void exact(const Vec& x, Vec* f, scfw::Jacobian* J) const override {
-    if (J && J->is_sparse()) return exact_values(x, f, J->data());
-    exact_dense(x, f, J ? &J->dense() : nullptr);
+    with_entries([&](const auto& src) {
+      if (J && J->is_sparse())
+        exact_values(src, x, f, J->data());
+      else
+        exact_dense(src, x, f, J ? &J->dense() : nullptr);
+    });
   }
 
-  void evaluate_values(const scfw::Sample& s, const Vec& x, Vec* f, double* J) const {
+  template <class Src>
+  void evaluate_values(const Src& src, const scfw::Sample& s, const Vec& x, Vec* f, double* J) const {
     check(x, f, nullptr);
     const auto& picks = own(s).picks;
     const double inv = 1.0 / batch_;
@@ -442,21 +513,22 @@ class MatrixCompletion final : public scfw::Oracle {
       double sum = 0.0;
       for (int b = 0; b < batch_; ++b) {
         const std::int64_t k = picks[static_cast<size_t>(g) * batch_ + b];
-        sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
+        sum += x[src.pos(k)] - src.value(k);
         if (J) J[slot_[static_cast<size_t>(k)]] += w;
       }
       if (f) (*f)[g] = w * sum;
     }
   }
 
-  void exact_values(const Vec& x, Vec* f, double* J) const {
+  template <class Src>
+  void exact_values(const Src& src, const Vec& x, Vec* f, double* J) const {
     check(x, f, nullptr);
     if (J) std::fill(J, J + pattern_->nnz(), 0.0);
     for (int g = 0; g < n_; ++g) {
       const double inv = scale_[static_cast<size_t>(g)] * (1.0 / static_cast<double>(begin_[g + 1] - begin_[g]));
       double sum = 0.0;
       for (std::int64_t k = begin_[g]; k < begin_[g + 1]; ++k) {
-        sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
+        sum += x[src.pos(k)] - src.value(k);
         if (J) J[slot_[static_cast<size_t>(k)]] += inv;
       }
       if (f) (*f)[g] = inv * sum;
@@ -501,7 +573,8 @@ class MatrixCompletion final : public scfw::Oracle {
     }
   }
 
-  void evaluate_dense(const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const {
+  template <class Src>
+  void evaluate_dense(const Src& src, const scfw::Sample& s, const Vec& x, Vec* f, Mat* J) const {
     check(x, f, J);
     const auto& picks = own(s).picks;
     const double inv = 1.0 / batch_;
@@ -511,22 +584,25 @@ class MatrixCompletion final : public scfw::Oracle {
       if (J) J->row(g).setZero();
       for (int b = 0; b < batch_; ++b) {
         const std::int64_t k = picks[static_cast<size_t>(g) * batch_ + b];
-        sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
-        if (J) (*J)(g, idx_[static_cast<size_t>(k)]) += w;
+        const std::int64_t c = src.pos(k);
+        sum += x[c] - src.value(k);
+        if (J) (*J)(g, c) += w;
       }
       if (f) (*f)[g] = w * sum;
     }
   }
 
-  void exact_dense(const Vec& x, Vec* f, Mat* J) const {
+  template <class Src>
+  void exact_dense(const Src& src, const Vec& x, Vec* f, Mat* J) const {
     check(x, f, J);
     for (int g = 0; g < n_; ++g) {
       const double inv = scale_[static_cast<size_t>(g)] * (1.0 / static_cast<double>(begin_[g + 1] - begin_[g]));
       double sum = 0.0;
       if (J) J->row(g).setZero();
       for (std::int64_t k = begin_[g]; k < begin_[g + 1]; ++k) {
-        sum += x[idx_[static_cast<size_t>(k)]] - val_[static_cast<size_t>(k)];
-        if (J) (*J)(g, idx_[static_cast<size_t>(k)]) += inv;
+        const std::int64_t c = src.pos(k);
+        sum += x[c] - src.value(k);
+        if (J) (*J)(g, c) += inv;
       }
       if (f) (*f)[g] = inv * sum;
     }
@@ -545,6 +621,25 @@ class MatrixCompletion final : public scfw::Oracle {
   }
   static EntrySample& own(scfw::Sample& s) { return const_cast<EntrySample&>(own(static_cast<const scfw::Sample&>(s))); }
 
+  /// fn(source): the loops above, over the held entries or over the host's triplets.
+  template <class Fn>
+  void with_entries(Fn&& fn) const {
+    if (triplets_) {
+      fn(TripletEntries{triplets_, order_.data(), e_.cols, shift_});
+      return;
+    }
+    fn(HeldEntries{idx_.data(), val_.data()});
+  }
+
+  /// Entry k's coordinate and value in the source's order (file / generator / array order),
+  /// before the grouping (used while grouping, not per iteration).
+  std::int64_t entry_pos(std::int64_t k) const {
+    if (!triplets_) return e_.index[static_cast<size_t>(k)];
+    const double* e = triplets_ + 3 * k;
+    return static_cast<std::int64_t>(e[0]) * e_.cols + static_cast<std::int64_t>(e[1]) - shift_;
+  }
+  double entry_value(std::int64_t k) const { return triplets_ ? triplets_[3 * k + 2] : e_.value[static_cast<size_t>(k)]; }
+
   void check(const Vec& x, const Vec* f, const Mat* J) const {
     if (x.size() != d_) throw scfw::Error("matrix_completion: x has size " + std::to_string(x.size()) + ", expected " + std::to_string(d_));
     if (f && f->size() != n_) throw scfw::Error("matrix_completion: f has size " + std::to_string(f->size()) + ", expected " + std::to_string(n_));
@@ -556,14 +651,14 @@ class MatrixCompletion final : public scfw::Oracle {
   /// "grouping": "blocks" (see the header): sets begin_, puts the entries of each group together in
   /// `order` (stable: file / generator order within a group) and returns the number of groups.
   std::int64_t group_by_blocks(const Params& p, std::vector<std::int64_t>& order) {
-    const std::int64_t m = static_cast<std::int64_t>(e_.value.size()), C = e_.cols;
+    const std::int64_t m = count_, C = e_.cols;
     // Bin of each entry's row (column): the observed rows ranked by their mean observed value
     // (ties: smaller index), rank t of a rows in bin t * bins / a (bins capped at a).
     auto bin_per_entry = [&](bool rows, std::int64_t bins) {
       std::vector<std::pair<std::int64_t, std::int64_t>> at;  // (row or column, entry), sorted
       at.reserve(static_cast<size_t>(m));
       for (std::int64_t k = 0; k < m; ++k) {
-        const std::int64_t pos = e_.index[static_cast<size_t>(k)];
+        const std::int64_t pos = entry_pos(k);
         at.emplace_back(rows ? pos / C : pos % C, k);
       }
       std::sort(at.begin(), at.end());
@@ -573,7 +668,7 @@ class MatrixCompletion final : public scfw::Oracle {
         size_t l = k;
         double sum = 0.0;
         for (; l < at.size() && at[l].first == at[k].first; ++l) {
-          sum += e_.value[static_cast<size_t>(at[l].second)];
+          sum += entry_value(at[l].second);
           axis[static_cast<size_t>(at[l].second)] = static_cast<std::int64_t>(mean_index.size());
         }
         mean_index.emplace_back(sum / static_cast<double>(l - k), at[k].first);
@@ -595,7 +690,7 @@ class MatrixCompletion final : public scfw::Oracle {
     const bool by_value = p.find<bool>("by_value").value_or(false);
     auto key = [&](std::int64_t k) {
       const auto u = static_cast<size_t>(k);
-      return std::make_tuple(row_bin[u], col_bin[u], by_value ? e_.value[u] : 0.0);
+      return std::make_tuple(row_bin[u], col_bin[u], by_value ? entry_value(k) : 0.0);
     };
     std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return key(a) < key(b); });
     begin_.assign(1, 0);
@@ -608,7 +703,7 @@ class MatrixCompletion final : public scfw::Oracle {
   /// The pattern: row g holds the coordinates of group g's entries, sorted (an entry's position is
   /// unique, so no column repeats); slot_[k] is entry k's place among the pattern's values.
   void build_pattern(const scfw::Context& ctx) {
-    const std::int64_t m = static_cast<std::int64_t>(idx_.size());
+    const std::int64_t m = count_;
     ctx.memory.reserve(scfw::bytes_of({m, 8 + 4}), "the sparse Jacobian's pattern and slots (" + std::to_string(m) + " entries)");
     std::vector<std::int64_t> row_start{0};
     std::vector<int> col(static_cast<size_t>(m));
@@ -616,7 +711,8 @@ class MatrixCompletion final : public scfw::Oracle {
     std::vector<std::pair<std::int64_t, std::int64_t>> by_col;  // (coordinate, entry) of one group
     for (int g = 0; g < n_; ++g) {
       by_col.clear();
-      for (std::int64_t k = begin_[g]; k < begin_[g + 1]; ++k) by_col.emplace_back(idx_[static_cast<size_t>(k)], k);
+      for (std::int64_t k = begin_[g]; k < begin_[g + 1]; ++k)
+        by_col.emplace_back(triplets_ ? entry_pos(order_[static_cast<size_t>(k)]) : idx_[static_cast<size_t>(k)], k);
       std::sort(by_col.begin(), by_col.end());
       for (size_t t = 0; t < by_col.size(); ++t) {
         const std::int64_t at = begin_[g] + static_cast<std::int64_t>(t);
@@ -628,11 +724,15 @@ class MatrixCompletion final : public scfw::Oracle {
     pattern_ = std::make_shared<const scfw::JacobianPattern>(n_, d_, std::move(row_start), std::move(col));
   }
 
-  Entries e_;
+  Entries e_;  // the shape (rows, cols); its entries only until they are grouped into idx_, val_
   std::shared_ptr<const scfw::JacobianPattern> pattern_;  // "jacobian": "sparse"; null when dense
   std::vector<std::int64_t> slot_;                         // entry -> place in the pattern's values
   std::vector<std::int64_t> idx_;  // group-ordered entries: coordinate in x
-  std::vector<double> val_;        // and observed value
+  std::vector<double> val_;        // and observed value (both empty when the triplets are read in place)
+  const double* triplets_ = nullptr;  // "array" read in place: the host's k x 3 triplets
+  std::vector<std::int64_t> order_;   // and the triplet at each group-ordered position
+  std::int64_t shift_ = 0;            // base * (cols + 1), TripletEntries
+  std::int64_t count_ = 0;            // |Omega|
   std::vector<std::int64_t> begin_;
   std::vector<double> scale_;      // per group: 1 ("mean") or |G_g| / |Omega| ("share")
   int n_ = 0, d_ = 0, batch_ = 1;
@@ -678,7 +778,9 @@ void register_components(scfw::Registrar& r) {
                          "rank-r M = U W^T / sqrt(r) with Gaussian factors, a random observed subset, Laplace noise"),
        ParamSpec::string("file", "`row col value` lines, whitespace-separated, extra fields ignored (MovieLens u.data); relative to the problem file"),
        ParamSpec::string("array", "the name of a k x 3 matrix of (row, col, value) triplets the host passes in memory, in "
-                                  "place of a file, its indices read as the file's (scfw.solve(problem, data={NAME: triplets}) in Python)"),
+                                  "place of a file, its indices read as the file's (scfw.solve(problem, data={NAME: triplets}) in "
+                                  "Python): float64, row-major, read in place without a copy (Python converts any other array "
+                                  "once); with top_rows or top_cols the kept entries are copied"),
        ParamSpec::integer("rows", "rows of M (default: the largest row index)").at_least(1),
        ParamSpec::integer("cols", "columns of M (default: the largest column index)").at_least(1),
        ParamSpec::boolean("one_based", "indices in the file start at 1 (MovieLens); false: at 0").def(true),
