@@ -4,13 +4,14 @@
 // Polyak momentum from one sample per iteration, beta = K^-1/2, gamma = K^-3/4 (K = 1000),
 // y_{k+1} = y_k + gamma (x_{k+1} - y_k).
 //
-//   build/bin/bench_cg [--steps S] [--groups N] [--radius T] [--seed N]
+//   build/bin/bench_cg [--steps S] [--groups N] [--radius T] [--seed N] [--smoothing A] [--carry 0|1]
 //   build/bin/bench_cg --problem FILE [--iterations K]
 //
 // The trajectory (z_k, V_k, y_k) is generated once (dense master, tolerance 1e-7), then each
 // configuration runs over the same sequence in the same process, from a fresh setup: master
 // dense / clp, tolerance 1e-7 / 1e-3. Each solve is timed on its own; the figures are medians
-// and 90th percentiles over the steps, the mean of GlmoResult::iterations (pricing rounds +
+// and 90th percentiles over the steps (--smoothing and --carry: the GLMO's `smoothing` and
+// `carry_center`, its defaults 0.5 and 1 unless given), the mean of GlmoResult::iterations (pricing rounds +
 // pivots), the median and 90th percentile of the LMO calls per solve, and the largest certified
 // relative gap (value - lower_bound) / max(1, |value|).
 //
@@ -144,9 +145,11 @@ int main(int argc, char** argv) {
   unsigned seed = 1;
   std::string problem;
   long iterations = 0;
+  double smoothing = 0.5;
+  bool carry = true;
   Options opts;
   opts.add("--steps", steps).add("--groups", n).add("--radius", tau).add("--seed", seed).add("--problem", problem).add(
-      "--iterations", iterations);
+      "--iterations", iterations).add("--smoothing", smoothing).add("--carry", carry);
   if (!opts.parse(argc, argv)) return 2;
   try {
     if (!problem.empty()) return run_problem(problem, iterations);
@@ -168,7 +171,9 @@ int main(int argc, char** argv) {
     auto outer = reg.make<OuterFunction>("norm", {{"p", "1"}}, ctx, "bench_cg", "/outer");
     CountingDomain counting(*domain);
     auto cg = [&](const char* master, double tol) {
-      auto g = reg.make<Glmo>("column_generation", {{"master", master}, {"tolerance", tol}}, ctx, "bench_cg", "/glmo");
+      auto g = reg.make<Glmo>("column_generation",
+                              {{"master", master}, {"tolerance", tol}, {"smoothing", smoothing}, {"carry_center", carry}},
+                              ctx, "bench_cg", "/glmo");
       g->setup(*outer, counting, n, d);
       return g;
     };
