@@ -11,14 +11,29 @@
 //        sum_a lambda_a                       = 1                  (convexity row, pi_0)
 //        lambda >= 0, F's epigraph rows on (u, x)
 //
-// Pricing. With Clp's row duals pi (reduced cost = c - A^T pi), a new atom s has reduced cost
-//   rc(s) = (V^T pi_u + pi_x)^T s - pi_0,
-// minimized over X by one LMO call with g = V^T pi_u + pi_x. Since every x in X is a convex
-// combination of atoms (sum lambda = 1), the optimum of the full problem is at least
-//   lower_bound = master value + min(0, min_s rc(s))
-// (the Lagrangian / Farley bound). We stop when value - lower_bound <= tolerance * max(1,
-// |value|) (certified), or after max_rounds pricing rounds (the bound returned is then the last
-// one computed), or when the LMO returns an atom already in the master (numerical stall).
+// Pricing. With the master's row duals pi (reduced cost = c - A^T pi), a new atom s has reduced
+// cost rc(s) = g^T s - pi_0 with g = V^T pi_u + pi_x. Any dual point p = (pi_u, pi_x) gives an
+// affine minorant of the GLMO's objective over X,
+//   F(rhs + V x, x) >= h + pi_u^T rhs + (V^T pi_u + pi_x)^T x      for every x,
+// whenever h <= -F*(pi_u, pi_x) (rhs = z - V y); at the master's duals h = value - pi_0 -
+// pi_u^T rhs qualifies (the dual objective of F's rows). Its minimum over X, one LMO call, is a
+// valid lower bound (Lagrangian bound; value + min(0, min_s rc(s)) at the master's duals), and
+// since -F* is concave, a convex combination of such (p, h) is one too.
+//
+// In-out separation (stabilisation against the tailing-off of Kelley's method over curved sets such
+// as the nuclear ball): the stability centre (in-point) is the dual point of the best bound so far;
+// each LMO call is made at sep = a in + (1 - a) out, out the master's duals, a = `smoothing`. The
+// bound at sep is computed (valid, as above) and moves the centre when it is better. When the
+// atom prices out at out (rc < 0) it joins the master; otherwise (a mis-pricing) the bound at sep
+// is at least a (bound at in) + (1 - a) value, so value - bound shrank by the factor a, and the
+// LMO is called again at the same master duals with a lowered by 1 - smoothing each time: after
+// at most 1 / (1 - smoothing) mis-pricings it prices at the master's own duals (Kelley), where an
+// atom of non-negative reduced cost proves the master optimal. The centre is kept across solves
+// (`carry_center`): its (pi, h) is a valid dual point for the next GLMO problem too, whose bound
+// is unknown until the first LMO call at a point mixed from it. We stop when value - lower_bound
+// <= tolerance * max(1, |value|) (certified), or after max_rounds LMO calls (the bound returned is
+// then the best one computed), or when the LMO at the master's duals returns an atom already in
+// the master (numerical stall).
 //
 // Atoms are kept across solves (the master of the next iteration starts with them: Frank-Wolfe
 // problems drift slowly). When there are more than `max_atoms`, the atoms with zero weight in the
@@ -43,18 +58,14 @@
 // Speed (the master is small: n + 1 + F's rows; the cost is per pricing round):
 //   * within a solve, once the master holds 2 max_atoms atoms, its nonbasic atoms are deleted,
 //     oldest first, down to max_atoms (the master stays optimal; the bound prices over all of X);
-//   * Wentges smoothing (`smoothing` = a): each round also calls the LMO at
-//     g_a = a g_best + (1 - a) g, g_best the pricing vector of the best bound so far, and adds
-//     that atom when its reduced cost at the current duals is negative: two atoms per round, fewer
-//     rounds against the tailing-off of column generation over curved sets (nuclear ball). The
-//     bound is still computed at the current (optimal master) duals only;
+//   * in-out separation (above): one LMO call per round, fewer rounds than Kelley's method;
 //   * (clp) Clp keeps its work areas and factorization between the rounds of a solve (primal(0, 1|2)),
 //     and scaling is off: with it, the warm primal sometimes stopped "optimal" on the scaled
 //     problem while the new column had a clearly negative unscaled reduced cost (secondary status
 //     3), and column generation then stalled on a repeated atom with a large gap;
 //   * the repeated-atom test compares fingerprints (a dot product) before whole atoms.
 
-// GlmoResult::iterations = pricing rounds + total simplex iterations (pivots) of this solve.
+// GlmoResult::iterations = LMO calls + total simplex iterations (pivots) of this solve.
 #include <scfw/helpers.hpp>
 #include <scfw/scfw.hpp>
 
@@ -88,6 +99,7 @@ class ColumnGeneration final : public scfw::Glmo {
     max_atoms_ = p.get<int>("max_atoms");
     warm_ = p.get<bool>("warm_start");
     smoothing_ = p.get<double>("smoothing");
+    carry_ = p.get<bool>("carry_center");
     master_ = p.get<std::string>("master");
     max_pivots_ = p.get<long>("max_pivots");
   }
@@ -155,6 +167,9 @@ class ColumnGeneration final : public scfw::Glmo {
     dense_ = elim_.u_free && (master_ == "dense" || (master_ == "auto" && elim_.rows <= kDenseMaxRows));
     dense_live_ = false;
     fallbacks_ = 0;
+    center_live_ = false;
+    p_in_.resize(0);
+    h_in_ = 0.0;
   }
 
   scfw::GlmoResult solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) override;
@@ -206,6 +221,9 @@ class ColumnGeneration final : public scfw::Glmo {
     w.put("rank_one_scale", scales);
     w.put("rank_one_u", us);
     w.put("rank_one_v", vs);
+    w.put("center_live", static_cast<int>(center_live_));
+    w.put("center_p", std::vector<double>(p_in_.data(), p_in_.data() + p_in_.size()));
+    w.put("center_h", h_in_);
   }
   void load_state(scfw::StateReader& r) override {
     std::int64_t count = 0;
@@ -295,6 +313,21 @@ class ColumnGeneration final : public scfw::Glmo {
       }
     }
     if (prints_.size() != atoms_.size() && mode_ != Mode::Undecided) throw bad();
+    int center = 0;
+    std::vector<double> cp;
+    double ch = 0.0;
+    r.get("center_live", center);
+    r.check_range("center_live", std::vector<int>{center}, 0, 1);
+    r.get("center_p", cp);
+    r.check_finite("center_p", cp);
+    r.get("center_h", ch);
+    r.check_finite("center_h", std::vector<double>{ch});
+    const size_t pn = static_cast<size_t>(n_) + (with_x_ ? static_cast<size_t>(d_) : 0);
+    if (center != 0 && cp.size() != pn)
+      r.refuse("center_p", std::to_string(cp.size()) + " values for a dual point of " + std::to_string(pn));
+    center_live_ = center != 0;
+    p_in_ = Eigen::Map<const scfw::Vec>(cp.data(), static_cast<Eigen::Index>(cp.size()));
+    h_in_ = ch;
     pattern_.reset();  // the compact structures are rebuilt from V at the next solve
   }
 
@@ -305,8 +338,9 @@ class ColumnGeneration final : public scfw::Glmo {
     os << "column_generation (restricted master LP with " << (dense_ ? "a dense primal simplex" : "Clp")
        << ", pricing by the domain's LMO; tolerance " << tol_;
     if (step_tol_ > 0) os << ", in the loop max(tolerance, " << step_tol_ << " gamma_k)";
-    os << ", at most " << max_atoms_ << " atoms kept, "
-       << (warm_ ? "warm" : "cold") << " start, smoothing " << smoothing_ << ")";
+    os << ", at most " << max_atoms_ << " atoms kept, " << (warm_ ? "warm" : "cold")
+       << " start, in-out separation at smoothing " << smoothing_ << (carry_ ? ", centre carried across solves" : "")
+       << ")";
     if (mode_ == Mode::Compact) os << "; compact atoms (V's pattern: " << support_.size() << " columns)";
     if (fallbacks_ > 0) os << "; " << fallbacks_ << " solves redone with Clp";
     return os.str();
@@ -450,7 +484,7 @@ class ColumnGeneration final : public scfw::Glmo {
   // The compact path's index structures over V's pattern (rebuilt when the pattern changes).
   void index_pattern(const scfw::Jacobian& V);
   // One pricing round's LMO on the compact path: the gradient V^T pi_u over the pattern's columns.
-  void compact_gradient(const scfw::Jacobian& V, const double* pi_u, std::vector<double>& g) const;
+  void compact_gradient(const scfw::Jacobian& V, const double* pi_u, double* g) const;
 
   void build_base();
   void load_dense(const scfw::Vec& rhs, const scfw::Jacobian& V);
@@ -477,9 +511,25 @@ class ColumnGeneration final : public scfw::Glmo {
   }
   int atoms_in_master() const { return dense_live_ ? dm_.columns() - first_atom_ : lp_->numberColumns() - first_lambda_; }
   void delete_atoms(const std::vector<int>& atoms);  // ascending; from the master and atoms_
-  bool compact_round(const scfw::Jacobian& V, const double* pi, double value, double& bound, bool& have_center);
-  std::vector<double> cg_, cg_center_, cg_mix_;  // the compact path's gradients over support_
-  scfw::Atom catom_, cmix_;                       // the compact path's LMO answers
+  // The pricing gradient of the dual point p (pi_u, then pi_x when F reads x): V^T pi_u + pi_x,
+  // over the pattern's columns on the compact path.
+  void gradient(const scfw::Jacobian& V, const double* p, double* g) const {
+    if (mode_ == Mode::Compact) {
+      compact_gradient(V, p, g);
+      return;
+    }
+    Eigen::Map<scfw::Vec> gm(g, d_);
+    V.transpose_multiply(Eigen::Map<const scfw::Vec>(p, n_), gm);
+    if (with_x_) gm += Eigen::Map<const scfw::Vec>(p + n_, d_);
+  }
+  // Pricing: the master's duals (out-point) p_out_, the stability centre (in-point) p_in_ with
+  // h_in_ (a lower bound on -F*(p_in_); the centre's minorant is h_in_ + pi_u^T rhs + g_in^T x),
+  // their mix p_sep_; the gradients of the three.
+  scfw::Vec p_out_, p_in_, p_sep_, g_out_, g_in_, g_sep_, s_;
+  double h_in_ = 0.0;
+  bool center_live_ = false;  // p_in_, h_in_ hold a centre (kept across solves)
+  bool carry_ = true;         // start each solve from the previous solve's centre
+  scfw::Atom catom_;          // the compact path's LMO answer
   scfw::Atom lmo_atom_;                           // the dense path's LMO answer, read as a d-vector
   scfw::Vec su_;                                  // scale u of the rank-one atom being multiplied
   // solve() in steps.
@@ -760,66 +810,116 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
 
   scfw::GlmoResult result;
   long simplex_iterations = 0;
-  int rounds = 0;
-  // The dense path's d-vectors; the compact path's gradients over the pattern's columns.
-  const int gd = compact ? 0 : d_;
-  scfw::Vec g(gd), s(gd), g_center(gd), g_mix(gd), s_mix(gd);
-  const size_t gs = compact ? support_.size() : 0;
-  cg_.resize(gs);
-  cg_center_.resize(gs);
-  cg_mix_.resize(gs);
+  int calls = 0;  // LMO calls of this solve (max_rounds bounds them)
+  // Gradients: d-vectors on the dense path, vectors over the pattern's columns on the compact one.
+  const int gn = compact ? static_cast<int>(support_.size()) : d_;
+  const int pn = n_ + (with_x_ ? d_ : 0);  // a dual point's pi_u, then pi_x
+  g_out_.resize(gn);
+  g_in_.resize(gn);
+  g_sep_.resize(gn);
+  p_out_.resize(pn);
+  p_sep_.resize(pn);
+  // The stability centre (the in-point): the dual point of the best Lagrangian bound so far, as
+  // its affine minorant c_in + g_in^T x of the GLMO's objective over X. A centre carried over from
+  // the previous solve (its duals p_in_, h_in_) is valid for this one too, with a bound unknown
+  // until an LMO call at a point mixed from it.
   bool have_center = false;
-  const double alpha = smoothing_;
+  double c_in = 0.0;
+  if (carry_ && center_live_ && p_in_.size() == pn) {
+    const Eigen::Map<const scfw::Vec> pu(p_in_.data(), n_);
+    c_in = h_in_ + pu.dot(rhs);
+    gradient(V, p_in_.data(), g_in_.data());
+    have_center = true;
+  }
   double value = 0.0, bound = -scfw::inf;
+  bool solved = false;  // the master is optimal for the atoms it holds
+  int mispriced = 0;    // consecutive mis-pricings at the current master duals
+  double c_out = 0.0, pi0 = 0.0;
   while (true) {
-    // After new columns: from the previous basis (warm). Clp keeps its work areas and
-    // factorization between the rounds of this solve (1 | 2: the rows do not change).
-    if (!solve_master(simplex_iterations, value)) {
-      // The dense master gave up: this solve continues with Clp, from its current atoms.
-      ++fallbacks_;
-      status_.clear();
-      load_clp(rhs, V);
-      clp_start_ = 1 | 2;
-      solve_master(simplex_iterations, value);
+    if (!solved) {
+      // After new columns: from the previous basis (warm). Clp keeps its work areas and
+      // factorization between the rounds of this solve (1 | 2: the rows do not change).
+      if (!solve_master(simplex_iterations, value)) {
+        // The dense master gave up: this solve continues with Clp, from its current atoms.
+        ++fallbacks_;
+        status_.clear();
+        load_clp(rhs, V);
+        clp_start_ = 1 | 2;
+        solve_master(simplex_iterations, value);
+      }
+      solved = true;
+      mispriced = 0;
+      if (value - bound <= tolerance() * std::max(1.0, std::abs(value))) break;
+      if (calls >= max_rounds_) break;
+      // The out-point: the master's duals, and their minorant value - pi_0 + g_out^T x.
+      const double* pi = master_duals();
+      std::copy(pi + u_row_, pi + u_row_ + n_, p_out_.data());
+      if (with_x_) std::copy(pi + x_row_, pi + x_row_ + d_, p_out_.data() + n_);
+      pi0 = pi[conv_row_];
+      c_out = value - pi0;
+      gradient(V, p_out_.data(), g_out_.data());
     }
-    if (rounds >= max_rounds_) break;
-    ++rounds;
-
-    const double* pi = master_duals();
+    if (calls >= max_rounds_) break;
+    // The separation point: alpha in + (1 - alpha) out, alpha lowered after each mis-pricing at
+    // these duals (Wentges' rule made safe: after 1 / (1 - alpha) of them it prices at the
+    // master's own duals, where an atom of non-negative reduced cost proves optimality).
+    const double a = have_center ? std::max(0.0, 1.0 - (1.0 + mispriced) * (1.0 - smoothing_)) : 0.0;
+    const double c_sep = have_center ? a * c_in + (1.0 - a) * c_out : c_out;
+    if (have_center)
+      g_sep_ = a * g_in_ + (1.0 - a) * g_out_;
+    else
+      g_sep_ = g_out_;
+    ++calls;
+    // The LMO at the separation point: the minorant's minimum over X is a valid lower bound.
+    double lb = 0.0, rc = 0.0;
     if (compact) {
-      if (compact_round(V, pi, value, bound, have_center)) break;
+      const scfw::Gradient gs = scfw::Gradient::sparse(d_, support_, std::span<const double>(g_sep_.data(), gn));
+      domain_->lmo(gs, catom_);
+      const double dsep = catom_.dot(gs);
+      lb = c_sep + dsep;
+      rc = (a == 0.0 ? dsep : catom_.dot(scfw::Gradient::sparse(d_, support_, std::span<const double>(g_out_.data(), gn)))) - pi0;
+    } else {
+      domain_->lmo(g_sep_, lmo_atom_);
+      lmo_atom_.to_dense(s_);
+      const double dsep = g_sep_.dot(s_);
+      lb = c_sep + dsep;
+      rc = (a == 0.0 ? dsep : g_out_.dot(s_)) - pi0;
+    }
+    if (lb > bound) {
+      // The centre moves to the separation point.
+      const double h_out = c_out - Eigen::Map<const scfw::Vec>(p_out_.data(), n_).dot(rhs);
+      if (have_center) {
+        p_sep_ = a * p_in_ + (1.0 - a) * p_out_;
+        h_in_ = a * h_in_ + (1.0 - a) * h_out;
+        p_in_ = p_sep_;
+      } else {
+        p_in_ = p_out_;
+        h_in_ = h_out;
+      }
+      c_in = c_sep;
+      g_in_ = g_sep_;
+      have_center = true;
+      center_live_ = true;
+      bound = lb;
+    }
+    if (value - bound <= tolerance() * std::max(1.0, std::abs(value))) break;
+    // The atom prices out at the master's duals: it joins the master, unless it is already there
+    // (a stall when the master cannot improve with it: at the master's own duals, stop).
+    const bool known = rc < 0.0 ? (compact ? known_compact_atom(catom_) : known_atom(s_)) : true;
+    if (!known) {
+      if (compact)
+        push_compact_atom(catom_);
+      else
+        push_atom(s_);
+      add_column(atoms_.back(), V);
       if (static_cast<int>(atoms_.size()) > 2 * max_atoms_) prune_master();
+      solved = false;
       continue;
     }
-    V.transpose_multiply(Eigen::Map<const scfw::Vec>(pi + u_row_, n_), g);
-    if (with_x_) g += Eigen::Map<const scfw::Vec>(pi + x_row_, d_);
-    domain_->lmo(g, lmo_atom_);
-    lmo_atom_.to_dense(s);
-    const double rc = g.dot(s) - pi[conv_row_];
-    const double candidate = value + std::min(0.0, rc);
-    if (!have_center || candidate > bound) {
-      g_center = g;
-      have_center = true;
-    }
-    bound = std::max(bound, candidate);
-    if (value - bound <= tolerance() * std::max(1.0, std::abs(value))) break;
-    const bool known = known_atom(s);  // before the smoothed atom joins (see compact_round)
-    bool added = false;
-    if (alpha > 0.0) {
-      g_mix = alpha * g_center + (1.0 - alpha) * g;
-      domain_->lmo(g_mix, lmo_atom_);
-      lmo_atom_.to_dense(s_mix);
-      if (g.dot(s_mix) - pi[conv_row_] < 0.0 && (s_mix - s).lpNorm<Eigen::Infinity>() > 1e-9 && !known_atom(s_mix)) {
-        push_atom(s_mix);
-        add_column(atoms_.back(), V);
-        added = true;
-      }
-    }
-    if (known && !added) break;  // a stall: the master cannot improve with this atom
-    if (known) continue;
-    push_atom(s);
-    add_column(atoms_.back(), V);
-    if (static_cast<int>(atoms_.size()) > 2 * max_atoms_) prune_master();
+    // A mis-pricing: the bound at the separation point moved the centre towards the master's
+    // value ((value - bound) shrank by the factor a at least); price again, closer to the duals.
+    if (a == 0.0) break;  // the master's own duals and no improving atom: a stall
+    ++mispriced;
   }
   if (bound == -scfw::inf) bound = value;  // max_rounds reached before any pricing (never with >= 1)
 
@@ -832,45 +932,8 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
 
   result.value = value;
   result.lower_bound = std::min(bound, value);
-  result.iterations = rounds + simplex_iterations;
+  result.iterations = calls + simplex_iterations;
   return result;
-}
-
-// One pricing round on compact atoms, the dense round's steps on the pattern's columns: the
-// gradient, the LMO, the bound, the smoothed atom, the new atom. True when the solve stops (the
-// bound is within tolerance, or the atom is already in the master).
-bool ColumnGeneration::compact_round(const scfw::Jacobian& V, const double* pi, double value, double& bound,
-                                     bool& have_center) {
-  compact_gradient(V, pi + u_row_, cg_);
-  const scfw::Gradient g = scfw::Gradient::sparse(d_, support_, cg_);
-  domain_->lmo(g, catom_);
-  const double rc = catom_.dot(g) - pi[conv_row_];
-  const double candidate = value + std::min(0.0, rc);
-  if (!have_center || candidate > bound) {
-    cg_center_ = cg_;
-    have_center = true;
-  }
-  bound = std::max(bound, candidate);
-  if (value - bound <= tolerance() * std::max(1.0, std::abs(value))) return true;
-  // Whether the priced atom is already in the master, decided before the smoothed atom joins it:
-  // a smoothed atom within the duplicate tolerance of the priced one would otherwise make the
-  // priced one look known, and the solve would stop before the master saw either.
-  const bool known = known_compact_atom(catom_);
-  bool added = false;
-  if (smoothing_ > 0.0) {
-    const double alpha = smoothing_;
-    for (size_t m = 0; m < cg_.size(); ++m) cg_mix_[m] = alpha * cg_center_[m] + (1.0 - alpha) * cg_[m];
-    domain_->lmo(scfw::Gradient::sparse(d_, support_, cg_mix_), cmix_);
-    if (cmix_.dot(g) - pi[conv_row_] < 0.0 && scfw::Atom::max_distance(cmix_, catom_) > 1e-9 && !known_compact_atom(cmix_)) {
-      push_compact_atom(cmix_);
-      add_column(atoms_.back(), V);
-      added = true;
-    }
-  }
-  if (known) return !added;  // a stall: the master cannot improve with this atom
-  push_compact_atom(catom_);
-  add_column(atoms_.back(), V);
-  return false;
 }
 
 void ColumnGeneration::decide_mode(const scfw::Jacobian& V) {
@@ -947,8 +1010,8 @@ void ColumnGeneration::index_pattern(const scfw::Jacobian& V) {
   }
 }
 
-void ColumnGeneration::compact_gradient(const scfw::Jacobian& V, const double* pi_u, std::vector<double>& g) const {
-  std::fill(g.begin(), g.end(), 0.0);
+void ColumnGeneration::compact_gradient(const scfw::Jacobian& V, const double* pi_u, double* g) const {
+  std::fill(g, g + support_.size(), 0.0);
   const double* val = V.data();
   const scfw::JacobianPattern& P = *pattern_;
   for (int r = 0; r < P.rows(); ++r) {
@@ -1179,11 +1242,14 @@ void register_components(scfw::Registrar& r) {
            .def(50),
        ParamSpec::boolean("warm_start", "start each solve's master from the previous solve's optimal basis").def(true),
        ParamSpec::number("smoothing",
-                         "each round also prices at the dual point smoothing * (duals of the best bound) + (1 - "
-                         "smoothing) * (current duals) and adds that atom too (Wentges smoothing; 0: off)")
+                         "in-out separation: the LMO prices at smoothing * (duals of the best bound) + (1 - smoothing) "
+                         "* (master duals), lowered after each mis-pricing (0: Kelley, at the master duals)")
            .at_least(0)
            .below(1)
            .def(0.5),
+       ParamSpec::boolean("carry_center",
+                          "start each solve's in-out separation from the previous solve's best dual point")
+           .def(true),
        ParamSpec::choice("master", {"auto", "dense", "clp"},
                          "the master LP's solver: \"dense\" (a dense primal simplex kept warm across rounds and solves), "
                          "\"clp\", or \"auto\" (dense up to 256 master rows, else clp)")
