@@ -34,37 +34,16 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_support.hpp"
+#include "counting_domain.hpp"  // tests/
 #include "scfw/core/registry.hpp"
 #include "scfw/host.hpp"
 #include "scfw/scfw.hpp"
 
 using namespace scfw;
 using namespace scfw::bench;
+using scfw::test::CountingDomain;
 
 namespace {
-
-// A domain that counts the LMO calls of the domain it forwards to (not owned).
-class CountingDomain final : public Domain {
- public:
-  explicit CountingDomain(Domain& inner) : inner_(inner) {}
-  int dim() const override { return inner_.dim(); }
-  Capabilities capabilities() const override { return inner_.capabilities(); }
-  std::vector<Expr> model(Model& m) const override { return inner_.model(m); }
-  void lmo(const Gradient& g, Atom& s) const override {
-    ++calls;
-    inner_.lmo(g, s);
-  }
-  Vec initial_point() const override { return inner_.initial_point(); }
-  bool contains(const Vec& x, double tol) const override { return inner_.contains(x, tol); }
-  std::vector<int> shape() const override { return inner_.shape(); }
-  bool separates(int j) const override { return inner_.separates(j); }
-  void save_state(StateWriter& w) const override { inner_.save_state(w); }
-  void load_state(StateReader& r) override { inner_.load_state(r); }
-  mutable long calls = 0;
-
- private:
-  Domain& inner_;
-};
 
 // A GLMO that records, per solve, the LMO calls, the wall time and the certified relative gap.
 class RecordingGlmo final : public Glmo {

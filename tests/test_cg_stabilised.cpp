@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "counting_domain.hpp"
 #include "plugin_support.hpp"
 #include "scfw/core/registry.hpp"
 #include "scfw/scfw.hpp"
@@ -31,27 +32,6 @@ using namespace scfw::test;
 namespace {
 
 Block block(nlohmann::json values) { return params(std::move(values), "problem.json", "/block"); }
-
-// A domain that counts the LMO calls of the domain it forwards to.
-class CountingDomain final : public Domain {
- public:
-  explicit CountingDomain(const Domain& inner) : inner_(inner) {}
-  int dim() const override { return inner_.dim(); }
-  Capabilities capabilities() const override { return inner_.capabilities(); }
-  std::vector<Expr> model(Model& m) const override { return inner_.model(m); }
-  void lmo(const Gradient& g, Atom& s) const override {
-    ++calls;
-    inner_.lmo(g, s);
-  }
-  Vec initial_point() const override { return inner_.initial_point(); }
-  bool contains(const Vec& x, double tol) const override { return inner_.contains(x, tol); }
-  std::vector<int> shape() const override { return inner_.shape(); }
-  bool separates(int j) const override { return inner_.separates(j); }
-  mutable long calls = 0;
-
- private:
-  const Domain& inner_;
-};
 
 std::unique_ptr<Glmo> reference_cg(int d, int n) {
   return make<Glmo>("column_generation",

@@ -10,20 +10,7 @@ import numpy as np
 
 import scfw
 from scfw_test_support import TempDir
-
-
-def returns(days, assets):
-    t = np.arange(days)[:, None]
-    a = np.arange(assets)[None, :]
-    return 0.01 * np.sin(0.7 * t + 1.3 * a) + 1e-4 * (a + 1) / 3.0
-
-
-def write_csv(path, matrix):
-    """portfolio_returns' CSV of the matrix, repr's digits (they read back to the same doubles)."""
-    with open(path, "w") as f:
-        f.write("date," + ",".join("asset %d" % (j + 1) for j in range(matrix.shape[1])) + "\n")
-        for t, row in enumerate(matrix):
-            f.write("day%d," % t + ",".join(repr(float(v)) for v in row) + "\n")
+from test_data import returns, write_csv  # the same numbers as test_data's portfolio runs
 
 
 def problem(**source):
