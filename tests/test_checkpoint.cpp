@@ -27,7 +27,8 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* const kExamples[] = {"minimax_synthetic", "cvar_portfolio", "dro_chi2",     "fairness",
-                                 "exact_penalty",     "norm_multitask", "regularized", "matrix_completion"};
+                                 "exact_penalty",     "norm_multitask", "regularized", "matrix_completion",
+                                 "matrix_completion_observed"};
 constexpr const char* kVersion = "9.9.9-test";
 
 fs::path example(const std::string& name) { return fs::path(SCFW_SOURCE_DIR) / "examples" / (name + ".json"); }
@@ -153,6 +154,13 @@ TEST_CASE("every example resumed from a checkpoint gives the uninterrupted run b
       CHECK(resumed.summary.calls.jacobians == whole.summary.calls.jacobians);
       CHECK(resumed.summary.calls.glmo_solves == whole.summary.calls.glmo_solves);
       CHECK(resumed.summary.glmo_solver == whole.summary.glmo_solver);
+      // y as factors (matrix_completion_observed): the same columns, bit for bit.
+      std::vector<double> c1, u1, v1, c2, u2, v2;
+      whole.summary.factors.save(c1, u1, v1);
+      resumed.summary.factors.save(c2, u2, v2);
+      CHECK(resumed.summary.factors.active() == whole.summary.factors.active());
+      CHECK((c1 == c2 && u1 == u2 && v1 == v2));
+      if (std::string(name) == "matrix_completion_observed") CHECK(whole.summary.factors.count() > 0);
     }
   }
 }

@@ -441,8 +441,8 @@ TEST_CASE("compose: parameters of a plugin") {
   doc["oracle"] = {{"plugin", "matrix_completion"}, {"row", 3}};
   CHECK(compose_error(doc, with_completion) == "problem.json: /oracle/row: unknown parameter of matrix_completion; did you mean \"rows\"?");
   doc["oracle"] = {{"plugin", "matrix_completion"}, {"learning_rate", 3}};
-  CHECK(compose_error(doc, with_completion) == "problem.json: /oracle/learning_rate: unknown parameter of matrix_completion; it has 17 "
-                              "parameters; closest: \"array\", \"grouping\", \"one_based\"");
+  CHECK(compose_error(doc, with_completion) == "problem.json: /oracle/learning_rate: unknown parameter of matrix_completion; it has 18 "
+                              "parameters; closest: \"coordinates\", \"array\", \"grouping\"");
 
   doc = base();
   doc["oracle"]["synthetic"]["taks"] = 3;

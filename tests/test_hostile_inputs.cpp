@@ -238,7 +238,7 @@ TEST_CASE("problem files: an unknown parameter of a plugin with many names the t
   const json block = {{std::string(76, '!'), 1}};
   CHECK(make_error<scfw::Oracle>("matrix_completion", block) ==
         "p.json: /oracle/" + std::string(40, '!') +
-            "... (76 bytes): unknown parameter of matrix_completion; it has 17 parameters; closest: \"array\", "
+            "... (76 bytes): unknown parameter of matrix_completion; it has 18 parameters; closest: \"array\", "
             "\"batch\", \"by_value\"");
 }
 

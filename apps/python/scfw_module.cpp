@@ -1172,6 +1172,23 @@ py::dict solve_in_scope(scfw::Host& h, PendingError& error, const std::string& p
     out["best_iteration"] = py::none();
   }
   out["y"] = to_numpy(std::move(summary.y));
+  if (summary.factors.active()) {
+    // (coef, U, V): y = U diag(coef) V^T, the columns in use.
+    const scfw::Factors& F = summary.factors;
+    const py::ssize_t r = F.count();
+    py::array_t<double> coef(r), U({static_cast<py::ssize_t>(F.rows()), r}), V({static_cast<py::ssize_t>(F.cols()), r});
+    auto c = coef.mutable_unchecked<1>();
+    auto u = U.mutable_unchecked<2>();
+    auto v = V.mutable_unchecked<2>();
+    for (int a = 0; a < F.count(); ++a) {
+      c(a) = F.coef(a);
+      for (int i = 0; i < F.rows(); ++i) u(i, a) = F.u(a)[i];
+      for (int j = 0; j < F.cols(); ++j) v(j, a) = F.v(a)[j];
+    }
+    out["factors"] = py::make_tuple(coef, U, V);
+  } else {
+    out["factors"] = py::none();
+  }
   out["trace_csv"] = trace_text.str();
   out["summary_json"] = summary_json.dump();
   std::string report = summary.full();

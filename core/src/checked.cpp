@@ -294,6 +294,10 @@ class CheckedOracle final : public Oracle {
       SCFW_GUARD(plugin_, pattern_ = inner_->jacobian_pattern());
       if (!pattern_) fail(plugin_, "the oracle declares a sparse Jacobian and returned no pattern");
     }
+    SCFW_GUARD(plugin_, entries_ = inner_->matrix_entries());
+    if (entries_ && (!entries_->well_formed() || entries_->size() != d_))
+      fail(plugin_, "matrix_entries: expected " + std::to_string(d_) +
+                        " entries (one per coordinate) inside the shape, in strictly increasing row-major order");
     if (pattern_ && (pattern_->rows() != n_ || pattern_->cols() != d_))
       fail(plugin_, "the oracle's Jacobian pattern is " + std::to_string(pattern_->rows()) + " x " +
                         std::to_string(pattern_->cols()) + ", expected n x d = " + std::to_string(n_) + " x " +
@@ -392,6 +396,7 @@ class CheckedOracle final : public Oracle {
   }
 
   std::vector<int> shape() const override { return checked_shape(plugin_, *inner_, d_); }
+  std::shared_ptr<const MatrixEntries> matrix_entries() const override { return entries_; }
 
  private:
   // No names, or one per coordinate.
@@ -407,6 +412,7 @@ class CheckedOracle final : public Oracle {
   int d_ = 0, n_ = 0;
   Capabilities capabilities_;
   std::shared_ptr<const JacobianPattern> pattern_;
+  std::shared_ptr<const MatrixEntries> entries_;
 };
 
 // ---------------------------------------------------------------------------------------------

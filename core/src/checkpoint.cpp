@@ -220,6 +220,16 @@ std::string checkpoint_text(const Checkpoint& ck) {
   w.put("y", s.y);
   w.put("y_prev", s.y_prev);
   w.put("z", s.z);
+  {
+    // y as factors (factors.hpp): the shape (0 x 0 when not kept) and the compressions so far,
+    // then the columns in use.
+    std::vector<double> coef, u, v;
+    s.factors.save(coef, u, v);
+    w.put("factor_shape", std::vector<std::int64_t>{s.factors.rows(), s.factors.cols(), s.factors.compressions()});
+    w.put("factor_coef", coef);
+    w.put("factor_u", u);
+    w.put("factor_v", v);
+  }
   w.put("V_rows", static_cast<std::int64_t>(s.V.rows()));
   w.put("V_cols", static_cast<std::int64_t>(s.V.cols()));
   if (s.V.is_sparse()) {
@@ -361,6 +371,27 @@ Checkpoint parse_checkpoint(const std::string& all, const std::string& file) {
     vec("y", s.y);
     vec("y_prev", s.y_prev);
     vec("z", s.z);
+    {
+      std::vector<std::int64_t> shape;
+      std::vector<double> coef, u, v;
+      r.get("factor_shape", shape);
+      if (shape.size() != 3) r.refuse("factor_shape", "expected 3 numbers (rows, cols, compressions)");
+      r.check_range("factor_shape", shape, std::int64_t{0}, std::int64_t{1} << 30);
+      r.get("factor_coef", coef);
+      r.get("factor_u", u);
+      r.get("factor_v", v);
+      r.check_finite("factor_coef", coef);
+      r.check_finite("factor_u", u);
+      r.check_finite("factor_v", v);
+      s.factors = Factors();
+      if (shape[0] > 0 || shape[1] > 0) {
+        if (shape[0] < 1 || shape[1] < 1) r.refuse("factor_shape", "a shape of 0 in one direction only");
+        s.factors = Factors(static_cast<int>(shape[0]), static_cast<int>(shape[1]));
+        if (!s.factors.load(static_cast<int>(shape[0]), static_cast<int>(shape[1]), coef, u, v, static_cast<long>(shape[2])))
+          r.refuse("factor_coef", "the factors' sizes do not fit a " + std::to_string(shape[0]) + " x " +
+                                      std::to_string(shape[1]) + " matrix");
+      }
+    }
     r.get("V_rows", rows);
     r.check_range("V_rows", std::vector<std::int64_t>{rows}, std::int64_t{0}, std::int64_t{1} << 24);
     r.get("V_cols", cols);
@@ -511,6 +542,12 @@ void check_state(const std::string& file, const LoopState& r, const Composition&
   }
   if (r.done < 1 || r.done > K)
     throw InputError(where + "state is at iteration " + std::to_string(r.done) + ", outside 1.." + std::to_string(K));
+  if (r.factors.active() && c.problem.oracle) {
+    const auto entries = c.problem.oracle->matrix_entries();
+    if (!entries || entries->rows != r.factors.rows() || entries->cols != r.factors.cols())
+      throw InputError(where + "factors are of a " + std::to_string(r.factors.rows()) + " x " + std::to_string(r.factors.cols()) +
+                       " matrix, which is not the oracle's");
+  }
 }
 
 Checkpoint capture_checkpoint(Composition& c, const LoopState& state) {

@@ -4,6 +4,7 @@
 // Every bad input ends in one InputError line "<file>: <JSON pointer>: <what>", and every name
 // the user may have mistyped (a key, a parameter, a plugin) comes back with the closest known one.
 #include "scfw/core/problem.hpp"
+#include "scfw/core/factors.hpp"
 
 #include "product_domain.hpp"
 
@@ -338,6 +339,7 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
   problem.oracle = wrap_oracle(std::move(oracle), b.oracle.component->info.name, problem.counters);
   ctx.dim = problem.oracle->dim();
   ctx.outputs = problem.oracle->outputs();
+  ctx.entries = problem.oracle->matrix_entries();  // for the domain: the oracle sees these entries only
   // What the solver holds for any run on this problem (solver.cpp sizes these before its loop).
   if (problem.oracle->capabilities().has(Capability::SparseJacobian)) {
     const auto pattern = problem.oracle->jacobian_pattern();
@@ -358,6 +360,11 @@ Problem build_problem(const ProblemBlocks& b, const std::string& source, const s
            src, "/oracle");
     charge(problem.memory, bytes_of({2, n, 8}), "z and the gap reports' f (2 x " + std::to_string(n) + ")", src,
            "/oracle");
+    if (const auto entries = problem.oracle->matrix_entries())
+      charge(problem.memory, 2 * Factors::bytes(entries->rows, entries->cols),
+             "y as factors and the summary's copy (2 x " + std::to_string(Factors::max_columns(entries->rows, entries->cols)) + " x (" +
+                 std::to_string(entries->rows) + " + " + std::to_string(entries->cols) + "))",
+             src, "/oracle");
   }
 
   problem.outer = wrap_outer(make<OuterFunction>(b.outer, ctx, src), b.outer.component->info.name, ctx.outputs,
@@ -552,6 +559,7 @@ Method build_method(const Registry& registry, Problem& problem, const MethodBloc
   ctx.memory = Memory(&method.memory);  // only while building: `method` is moved when returned
   const auto pattern = problem.oracle->capabilities().has(Capability::SparseJacobian) ? problem.oracle->jacobian_pattern() : nullptr;
   if (pattern) ctx.jacobian_nnz = pattern->nnz();
+  ctx.entries = problem.oracle->matrix_entries();
 
   method.tracker = wrap_tracker(make<Tracker>(b.tracker, ctx, src), b.tracker.component->info.name);
   try {

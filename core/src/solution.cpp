@@ -120,6 +120,9 @@ json labelled_json(const Labelled& l) {
   return o;
 }
 
+// A factored y is written as a grid too up to this many entries.
+constexpr std::int64_t kFactorGridMax = 1000000;
+
 json grid_json(const Vec& x, const std::vector<int>& shape) {
   json rows = json::array();
   for (int i = 0; i < shape[0]; ++i) {
@@ -142,6 +145,17 @@ void write_csv_table(std::ostream& out, const Solution& s) {
       out << kind << ',' << csv_cell(name_or_empty(l, i)) << ',' << exact_number(l.values[i]) << '\n';
   };
   rows("x", s.x);
+  if (s.factors.active()) {
+    // y = sum_a coef_a u_a v_a^T: (factor, rows / cols / count), then each column's coefficient
+    // and entries, named "a" and "a i" (0-based).
+    const Factors& F = s.factors;
+    out << "factor,rows," << F.rows() << "\nfactor,cols," << F.cols() << "\nfactor,count," << F.count() << '\n';
+    for (int a = 0; a < F.count(); ++a) {
+      out << "factor_coef," << a << ',' << exact_number(F.coef(a)) << '\n';
+      for (int i = 0; i < F.rows(); ++i) out << "factor_u," << a << ' ' << i << ',' << exact_number(F.u(a)[i]) << '\n';
+      for (int j = 0; j < F.cols(); ++j) out << "factor_v," << a << ' ' << j << ',' << exact_number(F.v(a)[j]) << '\n';
+    }
+  }
   if (s.has_f) rows("f", s.f);
   if (s.has_best) {
     out << "best,iteration," << s.best_iteration << "\nbest,gap," << exact_number(s.best_gap) << '\n';
@@ -158,6 +172,33 @@ json solution_json(const Solution& s) {
   if (s.shape.size() == 2) {
     o["shape"] = s.shape;
     o["matrix"] = grid_json(s.x.values, s.shape);
+  }
+  if (s.factors.active()) {
+    // y = sum_a coef[a] u[a] v[a]^T, and the whole matrix as a grid when it is small.
+    const Factors& F = s.factors;
+    json f;
+    f["rows"] = F.rows();
+    f["cols"] = F.cols();
+    json coef = json::array(), u = json::array(), v = json::array();
+    for (int a = 0; a < F.count(); ++a) {
+      coef.push_back(F.coef(a));
+      u.push_back(std::vector<double>(F.u(a).data(), F.u(a).data() + F.rows()));
+      v.push_back(std::vector<double>(F.v(a).data(), F.v(a).data() + F.cols()));
+    }
+    f["coef"] = std::move(coef);
+    f["u"] = std::move(u);
+    f["v"] = std::move(v);
+    o["factors"] = std::move(f);
+    if (static_cast<std::int64_t>(F.rows()) * F.cols() <= kFactorGridMax) {
+      o["shape"] = std::vector<int>{F.rows(), F.cols()};
+      json rows = json::array();
+      for (int i = 0; i < F.rows(); ++i) {
+        json row = json::array();
+        for (int j = 0; j < F.cols(); ++j) row.push_back(F.at(i, j));
+        rows.push_back(std::move(row));
+      }
+      o["matrix"] = std::move(rows);
+    }
   }
   o["f"] = s.has_f ? labelled_json(s.f) : json(nullptr);
   o["objective"] = s.has_objective ? json(s.objective) : json(nullptr);
@@ -244,6 +285,7 @@ Solution make_solution(const Problem& problem, const Summary& summary, const Bes
   s.x.values = summary.y;
   s.x.names = problem.oracle->variable_names();
   s.shape = problem.domain->shape();
+  s.factors = summary.factors;
   if (problem.oracle->capabilities().has(Capability::Exact)) {
     s.has_f = true;
     s.f.values = Vec::Zero(problem.outputs());

@@ -73,6 +73,14 @@ class Run {
       throw Error("domain initial point has size " + std::to_string(state.y.size()) +
                   " but the problem has dimension " + std::to_string(d_));
     state.y_prev = state.y;
+    // y as factors: the oracle sees some entries of a matrix, and y_0 = 0 (a warm start or another
+    // initial point has no factors). The GLMO's first answer says whether it reports combinations.
+    if (const auto entries = oracle_.matrix_entries()) {
+      if (state.y.isZero(0.0))
+        state.factors = Factors(entries->rows, entries->cols);
+      else
+        summary_.notes.push_back("y is not kept as factors: y_0 is not 0, and only the entries are known");
+    }
     x = Vec::Zero(d_);
     state.z = Vec::Zero(n_);
     state.V = make_jacobian(oracle_);  // dense n x d, or sparse in the oracle's pattern
@@ -157,11 +165,21 @@ class Run {
     return r;
   }
 
-  /// y = (1 - gamma) y + gamma x, the old y kept as y_prev.
-  void step(double gamma) {
+  /// y = (1 - gamma) y + gamma x, the old y kept as y_prev; the factors follow x's combination.
+  void step(long iteration, double gamma, const GlmoResult& r) {
     const auto t0 = Clock::now();
     state.y.swap(state.y_prev);
     state.y.noalias() = (1.0 - gamma) * state.y_prev + gamma * x;
+    if (state.factors.active()) {
+      const char* why = !r.combination ? " reports no combination of atoms"
+                        : !guarded(iteration, "factors", [&] { return state.factors.step(gamma, *r.combination); })
+                            ? " combines atoms that are not rank-one (a dense Jacobian makes dense atoms)"
+                            : nullptr;
+      if (why) {
+        state.factors = Factors();
+        summary_.notes.push_back(glmo_name_ + why + ": y is kept at the oracle's entries only");
+      }
+    }
     state.times.update += seconds_since(t0);
   }
 
@@ -265,6 +283,12 @@ class Run {
     s.seconds = seconds_since(t_start_);
     if (P_.counters) s.calls = calls();
     s.y = state.y;
+    s.factors = state.factors;
+    if (s.factors.truncated() > 0)
+      s.notes.push_back("y's factors are an approximation off the entries: beyond " +
+                        std::to_string(Factors::max_columns(s.factors.rows(), s.factors.cols())) +
+                        " columns a compression dropped singular values up to " + format_as("%.3g", s.factors.truncated()) +
+                        " of the largest (y at the entries is exact)");
     std::ostringstream msg;
     msg << to_string(s.status);
     if (!s.reason.empty()) msg << " (" << s.reason << ")";
@@ -424,7 +448,7 @@ Summary Solver::run() {
     // line 7: x_{k+1} in argmin_{x in X} F(z_k + V_k (x - y_k), x).
     const GlmoResult r = run.glmo(k + 1, steps.gamma);
     // line 8: y_{k+1} = (1 - gamma_k) y_k + gamma_k x_{k+1}.
-    run.step(steps.gamma);
+    run.step(k + 1, steps.gamma, r);
     s.done = k + 1;
     // Outside the algorithm: the exact gap when a report is due, the callbacks, the checkpoint.
     if (run.report_due()) run.report_gap();

@@ -49,18 +49,28 @@ void Atom::set_sparse_from(const Vec& x) {
     if (x[j] != 0.0) push(static_cast<int>(j), x[j]);
 }
 
-void Atom::set_rank_one(int rows, int cols, double scale) {
+bool MatrixEntries::well_formed() const {
+  if (rows < 0 || cols < 0 || row.size() != col.size()) return false;
+  for (size_t k = 0; k < row.size(); ++k) {
+    if (row[k] < 0 || row[k] >= rows || col[k] < 0 || col[k] >= cols) return false;
+    if (k > 0 && (row[k] < row[k - 1] || (row[k] == row[k - 1] && col[k] <= col[k - 1]))) return false;
+  }
+  return true;
+}
+
+void Atom::set_rank_one(int rows, int cols, double scale, const MatrixEntries* at) {
   kind_ = Kind::RankOne;
   rows_ = rows;
   cols_ = cols;
-  dim_ = rows * cols;
+  at_ = at;
+  dim_ = at ? at->size() : rows * cols;
   scale_ = scale;
   u_.resize(rows);
   v_.resize(cols);
 }
 
-void Atom::set_rank_one(double scale, const Vec& u, const Vec& v) {
-  set_rank_one(static_cast<int>(u.size()), static_cast<int>(v.size()), scale);
+void Atom::set_rank_one(double scale, const Vec& u, const Vec& v, const MatrixEntries* at) {
+  set_rank_one(static_cast<int>(u.size()), static_cast<int>(v.size()), scale, at);
   u_ = u;
   v_ = v;
 }
@@ -84,6 +94,11 @@ void Atom::add_to(double w, Eigen::Ref<Vec> x) const {
       for (size_t k = 0; k < index_.size(); ++k) x[index_[k]] += w * value_[k];
       break;
     case Kind::RankOne: {
+      if (at_) {
+        const double ws = w * scale_;
+        for (int k = 0; k < dim_; ++k) x[k] += (ws * u_[at_->row[static_cast<size_t>(k)]]) * v_[at_->col[static_cast<size_t>(k)]];
+        break;
+      }
       Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> X(x.data(), rows_, cols_);
       X.noalias() += (w * scale_ * u_) * v_.transpose();
       break;
@@ -101,6 +116,11 @@ double Atom::dot(const Vec& g) const {
       return s;
     }
     case Kind::RankOne: {
+      if (at_) {
+        double s = 0.0;
+        for (int k = 0; k < dim_; ++k) s += g[k] * (u_[at_->row[static_cast<size_t>(k)]] * v_[at_->col[static_cast<size_t>(k)]]);
+        return scale_ * s;
+      }
       const Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> G(g.data(), rows_, cols_);
       return scale_ * u_.dot(G * v_);
     }
@@ -130,6 +150,11 @@ double Atom::dot(const Gradient& grad) const {
     }
     case Kind::RankOne:
       for (size_t m = 0; m < g.index.size(); ++m) {
+        if (at_) {
+          const auto k = static_cast<size_t>(g.index[m]);
+          s += g.value[m] * u_[at_->row[k]] * v_[at_->col[k]];
+          continue;
+        }
         const int i = g.index[m] / cols_, j = g.index[m] - i * cols_;
         s += g.value[m] * u_[i] * v_[j];
       }
@@ -154,10 +179,10 @@ double Atom::max_distance(const Atom& a, const Atom& b) {
     }
     return d;
   }
-  if (a.kind_ == Kind::RankOne && b.kind_ == Kind::RankOne && a.rows_ == b.rows_ && a.cols_ == b.cols_) {
+  if (a.kind_ == Kind::RankOne && b.kind_ == Kind::RankOne && a.rows_ == b.rows_ && a.cols_ == b.cols_ && a.at_ == b.at_) {
     // a u v^T - b u' v'^T = (a u - b u') v^T + b u' (v - v')^T, so every entry is at most
     // ||a u - b u'|| ||v|| + ||b u'|| ||v - v'|| (max norms); the same with (-u', -v') (the same
-    // matrix), and the smaller bound is taken. It is the true distance up to rounding when the
+    // matrix), and the smaller bound is taken (seen at some entries only: a bound all the same). It is the true distance up to rounding when the
     // factors agree up to a common sign, and an upper bound otherwise.
     double best = inf;
     for (double sign : {1.0, -1.0}) {

@@ -85,12 +85,14 @@ class Result:
     f, f_names   f(y_K) and the outputs' names (None without an exact evaluation)
     shape        (rows, cols) of a matrix domain, else None
     best_iteration  the iteration of x with best_iterate=True, else None
+    factors      y_K as factors when the run kept them (matrix_completion's "coordinates":
+                 "observed"): (coef, U, V) with the whole matrix y = U @ diag(coef) @ V.T; else None
     report       the summary as `scfw run` prints it
     """
 
     __slots__ = ("x", "x_names", "y", "status", "reason", "message", "objective", "gap", "best_gap",
                  "iterations", "seconds", "trace", "summary", "f", "f_names", "shape", "best_iteration",
-                 "report")
+                 "factors", "report")
 
     def __repr__(self):
         gap = "None" if self.gap is None else "%.6g" % self.gap
@@ -477,6 +479,7 @@ def _run(problem, options, compose_only):
     r = Result()
     r.y = out["y"]
     r.best_iteration = out["best_iteration"]
+    r.factors = out["factors"]
     r.x = out["best_x"] if out["best_x"] is not None else r.y
     r.x_names = out["x_names"]
     r.status = out["status"]

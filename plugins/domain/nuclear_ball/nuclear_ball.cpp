@@ -107,16 +107,23 @@ class NuclearBall final : public scfw::Domain {
     tau_ = p.get<double>("radius");
     rows_ = p.get<int>("rows");
     cols_ = p.get<int>("cols");
-    if (std::int64_t{rows_} * cols_ > (std::int64_t{1} << 31) - 1) p.fail("cols", "rows * cols is too large");
-    if (c.dim >= 1 && c.dim != rows_ * cols_)
+    entries_ = c.entries;
+    if (entries_ && (entries_->rows != rows_ || entries_->cols != cols_))
+      p.fail("rows", "the domain is " + std::to_string(rows_) + " x " + std::to_string(cols_) + " but the oracle's entries are of a " +
+                         std::to_string(entries_->rows) + " x " + std::to_string(entries_->cols) + " matrix");
+    if (!entries_ && std::int64_t{rows_} * cols_ > (std::int64_t{1} << 31) - 1) p.fail("cols", "rows * cols is too large");
+    if (!entries_ && c.dim >= 1 && c.dim != rows_ * cols_)
       p.fail("rows", "the domain has dimension rows * cols = " + std::to_string(rows_ * cols_) +
                          " but the oracle has dimension " + std::to_string(c.dim));
     {
       // The LMO's work space: the singular vectors, the Lanczos bases (rows + cols) x kLanczosSteps of the
       // large case or the Gram matrix and its tridiagonalization of the small one, and the
       // rescaled copy of G (rows x cols) used when its entries are extreme.
+      // Seen at the oracle's entries (Context::entries), the gradient is never a dense rows x cols
+      // matrix, so the rescaled copy is needed by the Gram path only.
       const std::int64_t r = rows_, k = cols_, small = std::min(r, k);
-      std::uint64_t bytes = scfw::add_bytes(scfw::bytes_of({r + k, 3 + kLanczosSteps, 8}), scfw::bytes_of({r, k, 8}));
+      std::uint64_t bytes = scfw::bytes_of({r + k, 3 + kLanczosSteps, 8});
+      if (!entries_ || small <= kDenseMax) bytes = scfw::add_bytes(bytes, scfw::bytes_of({r, k, 8}));
       if (small <= kDenseMax) bytes = scfw::add_bytes(bytes, scfw::bytes_of({small, small + 8, 16}));
       c.memory.reserve(bytes, "the LMO's work space (rows x cols = " + std::to_string(r) + " x " + std::to_string(k) + ")");
     }
@@ -136,8 +143,11 @@ class NuclearBall final : public scfw::Domain {
     }
   }
 
-  int dim() const override { return rows_ * cols_; }
-  std::vector<int> shape() const override { return {rows_, cols_}; }
+  int dim() const override { return entries_ ? entries_->size() : rows_ * cols_; }
+  std::vector<int> shape() const override {
+    if (entries_) return {};
+    return {rows_, cols_};
+  }
   // No LP model (known through its LMO only); compact atoms; the Lanczos start as saved state.
   scfw::Capabilities capabilities() const override {
     return scfw::Capability::CompactAtoms | scfw::Capability::SavedState;
@@ -148,9 +158,25 @@ class NuclearBall final : public scfw::Domain {
   // comes from the same two paths for both: the Lanczos path on sparse products (O(nnz) per
   // product, no rows x cols matrix), and, when min(rows, cols) <= kDenseMax, the Gram path on G
   // scattered into the rows x cols work space (the same arithmetic as the dense G's).
+  // Seen at the oracle's entries, G is the matrix with g_k at entry k (zero elsewhere), and the
+  // atom -tau u v^T is kept as its factors, seen at the entries: the same pair, bit for bit, as
+  // the whole matrix's sparse gradient at those positions gets.
   void lmo(const scfw::Gradient& g, scfw::Atom& s) const override {
+    if (entries_) {
+      if (g.is_dense()) {
+        const scfw::Vec& gd = g.dense();
+        sparse_top_pair(static_cast<std::size_t>(gd.size()), [](std::size_t m) { return m; },
+                        [&](std::size_t m) { return gd[static_cast<Eigen::Index>(m)]; }, true, u_out_, v_out_);
+      } else {
+        sparse_top_pair(g.index().size(), [&](std::size_t m) { return static_cast<std::size_t>(g.index()[m]); },
+                        [&](std::size_t m) { return g.value()[m]; }, false, u_out_, v_out_, g.index());
+      }
+      s.set_rank_one(-tau_, u_out_, v_out_, entries_.get());
+      return;
+    }
     if (!g.is_dense()) {
-      sparse_top_pair(g, u_out_, v_out_);
+      sparse_top_pair(g.index().size(), [&](std::size_t m) { return static_cast<std::size_t>(g.index()[m]); },
+                      [&](std::size_t m) { return g.value()[m]; }, false, u_out_, v_out_, g.index());
       s.set_rank_one(-tau_, u_out_, v_out_);
       return;
     }
@@ -171,8 +197,25 @@ class NuclearBall final : public scfw::Domain {
 
   scfw::Vec initial_point() const override { return scfw::Vec::Zero(dim()); }
 
+  // Seen at entries, x is in the set {P(X) : ||X||_* <= tau} (P: the values at the entries);
+  // deciding that exactly is a semidefinite program, so the test is the necessary condition the
+  // LMO's inequality gives at G = P^T x: ||x||^2 = <G, X> <= tau sigma_max(G). Every atom meets
+  // it with equality, and so does a convex combination of atoms that share a top pair.
   bool contains(const scfw::Vec& x, double tol) const override {
     if (x.size() != dim() || !x.allFinite()) return false;
+    if (entries_) {
+      const double xx = x.squaredNorm();
+      if (xx == 0.0) return true;
+      Eigen::VectorXd u, v;
+      const Eigen::VectorXd start = v_;  // the LMO's warm start stays the LMO's
+      sparse_top_pair(static_cast<std::size_t>(x.size()), [](std::size_t m) { return m; },
+                      [&](std::size_t m) { return x[static_cast<Eigen::Index>(m)]; }, true, u, v);
+      v_ = start;
+      double sigma = 0.0;
+      for (Eigen::Index k = 0; k < x.size(); ++k)
+        sigma += x[k] * u[entries_->row[static_cast<std::size_t>(k)]] * v[entries_->col[static_cast<std::size_t>(k)]];
+      return xx <= (tau_ + tol) * std::abs(sigma) * (1.0 + 1e-12);
+    }
     const Eigen::Map<const RowMat> X(x.data(), rows_, cols_);
     const Eigen::MatrixXd dense = X;
     return Eigen::BDCSVD<Eigen::MatrixXd>(dense).singularValues().sum() <= tau_ + tol;
@@ -217,23 +260,30 @@ class NuclearBall final : public scfw::Domain {
     }
   }
 
-  // top_pair() for a G given by its non-zeros (g.index strictly increasing, row-major).
-  void sparse_top_pair(const scfw::Gradient& grad, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
-    const struct {
-      std::span<const int> index;
-      std::span<const double> value;
-    } g{grad.index(), grad.value()};
+  // (i, j) of the non-zero at `at`: a position i * cols + j of the whole matrix, or a
+  // coordinate of the oracle's entries.
+  std::pair<int, int> row_col(std::size_t at) const {
+    if (entries_) return {entries_->row[at], entries_->col[at]};
+    const int idx = static_cast<int>(at), i = idx / cols_;
+    return {i, idx - i * cols_};
+  }
+
+  // top_pair() for a G given by its nnz non-zeros, the m-th at(m) (a position or an entry's
+  // coordinate, strictly increasing: row-major) with value val(m). `index` is the list at()
+  // reads, to keep the rows from one call to the next when it repeats (`all`: every entry).
+  template <class At, class Val>
+  void sparse_top_pair(std::size_t nnz, const At& at, const Val& val, bool all, Eigen::VectorXd& u, Eigen::VectorXd& v,
+                       std::span<const int> index = {}) const {
     u.resize(rows_);
     v.resize(cols_);
-    const std::size_t nnz = g.index.size();
     double scale = 0.0;
-    for (std::size_t m = 0; m < nnz; ++m) scale += std::abs(g.value[m]);
+    for (std::size_t m = 0; m < nnz; ++m) scale += std::abs(val(m));
     bool finite = true;
     if (!(scale > 0.0 && scale <= std::numeric_limits<double>::max())) {
       double biggest = 0.0;
       for (std::size_t m = 0; m < nnz; ++m) {
-        finite = finite && std::isfinite(g.value[m]);
-        biggest = std::max(biggest, std::abs(g.value[m]));
+        finite = finite && std::isfinite(val(m));
+        biggest = std::max(biggest, std::abs(val(m)));
       }
       if (scale == 0.0 || !finite) {
         first_unit_pair(u, v);
@@ -247,26 +297,32 @@ class NuclearBall final : public scfw::Domain {
     if (!lanczos_path) {
       // The Gram path on the scattered G (its work space is charged in the constructor).
       scaled_.setZero(rows_, cols_);
-      for (std::size_t m = 0; m < nnz; ++m) scaled_.data()[g.index[m]] = factor * g.value[m];
+      for (std::size_t m = 0; m < nnz; ++m) {
+        const auto [i, j] = row_col(at(m));
+        scaled_(i, j) = factor * val(m);
+      }
       const Eigen::Map<const RowMat> S(scaled_.data(), rows_, cols_);
       dense_top_pair(S, u, v);
       return;
     }
     // The compressed rows of the index, kept from the previous call when the index is the same
     // (column generation prices over one pattern: one comparison instead of a division per entry).
-    if (!std::equal(g.index.begin(), g.index.end(), sp_index_.begin(), sp_index_.end())) {
-      sp_index_.assign(g.index.begin(), g.index.end());
+    const bool same = all ? sp_all_ && sp_j_.size() == nnz
+                          : !sp_all_ && std::equal(index.begin(), index.end(), sp_index_.begin(), sp_index_.end());
+    if (!same) {
+      sp_all_ = all;
+      sp_index_.assign(index.begin(), index.end());
       sp_start_.assign(static_cast<std::size_t>(rows_) + 1, 0);
       sp_j_.resize(nnz);
       for (std::size_t m = 0; m < nnz; ++m) {
-        const int idx = g.index[m], i = idx / cols_;
+        const auto [i, j] = row_col(at(m));
         ++sp_start_[static_cast<std::size_t>(i) + 1];
-        sp_j_[m] = idx - i * cols_;
+        sp_j_[m] = j;
       }
       for (int i = 0; i < rows_; ++i) sp_start_[static_cast<std::size_t>(i) + 1] += sp_start_[static_cast<std::size_t>(i)];
     }
     sp_g_.resize(nnz);
-    for (std::size_t m = 0; m < nnz; ++m) sp_g_[m] = factor * g.value[m];
+    for (std::size_t m = 0; m < nnz; ++m) sp_g_[m] = factor * val(m);
     lanczos(SparseOp{sp_start_.data(), sp_j_.data(), sp_g_.data(), rows_, cols_}, u, v);
   }
 
@@ -576,6 +632,8 @@ class NuclearBall final : public scfw::Domain {
   mutable std::vector<std::int64_t> sp_start_;  // a sparse gradient's G by rows: row starts,
   mutable std::vector<int> sp_j_;                // columns
   mutable std::vector<int> sp_index_;            // the index they were built from
+  mutable bool sp_all_ = false;                  // or: built from every entry of entries_
+  std::shared_ptr<const scfw::MatrixEntries> entries_;  // the oracle's entries the ball is seen at, or null
   mutable std::vector<double> sp_g_;       // and value (rescaled)
   mutable Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig_;  // the fallback only
 };
@@ -583,7 +641,8 @@ class NuclearBall final : public scfw::Domain {
 void register_components(scfw::Registrar& r) {
   r.add<NuclearBall>(
       "nuclear_ball",
-      "X = {X in R^{rows x cols} : ||X||_* <= radius} (x = X row-major); LMO -radius u1 v1^T (Task 3)",
+      "X = {X in R^{rows x cols} : ||X||_* <= radius} (x = X row-major, or X at the oracle's entries under "
+      "matrix_completion's \"coordinates\": \"observed\"); LMO -radius u1 v1^T (Task 3)",
       {scfw::ParamSpec::integer("rows", "number of rows of the matrix").at_least(1).require(),
        scfw::ParamSpec::integer("cols", "number of columns of the matrix").at_least(1).require(),
        scfw::ParamSpec::number("radius", "radius tau of the nuclear-norm ball").positive().def(1.0)});

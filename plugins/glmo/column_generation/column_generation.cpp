@@ -92,7 +92,8 @@ namespace lp = scfw::lp;
 
 class ColumnGeneration final : public scfw::Glmo {
  public:
-  ColumnGeneration(const scfw::Params& p, const scfw::Context& ctx) : memory_(ctx.memory), jacobian_nnz_(ctx.jacobian_nnz) {
+  ColumnGeneration(const scfw::Params& p, const scfw::Context& ctx)
+      : memory_(ctx.memory), jacobian_nnz_(ctx.jacobian_nnz), entries_(ctx.entries) {
     tol_ = p.get<double>("tolerance");
     step_tol_ = p.get<double>("step_tolerance");
     max_rounds_ = p.get<int>("max_rounds");
@@ -298,9 +299,11 @@ class ColumnGeneration final : public scfw::Glmo {
         case scfw::Atom::Kind::RankOne: {
           if (2 * r1_at + 1 >= shapes.size() || r1_at >= scales.size()) throw bad();
           const int rows = shapes[2 * r1_at], cols = shapes[2 * r1_at + 1];
-          if (rows < 1 || cols < 1 || std::int64_t{rows} * cols != d_ || u_at + rows > us.size() || v_at + cols > vs.size())
+          const std::int64_t seen = entries_ ? entries_->size() : std::int64_t{rows} * cols;
+          if (rows < 1 || cols < 1 || seen != d_ || (entries_ && (rows != entries_->rows || cols != entries_->cols)) ||
+              u_at + rows > us.size() || v_at + cols > vs.size())
             throw bad();
-          at.set_rank_one(rows, cols, scales[r1_at]);
+          at.set_rank_one(rows, cols, scales[r1_at], entries_.get());
           at.u() = Eigen::Map<const scfw::Vec>(us.data() + u_at, rows);
           at.v() = Eigen::Map<const scfw::Vec>(vs.data() + v_at, cols);
           u_at += rows;
@@ -534,7 +537,9 @@ class ColumnGeneration final : public scfw::Glmo {
   scfw::Vec su_;                                  // scale u of the rank-one atom being multiplied
   // solve() in steps.
   void prune_master();
-  std::vector<double> weights_and_x(scfw::Vec& x) const;
+  std::vector<double> weights_and_x(scfw::Vec& x);
+  void write_combination();
+  void set_shape();
   void drop_unused_dense(const std::vector<double>& lambda);
   void drop_unused_clp(const std::vector<double>& lambda);
 
@@ -596,6 +601,13 @@ class ColumnGeneration final : public scfw::Glmo {
   int clp_start_ = 1 | 2;  // Clp primal() start options for the next master solve
   std::vector<int> rows_;
   std::vector<int> prune_;
+  // x's combination of atoms (GlmoResult::combination): the atoms of positive weight, as indices
+  // while the unused atoms are dropped (removed_: the indices dropped since x was written), then
+  // as pointers into atoms_.
+  std::vector<int> comb_index_, removed_;
+  std::vector<double> comb_weight_;
+  scfw::AtomCombination comb_;
+  std::shared_ptr<const scfw::MatrixEntries> entries_;  // Context::entries: the oracle's matrix entries
   std::vector<double> vals_;
   std::vector<double> col_;
   scfw::Vec vs_;
@@ -758,8 +770,19 @@ bool ColumnGeneration::solve_master(long& simplex_iterations, double& value) {
   return true;
 }
 
+void ColumnGeneration::write_combination() {
+  comb_.clear();
+  for (size_t c = 0; c < comb_index_.size(); ++c) {
+    const int a = comb_index_[c];
+    const int shift = static_cast<int>(std::lower_bound(removed_.begin(), removed_.end(), a) - removed_.begin());
+    comb_.atom.push_back(&atoms_[static_cast<size_t>(a - shift)]);
+    comb_.weight.push_back(comb_weight_[c]);
+  }
+}
+
 void ColumnGeneration::delete_atoms(const std::vector<int>& atoms) {
   if (atoms.empty()) return;
+  removed_.insert(removed_.end(), atoms.begin(), atoms.end());
   std::vector<int> cols(atoms.size());
   if (dense_live_) {
     for (size_t i = 0; i < atoms.size(); ++i) cols[i] = first_atom_ + atoms[i];
@@ -930,23 +953,33 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
   else
     drop_unused_clp(lambda);
 
+  write_combination();
   result.value = value;
   result.lower_bound = std::min(bound, value);
   result.iterations = calls + simplex_iterations;
+  result.combination = &comb_;
   return result;
+}
+
+// The matrix's shape, for rank-one atoms: the oracle's entries', or the domain's grid.
+void ColumnGeneration::set_shape() {
+  if (entries_) {
+    shape_rows_ = entries_->rows;
+    shape_cols_ = entries_->cols;
+    return;
+  }
+  const std::vector<int> shape = domain_->shape();
+  if (shape.size() == 2) {
+    shape_rows_ = shape[0];
+    shape_cols_ = shape[1];
+  }
 }
 
 void ColumnGeneration::decide_mode(const scfw::Jacobian& V) {
   const bool compact = V.is_sparse() && !with_x_ && domain_->capabilities().has(scfw::Capability::CompactAtoms);
   mode_ = compact ? Mode::Compact : Mode::Dense;
   if (!compact) ensure_probe();
-  if (compact) {
-    const std::vector<int> shape = domain_->shape();
-    if (shape.size() == 2) {
-      shape_rows_ = shape[0];
-      shape_cols_ = shape[1];
-    }
-  }
+  if (compact) set_shape();
   prints_.clear();
   for (scfw::Atom& a : atoms_) {
     if (compact && a.kind() == scfw::Atom::Kind::Dense) {
@@ -959,13 +992,7 @@ void ColumnGeneration::decide_mode(const scfw::Jacobian& V) {
 
 void ColumnGeneration::index_pattern(const scfw::Jacobian& V) {
   if (pattern_ && (pattern_ == V.pattern_ptr() || pattern_->same_as(V.pattern()))) return;
-  if (shape_rows_ == 0) {
-    const std::vector<int> shape = domain_->shape();
-    if (shape.size() == 2) {
-      shape_rows_ = shape[0];
-      shape_cols_ = shape[1];
-    }
-  }
+  if (shape_rows_ == 0) set_shape();
   pattern_ = V.pattern_ptr();
   const scfw::JacobianPattern& P = *pattern_;
   const std::vector<int>& col = P.col();
@@ -998,6 +1025,11 @@ void ColumnGeneration::index_pattern(const scfw::Jacobian& V) {
     entry_i_.resize(nnz);
     entry_j_.resize(nnz);
     for (size_t k = 0; k < nnz; ++k) {
+      if (entries_) {  // the columns are the oracle's entries
+        entry_i_[k] = entries_->row[static_cast<size_t>(col[k])];
+        entry_j_[k] = entries_->col[static_cast<size_t>(col[k])];
+        continue;
+      }
       entry_i_[k] = col[k] / shape_cols_;
       entry_j_[k] = col[k] - entry_i_[k] * shape_cols_;
     }
@@ -1113,10 +1145,22 @@ void ColumnGeneration::prune_master() {
 }
 
 // The atoms' weights (clamped at 0) and x = sum_a lambda_a s_a / sum_a lambda_a.
-std::vector<double> ColumnGeneration::weights_and_x(scfw::Vec& x) const {
+std::vector<double> ColumnGeneration::weights_and_x(scfw::Vec& x) {
   const int K = static_cast<int>(atoms_.size());
   std::vector<double> lambda(static_cast<size_t>(K));
   for (int a = 0; a < K; ++a) lambda[static_cast<size_t>(a)] = std::max(0.0, atom_weight(a));
+  {
+    double total = 0.0;
+    for (double l : lambda) total += l;
+    comb_index_.clear();
+    comb_weight_.clear();
+    removed_.clear();
+    for (int a = 0; a < K; ++a)
+      if (lambda[static_cast<size_t>(a)] > 0.0) {
+        comb_index_.push_back(a);
+        comb_weight_.push_back(lambda[static_cast<size_t>(a)] / total);
+      }
+  }
   if (mode_ == Mode::Compact) {
     // x written once: the rank-one atoms of positive weight as one product U W V^T (which writes
     // every entry), the others scattered, then divided by the weights' total (the dense path's
@@ -1146,8 +1190,23 @@ std::vector<double> ColumnGeneration::weights_and_x(scfw::Vec& x) const {
         ++c;
       }
       x.resize(d_);
-      Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> X(x.data(), shape_rows_, shape_cols_);
-      X.noalias() = Uw * Vf.transpose();
+      if (entries_) {
+        // x is the matrix at the oracle's entries only: one short sum each, over the atoms in
+        // order as the product U W V^T sums them, so that x is the whole matrix's x at the entries.
+        const Eigen::MatrixXd Ut = Uw.transpose(), Vt = Vf.transpose();
+        const int* ri = entries_->row.data();
+        const int* ci = entries_->col.data();
+        for (int k = 0; k < d_; ++k) {
+          const double* a = Ut.col(ri[k]).data();
+          const double* b = Vt.col(ci[k]).data();
+          double sum = 0.0;
+          for (int c = 0; c < r1; ++c) sum += a[c] * b[c];
+          x[k] = sum;
+        }
+      } else {
+        Eigen::Map<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>> X(x.data(), shape_rows_, shape_cols_);
+        X.noalias() = Uw * Vf.transpose();
+      }
     } else {
       x.setZero(d_);
     }
@@ -1206,6 +1265,7 @@ void ColumnGeneration::drop_unused_clp(const std::vector<double>& lambda) {
     const unsigned char col_st = cols_status[static_cast<size_t>(first_lambda_ + a)];
     if (excess > 0 && lambda[static_cast<size_t>(a)] <= 0.0) {
       --excess;
+      removed_.push_back(a);
       if ((col_st & 7) == ClpSimplex::basic) basis_ok = false;
       continue;
     }

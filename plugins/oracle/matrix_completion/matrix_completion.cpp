@@ -56,6 +56,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>
@@ -388,7 +389,8 @@ class MatrixCompletion final : public scfw::Oracle {
     // An array is read in place unless a sub-matrix renumbers its entries (top_rows, top_cols):
     // then the kept entries' new coordinates are computed and held, and the values beside them
     // (8 bytes each, as an index into the array would be).
-    const bool in_place = array && !p.has("top_rows") && !p.has("top_cols");
+    observed_ = p.get<std::string>("coordinates") == "observed";
+    const bool in_place = array && !p.has("top_rows") && !p.has("top_cols") && !observed_;
     if (array) {
       const scfw::HostArray& a = scfw::host_array(p, "array", ctx);
       const bool one_based = p.get<bool>("one_based");
@@ -469,7 +471,15 @@ class MatrixCompletion final : public scfw::Oracle {
     if (p.get<std::string>("weighting") == "share")
       for (std::int64_t g = 0; g < n; ++g)
         scale_[static_cast<size_t>(g)] = static_cast<double>(begin_[static_cast<size_t>(g) + 1] - begin_[static_cast<size_t>(g)]) / static_cast<double>(m);
-    d_ = e_.rows * e_.cols;
+    if (observed_) {
+      use_observed_coordinates(ctx);
+    } else {
+      const std::int64_t cells = std::int64_t{e_.rows} * e_.cols;
+      if (cells > std::numeric_limits<int>::max())
+        p.fail("coordinates", "x would hold rows x cols = " + std::to_string(cells) +
+                                  " numbers, more than a vector of scfw holds (2^31 - 1): give \"coordinates\": \"observed\"");
+      d_ = static_cast<int>(cells);
+    }
     if (p.get<std::string>("jacobian") == "sparse") build_pattern(ctx);
   }
 
@@ -538,11 +548,26 @@ class MatrixCompletion final : public scfw::Oracle {
   int dim() const override { return d_; }
   int outputs() const override { return n_; }
   /// x is the rows x cols matrix X, row-major: a domain of another shape would read another matrix.
-  std::vector<int> shape() const override { return {e_.rows, e_.cols}; }
+  /// Under "coordinates": "observed" x is X at the observed entries (matrix_entries()), no grid.
+  std::vector<int> shape() const override {
+    if (observed_) return {};
+    return {e_.rows, e_.cols};
+  }
+  std::shared_ptr<const scfw::MatrixEntries> matrix_entries() const override { return entries_; }
   /// X_ij as "r<i>c<j>" (1-based; x is X row-major, as nuclear_ball stores it).
   std::vector<std::string> variable_names() const override {
     std::vector<std::string> names;
     names.reserve(static_cast<size_t>(d_));
+    if (observed_) {
+      for (int k = 0; k < d_; ++k) {
+        std::string name = "r";  // appends, as below
+        name += std::to_string(entries_->row[static_cast<size_t>(k)] + 1);
+        name += 'c';
+        name += std::to_string(entries_->col[static_cast<size_t>(k)] + 1);
+        names.push_back(std::move(name));
+      }
+      return names;
+    }
     for (int i = 1; i <= e_.rows; ++i)
       for (int j = 1; j <= e_.cols; ++j) {
         std::string name = "r";  // built by appends: g++ 12 warns (-Wrestrict) on "r" + to_string(i)
@@ -700,6 +725,29 @@ class MatrixCompletion final : public scfw::Oracle {
     return static_cast<std::int64_t>(begin_.size()) - 1;
   }
 
+  /// "coordinates": "observed": x holds X at the observed entries only, coordinate t the t-th
+  /// entry in row-major order. The entries' positions i * cols + j become coordinates (idx_), so
+  /// the loops above read x as they do the whole matrix, and the entries' rows and columns are
+  /// what matrix_entries() declares.
+  void use_observed_coordinates(const scfw::Context& ctx) {
+    const std::int64_t m = count_;
+    ctx.memory.reserve(scfw::bytes_of({m, 8 + 8}), "the observed entries' rows and columns (" + std::to_string(m) + " entries)");
+    std::vector<std::int64_t> sorted(idx_);
+    std::sort(sorted.begin(), sorted.end());
+    auto entries = std::make_shared<scfw::MatrixEntries>();
+    entries->rows = e_.rows;
+    entries->cols = e_.cols;
+    entries->row.resize(static_cast<size_t>(m));
+    entries->col.resize(static_cast<size_t>(m));
+    for (std::int64_t t = 0; t < m; ++t) {
+      entries->row[static_cast<size_t>(t)] = static_cast<int>(sorted[static_cast<size_t>(t)] / e_.cols);
+      entries->col[static_cast<size_t>(t)] = static_cast<int>(sorted[static_cast<size_t>(t)] % e_.cols);
+    }
+    for (auto& pos : idx_) pos = std::lower_bound(sorted.begin(), sorted.end(), pos) - sorted.begin();
+    entries_ = std::move(entries);
+    d_ = static_cast<int>(m);
+  }
+
   /// The pattern: row g holds the coordinates of group g's entries, sorted (an entry's position is
   /// unique, so no column repeats); slot_[k] is entry k's place among the pattern's values.
   void build_pattern(const scfw::Context& ctx) {
@@ -735,6 +783,8 @@ class MatrixCompletion final : public scfw::Oracle {
   std::int64_t count_ = 0;            // |Omega|
   std::vector<std::int64_t> begin_;
   std::vector<double> scale_;      // per group: 1 ("mean") or |G_g| / |Omega| ("share")
+  bool observed_ = false;                                 // "coordinates": "observed"
+  std::shared_ptr<const scfw::MatrixEntries> entries_;   // and its entries; null otherwise
   int n_ = 0, d_ = 0, batch_ = 1;
 };
 
@@ -752,6 +802,12 @@ void register_components(scfw::Registrar& r) {
                          "\"sparse\": declare the Jacobian's pattern (row g: the coordinates of group g's observed "
                          "entries), so V and the GLMO work on |Omega| values; \"dense\": n x rows x cols")
            .def("dense"),
+       ParamSpec::choice("coordinates", {"matrix", "observed"},
+                         "\"matrix\": x is the whole rows x cols matrix X, row-major; \"observed\": x is X at the "
+                         "observed entries only (row-major order), the domain sees them, and with column_generation "
+                         "the host keeps X as rank-one factors (docs/memory.md, \"Factored iterates\"): memory and time "
+                         "follow |Omega|, not rows x cols")
+           .def("matrix"),
        ParamSpec::integer("partition_seed", "seed of the random partition of the entries into groups").nonnegative().def(1),
        ParamSpec::choice("grouping", {"random", "blocks"},
                          "\"random\": `groups` groups by a seeded random partition; \"blocks\": one group per non-empty "

@@ -12,12 +12,28 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "scfw/types.hpp"
 
 namespace scfw {
+
+/// Coordinates that are entries of a rows x cols matrix: coordinate k is the entry
+/// (row[k], col[k]), in row-major order (row[k] * cols + col[k] strictly increasing). An oracle
+/// whose variables are the observed entries of a matrix declares them (Oracle::matrix_entries);
+/// the host then hands them to the domain and the GLMO in Context::entries, and a domain over the
+/// whole matrix (the nuclear ball) works on what the oracle sees: the matrix's values at these
+/// entries. The loop's vectors then have one number per entry, not rows x cols (docs/memory.md,
+/// "Factored iterates").
+struct MatrixEntries {
+  int rows = 0, cols = 0;
+  std::vector<int> row, col;
+  int size() const { return static_cast<int>(row.size()); }
+  /// Whether the lists agree in length, lie in the shape and are strictly row-major increasing.
+  bool well_formed() const;
+};
 
 /// The gradient g in R^dim handed to Domain::lmo, in one of two forms:
 ///  - dense:  the d numbers of a Vec (a Vec converts to a Gradient implicitly);
@@ -59,7 +75,9 @@ class Gradient {
 ///  - Dense:   x = dense (dim entries);
 ///  - Sparse:  x = sum_k value[k] e_{index[k]}, index strictly increasing;
 ///  - RankOne: x is the rows x cols matrix scale u v^T stored row-major
-///             (x[i * cols + j] = scale u_i v_j), dim = rows * cols.
+///             (x[i * cols + j] = scale u_i v_j), dim = rows * cols; or, with MatrixEntries E,
+///             that matrix seen at E's entries (x[k] = scale u_{E.row[k]} v_{E.col[k]}),
+///             dim = E.size().
 /// Buffers are reused when an Atom is assigned again (an LMO called in a loop does not allocate
 /// once the sizes have been seen).
 class Atom {
@@ -83,8 +101,9 @@ class Atom {
   }
   /// RankOne: scale u v^T, u of size rows, v of size cols; sized here, filled by the caller
   /// through u() and v() (or copied from the arguments of the second overload).
-  void set_rank_one(int rows, int cols, double scale);
-  void set_rank_one(double scale, const Vec& u, const Vec& v);
+  /// With `at`, the matrix seen at those entries (held by the caller, alive as long as the atom).
+  void set_rank_one(int rows, int cols, double scale, const MatrixEntries* at = nullptr);
+  void set_rank_one(double scale, const Vec& u, const Vec& v, const MatrixEntries* at = nullptr);
   /// The dense vector's non-zeros as a Sparse atom (exact: the same point).
   void set_sparse_from(const Vec& x);
 
@@ -96,6 +115,8 @@ class Atom {
   double scale() const { return scale_; }
   int rows() const { return rows_; }
   int cols() const { return cols_; }
+  /// RankOne: the entries the matrix is seen at, or null for the whole rows x cols matrix.
+  const MatrixEntries* entries() const { return at_; }
   Vec& u() { return u_; }
   Vec& v() { return v_; }
   const Vec& u() const { return u_; }
@@ -124,7 +145,25 @@ class Atom {
   std::vector<double> value_;
   double scale_ = 0.0;
   int rows_ = 0, cols_ = 0;
+  const MatrixEntries* at_ = nullptr;
   Vec u_, v_;
+};
+
+/// x as a convex combination of a domain's atoms, sum_a weight[a] * atom[a] with weights >= 0
+/// summing to at most 1 (the rest on 0, a point of every domain that reports combinations):
+/// what a GLMO that builds x from atoms (column generation) reports in
+/// GlmoResult::combination, so that the host can keep y as factors (docs/memory.md,
+/// "Factored iterates"). id[a] names the atom across solves: an atom a GLMO keeps from one solve
+/// to the next keeps its id, and a new atom gets an id never used before in the run.
+struct AtomCombination {
+  std::vector<std::uint64_t> id;
+  std::vector<const Atom*> atom;
+  std::vector<double> weight;
+  void clear() {
+    id.clear();
+    atom.clear();
+    weight.clear();
+  }
 };
 
 }  // namespace scfw

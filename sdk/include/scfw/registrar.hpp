@@ -72,6 +72,10 @@ struct Context {
   /// The arrays the host passed by name in place of data files (host_arrays.hpp; read them with
   /// host_array()); null when it passed none, as under `scfw run`.
   const HostArrays* arrays = nullptr;
+  /// The oracle's matrix entries when its coordinates are some entries of a matrix
+  /// (Oracle::matrix_entries, atom.hpp), for the domain and the GLMO; null otherwise and while
+  /// building the oracle itself.
+  std::shared_ptr<const MatrixEntries> entries;
   /// The number of doubles of one Jacobian: jacobian_nnz, or n x d for a dense one.
   std::int64_t jacobian_size() const {
     return jacobian_nnz >= 0 ? jacobian_nnz : std::int64_t{outputs < 0 ? 0 : outputs} * (dim < 0 ? 0 : dim);

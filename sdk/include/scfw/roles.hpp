@@ -116,6 +116,13 @@ class Oracle : public Component {
   /// Optional: x is a rows x cols matrix stored row-major, as Domain::shape(); the composer
   /// refuses a domain with another shape. Empty (the default): a vector.
   virtual std::vector<int> shape() const { return {}; }
+  /// Optional: x holds only some entries of a rows x cols matrix, coordinate k the entry
+  /// (row[k], col[k]) (atom.hpp): f reads the matrix there only (matrix completion's observed
+  /// entries). The host hands them to the domain and the GLMO (Context::entries), so that a domain
+  /// over the whole matrix works on these entries and the loop holds one number per entry; with a
+  /// GLMO that reports atom combinations the host keeps the whole matrix as factors. Null (the
+  /// default): x is the whole of whatever it is.
+  virtual std::shared_ptr<const MatrixEntries> matrix_entries() const { return nullptr; }
 };
 
 /// A Jacobian of the oracle's kind, for evaluate() and exact(): sparse in its pattern when it
@@ -196,6 +203,9 @@ struct GlmoResult {
   /// the reported gap (eq. 2) then uses it, so the gap printed is an upper bound on the true one.
   double lower_bound = std::numeric_limits<double>::quiet_NaN();
   long iterations = 0;       ///< simplex (or column-generation) iterations of this solve
+  /// x as a convex combination of the domain's atoms (atom.hpp), when the GLMO built it so; the
+  /// GLMO owns it and keeps it unchanged until its next solve. Null: not reported.
+  const AtomCombination* combination = nullptr;
 };
 
 class Glmo : public Stateful {

@@ -28,8 +28,9 @@ inline constexpr double inf = std::numeric_limits<double>::infinity();
 /// compact_atoms(), accepts_sparse(), sharded(), ...), the state methods are declared once, in
 /// Stateful, and Oracle::evaluate() / exact() take a Jacobian* in place of their dense and sparse
 /// twins; 8: one Domain::lmo(const Gradient&, Atom&) replaces lmo(const Vec&, Vec&) and
-/// lmo_sparse(); 9: Context gained the host's named arrays, Context::arrays; 10: Glmo gained set_step()). Changes of the SDK's classes and virtual tables are caught by the fingerprint's
+/// lmo_sparse(); 9: Context gained the host's named arrays, Context::arrays; 10: Glmo gained set_step(); 11: Oracle::matrix_entries(),
+/// Context::entries, rank-one atoms seen at entries, GlmoResult::combination). Changes of the SDK's classes and virtual tables are caught by the fingerprint's
 /// interface hash; bumping this number for them too gives the clearer message.
-inline constexpr std::uint32_t kAbiVersion = 10;
+inline constexpr std::uint32_t kAbiVersion = 11;
 
 }  // namespace scfw

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "scfw/core/checked.hpp"
+#include "scfw/core/factors.hpp"
 #include "scfw/roles.hpp"
 
 namespace scfw {
@@ -54,6 +55,7 @@ struct LoopState : RunTally {
   long done = 0;      ///< iterations done: y is y_done
   Vec y, y_prev, z;   ///< y_k, y_{k-1}, z_{k-1} (the tracker updates it at the next iteration)
   Jacobian V;         ///< V_{k-1}, dense or sparse as the oracle's Jacobian
+  Factors factors;    ///< y_k as factors, for an oracle that sees some matrix entries (factors.hpp)
   Rng rng;            ///< the run's engine, as it stands
   CallCounters calls; ///< calls made by the run so far
   double seconds = 0; ///< wall time of the run so far
@@ -160,6 +162,7 @@ struct Summary : RunTally {
   std::string schedule;          ///< Schedule::describe(K): the step sizes of this run
   std::vector<std::string> notes;  ///< Problem::notes and Method::notes: choices the host made
   Vec y;                         ///< y_K
+  Factors factors;               ///< y_K as factors, when the run kept them (factors.hpp)
 
   std::string brief() const;  ///< one line
   std::string full() const;   ///< the multi-line report printed by `scfw run`

@@ -64,6 +64,7 @@ struct Solution {
   long best_iteration = 0;
   double best_gap = 0;
   Labelled best;               ///< the iterate where the smallest gap was reported
+  Factors factors;             ///< y_K as factors, when the run kept them (factors.hpp)
 };
 
 /// Keeps a copy of the iterate at the smallest reported gap (also a final report made after the
