@@ -179,3 +179,29 @@ TEST_CASE("observed coordinates: a domain of another shape is refused in one lin
   CHECK(test::input_error([&] { test::make(doc); }) ==
         "test.json: /domain/rows: the domain is 30 x 21 but the oracle's entries are of a 30 x 20 matrix");
 }
+
+TEST_CASE("a matrix of more than 2^31 - 1 cells: refused over the whole matrix, run at its entries") {
+  const std::filesystem::path file = std::filesystem::temp_directory_path() / "scfw_test_factored_wide.data";
+  std::ofstream(file) << "1 1 1\n1 50000 2\n50000 2 3\n50000 50000 4\n";
+  nlohmann::json doc = nlohmann::json::parse(R"({
+    "seed": 1, "iterations": 3,
+    "oracle": { "plugin": "matrix_completion", "groups": 2, "jacobian": "sparse" },
+    "outer": { "plugin": "norm", "p": "1" },
+    "domain": { "plugin": "nuclear_ball", "rows": 50000, "cols": 50000, "radius": 2 } })");
+  doc["oracle"]["file"] = file.string();
+  CHECK(test::input_error([&] { test::make(doc); }) ==
+        "test.json: /oracle/coordinates: x would hold rows x cols = 2500000000 numbers, more than a vector of scfw holds "
+        "(2^31 - 1): give \"coordinates\": \"observed\"");
+  doc["oracle"]["coordinates"] = "observed";
+  Composition c = test::make(doc);
+  CHECK(c.problem.dim() == 4);
+  const Summary s = Solver(c, c.options).run();
+  REQUIRE(s.factors.active());
+  CHECK(s.factors.rows() == 50000);
+  // The factors' 50000 x 50000 matrix at the entries is the loop's y there.
+  for (int k = 0; k < 4; ++k) {
+    const auto& e = *c.problem.oracle->matrix_entries();
+    CHECK(std::abs(s.factors.at(e.row[static_cast<size_t>(k)], e.col[static_cast<size_t>(k)]) - s.y[k]) <= 1e-12);
+  }
+  std::filesystem::remove(file);
+}

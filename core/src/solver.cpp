@@ -75,7 +75,7 @@ class Run {
     state.y_prev = state.y;
     // y as factors: the oracle sees some entries of a matrix, and y_0 = 0 (a warm start or another
     // initial point has no factors). The GLMO's first answer says whether it reports combinations.
-    if (const auto entries = oracle_.matrix_entries()) {
+    if (const auto entries = o.factors ? oracle_.matrix_entries() : nullptr) {
       if (state.y.isZero(0.0))
         state.factors = Factors(entries->rows, entries->cols);
       else

@@ -176,7 +176,7 @@ Entries collect(std::int64_t count, const Row& ri, const Col& ci, const Val& val
                 std::int64_t rows, std::int64_t cols, const std::string& source, const At& at, const Named& named) {
   Entries e;
   // The shape from the largest indices, each at most kMaxCells (so that neither the + 1 nor the
-  // product overflows: a 0-based index may be 2^63 - 1).
+  // product overflows an int64: a 0-based index may be 2^63 - 1).
   constexpr std::int64_t kMaxCells = (std::int64_t{1} << 31) - 1;
   std::int64_t max_row = 0, max_col = 0;
   for (std::int64_t k = 0; k < count; ++k) {
@@ -185,7 +185,9 @@ Entries collect(std::int64_t count, const Row& ri, const Col& ci, const Val& val
   }
   const std::int64_t R = rows >= 1 ? rows : std::min(max_row, kMaxCells) + 1;
   const std::int64_t C = cols >= 1 ? cols : std::min(max_col, kMaxCells) + 1;
-  if (R > kMaxCells / C) throw scfw::InputError(source + ": rows * cols is too large");
+  // Each side within an int; their product may exceed one (observed coordinates hold no
+  // rows x cols vector; the whole matrix's coordinates are refused later, by name).
+  if (R > kMaxCells || C > kMaxCells) throw scfw::InputError(source + ": rows * cols is too large");
   e.rows = static_cast<int>(R);
   e.cols = static_cast<int>(C);
   std::unordered_map<std::int64_t, std::int64_t> seen;

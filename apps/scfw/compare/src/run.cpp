@@ -204,6 +204,7 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
           method.emplace(compose_experiment_method(registry, e, *problem, r.method, r.K));
           so = run_options(e, r.K, r.seed);
         }
+        so.factors = options.solutions;  // y as factors only for a solution file (the iterates do not change)
         r.compose_seconds = seconds_since(t0);
         if (composed_problem) {
           std::lock_guard<std::mutex> lock(mu);

@@ -21,6 +21,9 @@ struct SolverOptions {
   double gap_tolerance = 0;     ///< stop when a reported gap is <= this (0: never)
   double time_limit = 0;        ///< stop after this many seconds (0: none)
   bool final_report = true;     ///< compute the exact gap after the last iteration
+  /// Keep y as factors when the oracle sees matrix entries (factors.hpp). `scfw compare` turns
+  /// it off unless the runs' solutions are kept: the iterates do not depend on it.
+  bool factors = true;
 
   /// True when every field is in range; otherwise false, with `*why` (when given) one line
   /// naming the field and what it expects, e.g. "iterations: expected an integer >= 1, got 0".
