@@ -1,36 +1,22 @@
 // The verification policy of scfw's LP engine and its artificial bounds, written once for every
-// exact GLMO (docs/design.md, "The LP engine").
-//
-// Verification. An end of the dual driver (bounded_dual.hpp) is accepted only on values
-// recomputed from the factorization: the reduced costs, every nonbasic variable at the bound its
-// reduced cost asks for (an artificial one where it has none), then x_B = B^{-1} (b - N x_N).
-// When that moved no nonbasic variable (or the factorization was fresh) and the driver finds x_B
-// within its bounds, the end is verified. Otherwise the driver goes on from the recomputed
-// values. The first check of a solve may run on the updated factorization when it is trusted (at
-// most Settings::trust_updates updates, each pivot at least update_pivot_ratio of its column);
-// every later one, and every check after a disagreement or a refactorization request, runs on a
-// fresh factorization. After Settings::max_rounds checks that failed the solve gives up: the GLMO
-// finishes with its primal simplex or falls back to one cold Clp solve (cold_clp.hpp). An
-// infeasibility proof (no entering variable) found on an updated factorization is confirmed on a
-// fresh one. The primal driver (bounded_primal.hpp) applies the same rule at its candidate ends.
+// exact GLMO; docs/design.md ("The LP engine") describes the policy.
 //
 // The column access V of verified_dual() is the dual driver's (bounded_dual.hpp) plus:
 //   bool refactor();                 a fresh factorization of the basis (false: it failed)
 //   int updates() const;             basis updates since the last refactor()
 //   bool well_conditioned() const;   optional (default true): every update's pivot trusted
-//   int recompute(bool fresh);       the values above from the current factorization (fresh:
-//                                    refactor() was just called; otherwise the client may keep
-//                                    the reduced costs the pivots updated); returns the number
-//                                    of nonbasic variables moved, or -1 when the reduced costs
-//                                    are dual infeasible beyond repair (the caller's primal
-//                                    simplex takes over)
-//   bool basic(int j) const;         whether variable j is basic (with artificial bounds only)
+//   int recompute(bool fresh);       from the current factorization: the reduced costs (when
+//                                    not fresh the client may keep the updated ones), each
+//                                    nonbasic variable at the bound its reduced cost asks for,
+//                                    then x_B; returns how many nonbasic variables moved, or -1
+//                                    to hand the solve to the primal simplex (reduced costs dual
+//                                    infeasible beyond repair)
+//   bool basic(int j) const;         whether variable j is basic
 #pragma once
 
 #include "bounded_dual.hpp"
 #include "settings.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -140,23 +126,12 @@ class ArtificialBounds {
   int escalations_ = 0;
 };
 
-// Every basic variable within its effective bounds (Settings::primal_tol, relative).
-inline bool primal_feasible(const DualBasisView& b, const Settings& s) {
-  for (int i = 0; i < b.m; ++i) {
-    const size_t j = static_cast<size_t>(b.head[i]);
-    const double v = b.x[j], lo = b.lo[j], up = b.up[j];
-    if (v < lo - s.primal_tol * std::max(1.0, std::abs(lo)) || v > up + s.primal_tol * std::max(1.0, std::abs(up)))
-      return false;
-  }
-  return true;
-}
-
 enum class Verified {
   kOptimal,         // a verified optimum (artificial bounds taken back)
   kFailed,          // no verified optimum within the rounds, a failed factorization, the pivot limit
   kNoEntering,      // on a fresh factorization, no variable enters for a row free of artificial
                     // bounds: the row proves the LP infeasible
-  kDualInfeasible,  // the reduced costs are dual infeasible beyond repair
+  kToPrimal,        // recompute() handed the solve to the primal simplex
   kBinding,         // optimal for the effective bounds with a nonbasic variable at an artificial one
   kArtificialRow,   // no variable enters for a row that involves an artificial bound
 };
@@ -172,7 +147,7 @@ Verified verified_dual(BoundedDual& dual, V& cols, const DualBasisView& b, const
     return cols.updates() <= s.trust_updates;
   };
   if (!cols.refactor()) return Verified::kFailed;
-  if (cols.recompute(true) < 0) return Verified::kDualInfeasible;
+  if (cols.recompute(true) < 0) return Verified::kToPrimal;
   dual.start();
   bool clean = true;  // the values recomputed since the last pivot, nothing moved
   int rounds = 0;
@@ -206,15 +181,9 @@ Verified verified_dual(BoundedDual& dual, V& cols, const DualBasisView& b, const
       case BoundedDual::Exit::kIterLimit:
         return Verified::kFailed;
     }
-    bool fresh = cols.updates() == 0;
-    int moved = cols.recompute(fresh);
-    if (!fresh && moved >= 0 && (moved > 0 || !primal_feasible(b, s))) {
-      // The check failed on the updated factorization: the driver goes on from a fresh one.
-      if (!cols.refactor()) return Verified::kFailed;
-      fresh = true;
-      moved = cols.recompute(true);
-    }
-    if (moved < 0) return Verified::kDualInfeasible;
+    const bool fresh = cols.updates() == 0;
+    const int moved = cols.recompute(fresh);
+    if (moved < 0) return Verified::kToPrimal;
     clean = moved == 0 || fresh;
   }
 }

@@ -441,7 +441,8 @@ struct MaxL1Glmo::DualColumns {
   MaxL1Glmo& g;
   // The verification policy's part (plugins/lp/verify.hpp): a singular basis is replaced by the
   // slack basis; no column needs an artificial bound, so the reduced costs are checked, not
-  // repaired.
+  // repaired. A primal feasible basis goes to the primal driver, which prices it once and ends
+  // at once when it is optimal.
   bool refactor() {
     if (!g.factorize()) {
       g.cold_basis();
@@ -452,6 +453,7 @@ struct MaxL1Glmo::DualColumns {
   int updates() const { return g.lu_.etas(); }
   int recompute(bool) {
     g.compute_xb();
+    if (g.feasible(false)) return -1;
     for (int r = 0; r < g.m_; ++r) g.cb_[static_cast<size_t>(r)] = g.cost_[static_cast<size_t>(g.head_[static_cast<size_t>(r)])];
     g.compute_duals(g.cb_.data());
     return g.feasible(true) ? 0 : -1;
@@ -536,8 +538,8 @@ struct MaxL1Glmo::PrimalColumns {
 };
 
 // From the kept basis to a verified optimum (true): the engine's dual driver under its
-// verification policy while the basis is dual feasible (after z drifts), else the primal driver,
-// whose composite phase 1 starts from any basis. False at the pivot limit or in numerical
+// verification policy while the basis is primal infeasible and dual feasible (after z drifts),
+// then the primal driver, whose composite phase 1 starts from any basis. False at the pivot limit or in numerical
 // trouble (the LP is feasible and bounded).
 bool MaxL1Glmo::solve_from_basis(long& pivots, long limit) {
   DualColumns dual_cols{*this};
@@ -545,7 +547,7 @@ bool MaxL1Glmo::solve_from_basis(long& pivots, long limit) {
   switch (lp::verified_dual(dual_, dual_cols, view, kSet, limit, pivots)) {
     case lp::Verified::kOptimal:
       return true;
-    case lp::Verified::kDualInfeasible:
+    case lp::Verified::kToPrimal:
       break;
     default:  // no entering column (numerical: the LP is feasible), the pivot limit, no verified end
       return false;
