@@ -136,7 +136,7 @@ enum class Verified {
   kArtificialRow,   // no variable enters for a row that involves an artificial bound
 };
 
-// The dual driver from the current basis to a verified optimum, under the policy above. art:
+// The dual driver from the current basis to a verified optimum under the policy. art:
 // the client's artificial bounds, or null when it sets none.
 template <class V>
 Verified verified_dual(BoundedDual& dual, V& cols, const DualBasisView& b, const Settings& s, long max_pivots,
