@@ -539,8 +539,8 @@ struct MaxL1Glmo::PrimalColumns {
 
 // From the kept basis to a verified optimum (true): the engine's dual driver under its
 // verification policy while the basis is primal infeasible and dual feasible (after z drifts),
-// then the primal driver, whose composite phase 1 starts from any basis. False at the pivot limit or in numerical
-// trouble (the LP is feasible and bounded).
+// then the primal driver, whose composite phase 1 starts from any basis. False at the pivot
+// limit or in numerical trouble (the LP is feasible and bounded).
 bool MaxL1Glmo::solve_from_basis(long& pivots, long limit) {
   DualColumns dual_cols{*this};
   const lp::DualBasisView view{m_, head_.data(), x_.data(), dj_.data(), lo_.data(), up_.data()};
