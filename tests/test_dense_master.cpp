@@ -9,11 +9,12 @@
 //     too), bounds and columns changed in place, each re-solve warm, equals Clp solved cold;
 //   * degenerate LPs (duplicated columns and rows, many ties) end optimal with Clp's value.
 // And the rest of the GLMO plugins' LP layer (plugins/lp/): the dense inverse, the model ->
-// LP translation, the u-substitution, against independent computations.
+// LP translation, the u-substitution, the artificial bounds, against independent computations.
 #include <doctest/doctest.h>
 
 #include "../plugins/lp/dense_master.hpp"
 #include "../plugins/lp/glmo_lp.hpp"
+#include "../plugins/lp/verify.hpp"
 
 #include <ClpSimplex.hpp>
 
@@ -583,4 +584,65 @@ TEST_CASE("glmo lp: the u-substitution keeps the rows and columns without u and 
   scfw::lp::SparseLp bounded = lp;
   bounded.col_lo[static_cast<size_t>(u1.index)] = 0.0;
   CHECK_FALSE(scfw::lp::UElimination(bounded, {u0.index, u1.index}, {}).u_free);
+}
+
+TEST_CASE("glmo lp: artificial bounds sit M from the finite other bound, grow x100 and go back in order") {
+  using scfw::lp::ArtificialBounds;
+  // Variables: 0 free, 1 in [2, inf), 2 in (-inf, -3], 3 in [0, 1] (boxed: never artificial).
+  std::vector<double> lo{-kInf, 2.0, -kInf, 0.0}, up{kInf, kInf, -3.0, 1.0};
+  std::vector<double> elo = lo, eup = up;
+  ArtificialBounds art;
+  art.attach(4, lo.data(), up.data(), elo.data(), eup.data());
+  art.start(10.0);
+  CHECK_FALSE(art.any());
+  art.set(1, false);  // upper of [2, inf): 2 + M
+  art.set(0, true);   // lower of a free one: 0 - M
+  art.set(2, true);   // lower of (-inf, -3]: -3 - M
+  art.set(0, false);  // and its upper: 0 + M
+  CHECK(art.any());
+  CHECK(elo == std::vector<double>{-10.0, 2.0, -13.0, 0.0});
+  CHECK(eup == std::vector<double>{10.0, 12.0, -3.0, 1.0});
+  CHECK(art.lower(0));
+  CHECK(art.upper(0));
+  CHECK_FALSE(art.lower(1));
+  CHECK(art.upper(1));
+
+  // Variable 1 nonbasic at its artificial upper bound binds; basic, it does not.
+  struct Basis {
+    std::vector<char> basic;
+    bool basic_at(int j) const { return basic[static_cast<size_t>(j)] != 0; }
+  };
+  struct Cols {
+    const Basis& b;
+    bool basic(int j) const { return b.basic_at(j); }
+  };
+  Basis basis{{1, 0, 1, 0}};
+  std::vector<double> x{0.0, 12.0, -5.0, 0.0};
+  CHECK(art.binding(Cols{basis}, x.data()));
+  x[1] = 2.0;
+  CHECK_FALSE(art.binding(Cols{basis}, x.data()));
+
+  // A row without an entering variable: involved when the leaving variable heads for an
+  // artificial bound, or a nonbasic variable with one has a nonzero entry.
+  const scfw::lp::Settings s;
+  const std::vector<double> alpha{0.0, 0.0, 0.0, 1.0};
+  CHECK(art.involved(Cols{basis}, 2, true, alpha.data(), s));
+  CHECK_FALSE(art.involved(Cols{basis}, 2, false, alpha.data(), s));
+  const std::vector<double> alpha1{0.0, 1e-3, 0.0, 1.0};
+  CHECK(art.involved(Cols{basis}, 3, false, alpha1.data(), s));
+
+  // Growths: M x100 up to Settings::max_escalations, every artificial bound moved out.
+  for (int k = 0; k < s.max_escalations; ++k) REQUIRE(art.escalate(s));
+  CHECK_FALSE(art.escalate(s));
+  CHECK(elo == std::vector<double>{-1e7, 2.0, -3.0 - 1e7, 0.0});
+  CHECK(eup == std::vector<double>{1e7, 2.0 + 1e7, -3.0, 1.0});
+
+  // Dropped in the order they were first set, each variable once, the real bounds back.
+  std::vector<int> order;
+  art.drop([&](int j) { order.push_back(j); });
+  CHECK(order == std::vector<int>{1, 0, 2});
+  CHECK(elo == lo);
+  CHECK(eup == up);
+  CHECK_FALSE(art.any());
+  CHECK_FALSE(art.lower(0));
 }

@@ -141,7 +141,7 @@ class BoundedDual {
 
   // One pivot on leaving position r. Returns kOptimal when the pivot was made.
   template <class P>
-  Exit pivot(P& cols, const DualBasisView& b, const Settings& s, int r) {
+  [[gnu::always_inline]] Exit pivot(P& cols, const DualBasisView& b, const Settings& s, int r) {
     constexpr double kInf = std::numeric_limits<double>::infinity();
     const int p = b.head[r];
     const size_t pk = static_cast<size_t>(p);

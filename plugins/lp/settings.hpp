@@ -49,6 +49,7 @@ inline constexpr Settings kDenseSimplexSettings = [] {
 inline constexpr Settings kScenarioDualSettings = [] {
   Settings s;
   s.artificial_bound = 1e4;
+  s.trust_updates = s.refactor_every;  // rank-one updates of B^{-1}: the first check trusts them all
   return s;
 }();
 

@@ -23,6 +23,7 @@
 
 #include "cold_clp.hpp"
 #include "bounded_dual.hpp"
+#include "verify.hpp"
 #include "dense_kernel.hpp"
 #include "glmo_lp.hpp"
 
@@ -43,8 +44,6 @@ constexpr lp::Settings kSet = lp::kDenseSimplexSettings;  // tolerances and inte
 enum Status : signed char { kBasic = -1, kAtLower = 0, kAtUpper = 1, kAtZero = 2 };
 static_assert(kBasic == static_cast<int>(lp::Side::kSkip) && kAtLower == static_cast<int>(lp::Side::kLower) &&
               kAtUpper == static_cast<int>(lp::Side::kUpper) && kAtZero == static_cast<int>(lp::Side::kFree));
-enum FakeBits : unsigned char { kFakeLower = 1, kFakeUpper = 2 };
-enum class Loop { kOptimal, kInfeasible, kAmbiguous, kRestart, kIterLimit };
 
 class DenseSimplexGlmo final : public scfw::Glmo {
  public:
@@ -125,27 +124,14 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   inline void place_nonbasic(int j);
   void compute_xb();
   void compute_duals();
-  bool make_dual_feasible();
-  bool primal_feasible() const;
-  bool dual_feasible() const;
-  double infeasibility(int i, int* sigma) const;
+  int make_dual_feasible();
   void column(int j, double* out) const;  // out = Binv * a_j
-  Loop dual_loop(long& pivots);
   struct DualColumns;
   void compute_pivot_row(int r);
   void add_rows(const double* coef, double* out);
-  Loop no_entering(int p, int sigma);
-  bool any_fake() const;
-  void clear_fakes();  // every fake bound dropped: the effective bounds are the real ones
-  void escalate();
   bool unbounded_ray(int q);
   void reset_basis();
-  void set_fake(int j, unsigned char bit);
-
-  // solve() in steps.
-  enum class Round { kDone, kFallback, kAgain };
   bool run_rounds(long& pivots);
-  Round accept_optimal();
 
   lp::Fallback fb_;  // cross_check and the last-resort fallback
   int max_rows_ = 100;
@@ -188,16 +174,13 @@ class DenseSimplexGlmo final : public scfw::Glmo {
   std::vector<double> row_lo0_, row_up0_;  // row bounds with the static constants moved over
   double obj_const0_ = 0.0;
   double obj_const_ = 0.0;
-  double bound_scale_ = 1.0;  // max(1, largest finite bound): the scale of the fake bounds
+  double bound_scale_ = 1.0;  // max(1, largest finite bound): the scale of the artificial bounds
 
-  // Bounds: real (lo_, up_) and effective (elo_, eup_, with fake bounds), values, duals.
+  // Bounds: real (lo_, up_) and effective (elo_, eup_, with artificial bounds), values, duals.
   std::vector<double> lo_, up_, elo_, eup_, x_, dj_;
-  std::vector<unsigned char> fake_;
+  lp::ArtificialBounds art_;
   std::vector<signed char> stat_;
   std::vector<int> head_;  // basis: head_[i] is the variable of basis position i
-  double fake_m_ = 0.0;
-  bool any_fake_ = false;  // some fake_[j] != 0
-  int escalations_ = 0;
 
   // Factorization and work arrays (sized in setup()).
   lp::DenseInverse inv_;
@@ -369,7 +352,7 @@ void DenseSimplexGlmo::build_static(const lp::UElimination& elim) {
   A_ = S_;
 }
 
-// Bounds of the structurals and logicals, and the scale of the fake bounds.
+// Bounds of the structurals and logicals, and the scale of the artificial bounds.
 void DenseSimplexGlmo::init_bounds(const lp::UElimination& elim) {
   lo_.assign(static_cast<size_t>(nt_), 0.0);
   up_.assign(static_cast<size_t>(nt_), 0.0);
@@ -395,7 +378,7 @@ void DenseSimplexGlmo::init_bounds(const lp::UElimination& elim) {
 void DenseSimplexGlmo::size_work() {
   x_.assign(static_cast<size_t>(nt_), 0.0);
   dj_.assign(static_cast<size_t>(nt_), 0.0);
-  fake_.assign(static_cast<size_t>(nt_), 0);
+  art_.attach(nt_, lo_.data(), up_.data(), elo_.data(), eup_.data());
   stat_.assign(static_cast<size_t>(nt_), kAtLower);
   head_.assign(static_cast<size_t>(m_), 0);
   inv_.resize(m_);
@@ -413,10 +396,9 @@ void DenseSimplexGlmo::reset_basis() {
   for (int j = 0; j < nt_; ++j) {
     elo_[static_cast<size_t>(j)] = lo_[static_cast<size_t>(j)];
     eup_[static_cast<size_t>(j)] = up_[static_cast<size_t>(j)];
-    fake_[static_cast<size_t>(j)] = 0;
     stat_[static_cast<size_t>(j)] = kAtLower;
   }
-  any_fake_ = false;
+  art_.start(0.0);
   for (int r = 0; r < m_; ++r) {
     head_[static_cast<size_t>(r)] = ns_ + r;
     stat_[static_cast<size_t>(ns_ + r)] = kBasic;
@@ -514,40 +496,6 @@ void DenseSimplexGlmo::build(const scfw::Vec& z, const scfw::Mat& V, const scfw:
       lo_[static_cast<size_t>(ns_ + t.row)] -= b * g;
       up_[static_cast<size_t>(ns_ + t.row)] -= b * g;
     }
-  }
-}
-
-void DenseSimplexGlmo::set_fake(int j, unsigned char bit) {
-  const size_t k = static_cast<size_t>(j);
-  fake_[k] |= bit;
-  any_fake_ = true;
-  // Fake bounds sit M away from the variable's finite bound (or from 0 when it is free).
-  double base = 0.0;
-  if (std::isfinite(lo_[k])) base = lo_[k];
-  else if (std::isfinite(up_[k])) base = up_[k];
-  if (bit == kFakeLower) elo_[k] = base - fake_m_;
-  else eup_[k] = base + fake_m_;
-}
-
-// Fake bounds are set one by one (set_fake) and dropped all together (here, reset_basis), so a
-// flag says whether any is set.
-bool DenseSimplexGlmo::any_fake() const { return any_fake_; }
-
-void DenseSimplexGlmo::clear_fakes() {
-  std::fill(fake_.begin(), fake_.end(), static_cast<unsigned char>(0));
-  std::copy(lo_.begin(), lo_.end(), elo_.begin());
-  std::copy(up_.begin(), up_.end(), eup_.begin());
-  any_fake_ = false;
-}
-
-void DenseSimplexGlmo::escalate() {
-  fake_m_ *= 100.0;
-  ++escalations_;
-  for (int j = 0; j < nt_; ++j) {
-    const unsigned char f = fake_[static_cast<size_t>(j)];
-    if (f & kFakeLower) set_fake(j, kFakeLower);
-    if (f & kFakeUpper) set_fake(j, kFakeUpper);
-    if (stat_[static_cast<size_t>(j)] != kBasic) place_nonbasic(j);
   }
 }
 
@@ -652,9 +600,9 @@ void DenseSimplexGlmo::compute_duals() {
 }
 
 // Moves each nonbasic variable to the bound its reduced cost asks for (boxed: a flip), or gives
-// it a fake bound there. Returns whether any nonbasic value changed.
-bool DenseSimplexGlmo::make_dual_feasible() {
-  bool changed = false;
+// it an artificial bound there. Returns the number of nonbasic values changed.
+int DenseSimplexGlmo::make_dual_feasible() {
+  int changed = 0;
   const signed char* st = stat_.data();
   const double* dj = dj_.data();
   for (int j = 0; j < nt_; ++j) {
@@ -670,58 +618,21 @@ bool DenseSimplexGlmo::make_dual_feasible() {
     const double old = x_[k];
     const double d = dj_[k];
     if (d > kSet.dual_tol && stat_[k] != kAtLower) {
-      if (!std::isfinite(elo_[k])) set_fake(j, kFakeLower);
+      if (!std::isfinite(elo_[k])) art_.set(j, true);
       stat_[k] = kAtLower;
     } else if (d < -kSet.dual_tol && stat_[k] != kAtUpper) {
-      if (!std::isfinite(eup_[k])) set_fake(j, kFakeUpper);
+      if (!std::isfinite(eup_[k])) art_.set(j, false);
       stat_[k] = kAtUpper;
     } else {
       continue;
     }
     place_nonbasic(j);
-    if (x_[k] != old) changed = true;
+    if (x_[k] != old) ++changed;
   }
   return changed;
 }
 
-// Primal infeasibility of basis position i (> 0), with sigma = +1 when below the lower bound.
-double DenseSimplexGlmo::infeasibility(int i, int* sigma) const {
-  const size_t h = static_cast<size_t>(head_[static_cast<size_t>(i)]);
-  const double v = x_[h];
-  if (v < elo_[h] - kSet.primal_tol * std::max(1.0, std::abs(elo_[h]))) {
-    *sigma = 1;
-    return elo_[h] - v;
-  }
-  if (v > eup_[h] + kSet.primal_tol * std::max(1.0, std::abs(eup_[h]))) {
-    *sigma = -1;
-    return v - eup_[h];
-  }
-  return 0.0;
-}
-
-// Every nonbasic variable at a real bound its reduced cost accepts (a free one: d = 0).
-bool DenseSimplexGlmo::dual_feasible() const {
-  for (int j = 0; j < nt_; ++j) {
-    const size_t k = static_cast<size_t>(j);
-    const signed char s = stat_[k];
-    if (s == kBasic || lo_[k] == up_[k]) continue;
-    const double d = dj_[k];
-    if (s == kAtLower ? (d < -kSet.dual_tol || !std::isfinite(lo_[k]) || x_[k] != lo_[k])
-        : s == kAtUpper ? (d > kSet.dual_tol || !std::isfinite(up_[k]) || x_[k] != up_[k])
-                        : std::abs(d) > kSet.dual_tol)
-      return false;
-  }
-  return true;
-}
-
-bool DenseSimplexGlmo::primal_feasible() const {
-  int s = 0;
-  for (int i = 0; i < m_; ++i)
-    if (infeasibility(i, &s) > 0.0) return false;
-  return true;
-}
-
-// Nonbasic q sits at a fake bound with a reduced cost asking to go further: if no basic variable
+// Nonbasic q sits at an artificial bound with a reduced cost asking to go further: if no basic variable
 // with a real bound in its way moves, the current (feasible) point plus that direction is a ray
 // along which the objective decreases without bound.
 bool DenseSimplexGlmo::unbounded_ray(int q) {
@@ -743,6 +654,24 @@ bool DenseSimplexGlmo::unbounded_ray(int q) {
 // the explicit inverse, and the statuses kept beside the values.
 struct DenseSimplexGlmo::DualColumns {
   DenseSimplexGlmo& g;
+  // The verification policy's part (plugins/lp/verify.hpp). On a trusted inverse the reduced
+  // costs are the ones the pivots updated (each d_j moved by an exact multiple of its pivot-row
+  // entry, checked against the column); a fresh one recomputes them.
+  bool refactor() {
+    g.factorize();
+    for (int j = 0; j < g.nt_; ++j)
+      if (g.stat_[static_cast<size_t>(j)] != kBasic) g.place_nonbasic(j);
+    return true;
+  }
+  int updates() const { return g.updates_; }
+  bool well_conditioned() const { return g.min_pivot_ratio_ >= kSet.update_pivot_ratio; }
+  int recompute(bool fresh) {
+    if (fresh) g.compute_duals();
+    const int moved = g.make_dual_feasible();
+    g.compute_xb();
+    return moved;
+  }
+  bool basic(int j) const { return g.stat_[static_cast<size_t>(j)] == kBasic; }
   int vars() const { return g.nt_; }
   int movable_count() const { return g.nt_; }
   int movable(int i) const { return i; }
@@ -783,33 +712,6 @@ struct DenseSimplexGlmo::DualColumns {
   }
 };
 
-// The engine's dual driver until the basis is primal feasible (optimal for the current effective
-// bounds), or a status.
-Loop DenseSimplexGlmo::dual_loop(long& pivots) {
-  const long max_pivots = 50L * (m_ + nt_) + 1000;
-  DualColumns cols{*this};
-  const lp::DualBasisView view{m_, head_.data(), x_.data(), dj_.data(), elo_.data(), eup_.data()};
-  dual_.start();
-  for (;;) {
-    switch (dual_.run(cols, view, kSet, max_pivots, pivots)) {
-      case lp::BoundedDual::Exit::kOptimal:
-        return Loop::kOptimal;
-      case lp::BoundedDual::Exit::kIterLimit:
-        return Loop::kIterLimit;
-      case lp::BoundedDual::Exit::kNoEntering:
-        return no_entering(dual_.leaving_variable(), dual_.leaving_to_lower() ? 1 : -1);
-      case lp::BoundedDual::Exit::kDisagree:  // numerical trouble: a fresh inverse
-        factorize();
-        return Loop::kRestart;
-      case lp::BoundedDual::Exit::kRefactor:
-        if (!factorize()) return Loop::kRestart;
-        compute_xb();
-        compute_duals();
-        break;
-    }
-  }
-}
-
 // out_j += sum_i coef_i a_ij (structural j) over the rows with coef_i != 0 in order, two rows
 // per pass: each out_j one fixed order of operations.
 void DenseSimplexGlmo::add_rows(const double* coef, double* out) {
@@ -840,24 +742,6 @@ void DenseSimplexGlmo::compute_pivot_row(int r) {
   for (int i = 0; i < m_; ++i) alpha[ns_ + i] = -rho_[static_cast<size_t>(i)];
 }
 
-// No entering variable for leaving variable p: row r proves infeasibility, unless a fake bound
-// is involved (ambiguous), or the inverse has been updated since its factorization (then a
-// fresh one decides: restart).
-Loop DenseSimplexGlmo::no_entering(int p, int sigma) {
-  const size_t pk = static_cast<size_t>(p);
-  if ((sigma > 0 && (fake_[pk] & kFakeLower)) || (sigma < 0 && (fake_[pk] & kFakeUpper)))
-    return Loop::kAmbiguous;
-  for (int j = 0; j < nt_; ++j)
-    if (fake_[static_cast<size_t>(j)] && stat_[static_cast<size_t>(j)] != kBasic &&
-        std::abs(alpha_[static_cast<size_t>(j)]) > kSet.pivot_tol)
-      return Loop::kAmbiguous;
-  if (updates_ > 0) {  // confirm with a fresh factorization
-    factorize();
-    return Loop::kRestart;
-  }
-  return Loop::kInfeasible;
-}
-
 scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj,
                                          const scfw::Vec& y, scfw::Vec& x) {
   // A small LP's dense solver: a sparse V is densified by the host (it does not declare Capability::SparseV).
@@ -865,10 +749,10 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
   if (m_ == 0 && ns_ == 0) throw scfw::Error("dense_simplex: solve() called before setup()");
   fb_.begin_solve(z, V, y, n_, d_);
   build(z, V, y);
-  // Fake bounds start from scratch at every solve: the basis is kept, the artificial bounds not.
-  clear_fakes();
-  fake_m_ = kSet.artificial_bound * bound_scale_;
-  escalations_ = 0;
+  // Artificial bounds start from scratch at every solve: the basis is kept, they are not.
+  std::copy(lo_.begin(), lo_.end(), elo_.begin());
+  std::copy(up_.begin(), up_.end(), eup_.begin());
+  art_.start(kSet.artificial_bound * bound_scale_);
 
   long pivots = 0;
   if (!run_rounds(pivots)) {  // the last resort; the kept basis restarts from the slack basis
@@ -890,73 +774,37 @@ scfw::GlmoResult DenseSimplexGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
   return result;
 }
 
-// Rounds of (fresh factorization, dual simplex) until a verified optimum: true; false when the
-// solve must fall back to Clp (pivot limit, fake bounds that keep binding, no verified optimum
-// within kSet.max_rounds). Throws when the LP is infeasible or unbounded.
+// The engine's dual driver under its verification policy (plugins/lp/verify.hpp) until a
+// verified optimum: true; false when the solve must fall back to Clp (pivot limit, artificial
+// bounds that keep binding, no verified optimum). An artificial bound that binds, or that a row
+// without an entering variable involves, grows x100 and the driver starts again from a fresh
+// factorization. Throws when the LP is infeasible or unbounded.
 bool DenseSimplexGlmo::run_rounds(long& pivots) {
-  for (int round = 0; round < kSet.max_rounds; ++round) {
-    factorize();
-    for (int j = 0; j < nt_; ++j)
-      if (stat_[static_cast<size_t>(j)] != kBasic) place_nonbasic(j);
-    // The reduced costs do not depend on the values, and make_dual_feasible() reads only the
-    // nonbasic ones: x_B is computed once, from the nonbasic values it leaves.
-    compute_duals();
-    make_dual_feasible();
-    compute_xb();
-    // Fresh inverse, fresh x_B and d: primal and dual feasible, optimal.
-    if (!any_fake() && primal_feasible()) return true;
-    switch (dual_loop(pivots)) {
-      case Loop::kRestart:
-        break;
-      case Loop::kIterLimit:
-        return false;
-      case Loop::kInfeasible:
+  const long max_pivots = 50L * (m_ + nt_) + 1000;
+  DualColumns cols{*this};
+  const lp::DualBasisView view{m_, head_.data(), x_.data(), dj_.data(), elo_.data(), eup_.data()};
+  for (;;) {
+    switch (lp::verified_dual(dual_, cols, view, kSet, max_pivots, pivots, &art_)) {
+      case lp::Verified::kOptimal:
+        return true;
+      case lp::Verified::kNoEntering:
         throw scfw::Error(lp::infeasible_lp_message("dense_simplex", "the GLMO LP"));
-      case Loop::kAmbiguous:
-        if (escalations_ >= kSet.max_escalations) return false;
-        escalate();
+      case lp::Verified::kArtificialRow:
         break;
-      case Loop::kOptimal: {
-        const Round next = accept_optimal();
-        if (next == Round::kDone) return true;
-        if (next == Round::kFallback) return false;
+      case lp::Verified::kBinding:
+        // A nonbasic variable at an artificial bound whose direction no real bound blocks: the
+        // LP is unbounded.
+        for (int j = 0; j < nt_; ++j) {
+          const size_t k = static_cast<size_t>(j);
+          if ((stat_[k] == kAtLower && art_.lower(j)) || (stat_[k] == kAtUpper && art_.upper(j)))
+            if (unbounded_ray(j)) throw scfw::Error("dense_simplex: the GLMO LP is unbounded");
+        }
         break;
-      }
+      default:
+        return false;
     }
+    if (!art_.escalate(kSet)) return false;
   }
-  return false;
-}
-
-// The dual loop ended optimal with the fake bounds: none may be binding (else M grows, or a
-// primal ray proves the LP unbounded); then the fake bounds go and the optimum is verified.
-DenseSimplexGlmo::Round DenseSimplexGlmo::accept_optimal() {
-  bool at_fake = false;
-  for (int j = 0; j < nt_; ++j) {
-    const size_t k = static_cast<size_t>(j);
-    if (stat_[k] == kBasic || !fake_[k]) continue;
-    if ((stat_[k] == kAtLower && (fake_[k] & kFakeLower)) ||
-        (stat_[k] == kAtUpper && (fake_[k] & kFakeUpper))) {
-      if (unbounded_ray(j)) throw scfw::Error("dense_simplex: the GLMO LP is unbounded");
-      at_fake = true;
-    }
-  }
-  if (at_fake) {
-    if (escalations_ >= kSet.max_escalations) return Round::kFallback;
-    escalate();
-    return Round::kAgain;
-  }
-  clear_fakes();
-  // Few, well-conditioned product-form updates since the fresh inverse of this solve: the
-  // updated inverse is as good as a new one. x_B is recomputed from it (not carried through
-  // the pivots and flips), the reduced costs are the ones the pivots updated (each d_j
-  // moved by an exact multiple of its pivot-row entry, checked against the column); both
-  // are checked against the real bounds. Otherwise, or if a check fails, the next round
-  // verifies with a fresh factorization.
-  if (updates_ <= kSet.trust_updates && min_pivot_ratio_ >= kSet.update_pivot_ratio) {
-    compute_xb();
-    if (primal_feasible() && dual_feasible()) return Round::kDone;
-  }
-  return Round::kAgain;
 }
 
 void register_components(scfw::Registrar& r) {

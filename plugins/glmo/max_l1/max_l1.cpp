@@ -27,6 +27,7 @@
 
 #include "cold_clp.hpp"
 #include "bounded_dual.hpp"
+#include "verify.hpp"
 #include "bounded_primal.hpp"
 #include "factorization.hpp"
 #include "glmo_lp.hpp"
@@ -438,6 +439,26 @@ bool MaxL1Glmo::update(int r, const double* col) {
 // finite upper bound, so nothing flips; the leaving row is the most infeasible one.
 struct MaxL1Glmo::DualColumns {
   MaxL1Glmo& g;
+  // The verification policy's part (plugins/lp/verify.hpp): a singular basis is replaced by the
+  // slack basis; no column needs an artificial bound, so the reduced costs are checked, not
+  // repaired. A primal feasible basis goes to the primal driver, which prices it once and ends
+  // at once when it is optimal.
+  bool refactor() {
+    if (!g.factorize()) {
+      g.cold_basis();
+      g.factorize();
+    }
+    return true;
+  }
+  int updates() const { return g.lu_.etas(); }
+  int recompute(bool) {
+    g.compute_xb();
+    if (g.feasible(false)) return -1;
+    for (int r = 0; r < g.m_; ++r) g.cb_[static_cast<size_t>(r)] = g.cost_[static_cast<size_t>(g.head_[static_cast<size_t>(r)])];
+    g.compute_duals(g.cb_.data());
+    return g.feasible(true) ? 0 : -1;
+  }
+  bool basic(int j) const { return g.pos_[static_cast<size_t>(j)] >= 0; }
   int vars() const { return g.nc_; }
   int movable_count() const { return g.nc_; }
   int movable(int i) const { return i; }
@@ -516,34 +537,20 @@ struct MaxL1Glmo::PrimalColumns {
   }
 };
 
-// From the kept basis to a verified optimum (true): the dual driver while the basis is primal
-// infeasible and dual feasible (after z drifts), then the primal one, which prices a primal
-// feasible basis and ends at once when it is optimal. False at the pivot limit or in numerical
-// trouble (the LP is feasible and bounded).
+// From the kept basis to a verified optimum (true): the engine's dual driver under its
+// verification policy while the basis is primal infeasible and dual feasible (after z drifts),
+// then the primal driver, whose composite phase 1 starts from any basis. False at the pivot
+// limit or in numerical trouble (the LP is feasible and bounded).
 bool MaxL1Glmo::solve_from_basis(long& pivots, long limit) {
   DualColumns dual_cols{*this};
   const lp::DualBasisView view{m_, head_.data(), x_.data(), dj_.data(), lo_.data(), up_.data()};
-  dual_.start();
-  refactor();
-  for (int checks = 0; !feasible(false);) {
-    for (int r = 0; r < m_; ++r) cb_[static_cast<size_t>(r)] = cost_[static_cast<size_t>(head_[static_cast<size_t>(r)])];
-    compute_duals(cb_.data());
-    if (!feasible(true)) break;
-    switch (dual_.run(dual_cols, view, kSet, limit, pivots)) {
-      case lp::BoundedDual::Exit::kOptimal:  // checked on values recomputed from the factorization
-        if (++checks > kSet.max_rounds) return false;
-        compute_xb();
-        break;
-      case lp::BoundedDual::Exit::kDisagree:
-        if (++checks > kSet.max_rounds) return false;
-        refactor();
-        break;
-      case lp::BoundedDual::Exit::kRefactor:
-        refactor();
-        break;
-      default:  // no entering column (numerical: the LP is feasible) or the pivot limit
-        return false;
-    }
+  switch (lp::verified_dual(dual_, dual_cols, view, kSet, limit, pivots)) {
+    case lp::Verified::kOptimal:
+      return true;
+    case lp::Verified::kToPrimal:
+      break;
+    default:  // no entering column (numerical: the LP is feasible), the pivot limit, no verified end
+      return false;
   }
   PrimalColumns primal_cols{*this};
   return lp::primal_simplex(primal_cols, col_.data(), kSet, limit, pivots) == lp::PrimalExit::kOptimal;

@@ -32,6 +32,7 @@
 #include "glmo_lp.hpp"
 #include "pivot_row.hpp"
 #include "bounded_primal.hpp"
+#include "verify.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -458,11 +459,9 @@ class ScenarioDualGlmo final : public scfw::Glmo {
   lp::BoundedDual dual_;           // the engine's dual driver and its work arrays
   long dual_finished_ = 0, primal_finished_ = 0;
   std::vector<double> static_lo_, static_up_;  // nv: the dual column bounds (lo_, up_ carry artificial ones)
-  std::vector<int> art_;           // columns with an artificial bound
-  int nart_ = 0;
+  lp::ArtificialBounds art_;       // on lo_, up_ (static_lo_, static_up_ the real bounds)
   std::vector<int> nb_, nb_pos_;    // the nonbasic columns that are not fixed, and where each is in nb_
   int nnb_ = 0;
-  double art_bound_ = 0.0;
 
   // The model's LP and x map (setup).
   lp::SparseLp lp_;
@@ -617,10 +616,9 @@ void ScenarioDualGlmo::setup(const scfw::OuterFunction& outer, const scfw::Domai
   primal_finished_ = 0;
   static_lo_ = lo_;
   static_up_ = up_;
-  art_.assign(static_cast<size_t>(nv_), 0);
+  art_.attach(nv_, static_lo_.data(), static_up_.data(), lo_.data(), up_.data());
   nb_.assign(static_cast<size_t>(nv_), 0);
   nb_pos_.assign(static_cast<size_t>(nv_), -1);
-  nart_ = 0;
   dj_.assign(static_cast<size_t>(nv_), 0.0);
   vals_.assign(static_cast<size_t>(lp_.num_vars), 0.0);
   // The slack basis: in each row the unit column that is not fixed (rho+ when both are free to
@@ -1037,8 +1035,8 @@ void ScenarioDualGlmo::recompute_xb() {
 
 // Every nonbasic column at the bound its reduced cost asks for. Returns the number of columns
 // moved. A column that cannot move to another bound (one-sided, free) and is dual infeasible
-// gets an artificial bound at distance art_bound_ (recorded in art_, taken back by
-// drop_artificial_bounds()), which makes it boxed, and is put there.
+// gets an artificial bound (art_, taken back by drop_artificial_bounds()), which makes it boxed,
+// and is put there.
 int ScenarioDualGlmo::place_nonbasics() {
   int moved = 0;
   for (int j = 0; j < nv_; ++j) {
@@ -1049,9 +1047,8 @@ int ScenarioDualGlmo::place_nonbasics() {
     const double d = dj_[static_cast<size_t>(j)];
     const bool flo = std::isfinite(lo), fup = std::isfinite(up);
     if (!(flo && fup) && ((flo && d < -kSet.dual_tol) || (fup && d > kSet.dual_tol) || (!flo && !fup && std::abs(d) > kSet.dual_tol))) {
-      art_[static_cast<size_t>(nart_++)] = j;
-      if (!flo) lo = (fup ? up : 0.0) - art_bound_;
-      if (!fup) up = (flo ? lo : 0.0) + art_bound_;
+      if (!flo) art_.set(j, true);
+      if (!fup) art_.set(j, false);
     }
     double want = v;
     if (std::isfinite(lo) && std::isfinite(up))
@@ -1072,19 +1069,15 @@ int ScenarioDualGlmo::place_nonbasics() {
 // at one of them (it is put back at its real bound: the basis is then no longer optimal).
 bool ScenarioDualGlmo::drop_artificial_bounds() {
   bool off = false;
-  for (int i = 0; i < nart_; ++i) {
-    const int jj = art_[static_cast<size_t>(i)];
-    double &lo = lo_[static_cast<size_t>(jj)], &up = up_[static_cast<size_t>(jj)];
-    lo = static_lo_[static_cast<size_t>(jj)];
-    up = static_up_[static_cast<size_t>(jj)];
-    if (pos_[static_cast<size_t>(jj)] >= 0) continue;
-    double& v = xv_[static_cast<size_t>(jj)];
+  art_.drop([&](int j) {
+    if (pos_[static_cast<size_t>(j)] >= 0) return;
+    const double lo = lo_[static_cast<size_t>(j)], up = up_[static_cast<size_t>(j)];
+    double& v = xv_[static_cast<size_t>(j)];
     if (v != lo && v != up) {
       off = true;
       v = std::isfinite(lo) ? lo : std::isfinite(up) ? up : 0.0;
     }
-  }
-  nart_ = 0;
+  });
   return off;
 }
 
@@ -1095,6 +1088,20 @@ struct ScenarioDualGlmo::DualColumns {
   ScenarioDualGlmo& g;
   int since = 0;  // pivots since B^{-1} was built from scratch
 
+  // The verification policy's part (plugins/lp/verify.hpp).
+  bool refactor() {
+    since = 0;
+    return g.refactor();
+  }
+  int updates() const { return since; }
+  int recompute(bool) {
+    g.price_binv();
+    const int moved = g.place_nonbasics();
+    g.recompute_xb();
+    return moved;
+  }
+  bool basic(int j) const { return g.pos_[static_cast<size_t>(j)] >= 0; }
+
   int vars() const { return g.nv_; }
   int movable_count() const { return g.nnb_; }
   int movable(int i) const { return g.nb_[static_cast<size_t>(i)]; }
@@ -1103,8 +1110,9 @@ struct ScenarioDualGlmo::DualColumns {
   }
   double weight(int s) const { return g.dse_w_[static_cast<size_t>(s)]; }
   // alpha_j for every column: the unit columns' from rho (row r of B^{-1}), the multipliers'
-  // from P rho, written in place when multiplier t prices row t.
-  const double* pivot_row(int r) {
+  // from P rho, written in place when multiplier t prices row t. Not inlined: the driver's pivot
+  // loop compiles to fewer instructions around a call.
+  [[gnu::noinline]] const double* pivot_row(int r) {
     const size_t DD = static_cast<size_t>(g.D_);
     for (int q = 0; q < g.D_; ++q) g.rhs_[static_cast<size_t>(q)] = g.binv_[static_cast<size_t>(q) * DD + static_cast<size_t>(r)];
     const double* rho = g.rhs_.data();
@@ -1178,55 +1186,14 @@ struct ScenarioDualGlmo::DualColumns {
   }
 };
 
-// Rounds of the engine's dual driver from a fresh B^{-1}: at a candidate optimum, x_B, pi and
-// the reduced costs recomputed (from a fresh inverse after the first round) must agree.
+// The engine's dual driver under its verification policy (plugins/lp/verify.hpp). Anything but
+// a verified optimum (a column left at an artificial bound included) is finished by the primal
+// simplex.
 ScenarioDualGlmo::Outcome ScenarioDualGlmo::run_dual(long& pivots) {
-  const long max_pivots = 4L * (nv_ + D_) + 50;
-  if (!refactor()) return Outcome::kFailed;
-  price_binv();
-  place_nonbasics();
-  recompute_xb();
   DualColumns cols{*this};
   const lp::DualBasisView view{D_, head_.data(), xv_.data(), dj_.data(), lo_.data(), up_.data()};
-  dual_.start();
-  bool clean = true;  // pi, the reduced costs and x_B recomputed since the last pivot, nothing moved
-  int rounds = 0;
-  long local = 0;
-  while (true) {
-    const long before = local;
-    const lp::BoundedDual::Exit e = dual_.run(cols, view, kSet, max_pivots, local);
-    pivots += local - before;
-    if (local > before) clean = false;
-    switch (e) {
-      case lp::BoundedDual::Exit::kOptimal: {
-        if (clean) return Outcome::kOptimal;
-        if (++rounds > kSet.max_rounds) return Outcome::kFailed;
-        if (rounds > 1 && cols.since > 0) {
-          if (!refactor()) return Outcome::kFailed;
-          cols.since = 0;
-        }
-        price_binv();
-        const int moved = place_nonbasics();
-        recompute_xb();
-        clean = moved == 0;
-        break;
-      }
-      case lp::BoundedDual::Exit::kDisagree:  // the updated inverse has drifted: a fresh one
-        clean = false;
-        if (cols.since == 0) return Outcome::kFailed;
-        [[fallthrough]];
-      case lp::BoundedDual::Exit::kRefactor:
-        if (!refactor()) return Outcome::kFailed;
-        cols.since = 0;
-        price_binv();
-        place_nonbasics();
-        recompute_xb();
-        break;
-      case lp::BoundedDual::Exit::kNoEntering:  // the dual's dual is unbounded: let the primal simplex say
-      case lp::BoundedDual::Exit::kIterLimit:
-        return Outcome::kFailed;
-    }
-  }
+  const lp::Verified v = lp::verified_dual(dual_, cols, view, kSet, 4L * (nv_ + D_) + 50, pivots, &art_);
+  return v == lp::Verified::kOptimal ? Outcome::kOptimal : Outcome::kFailed;
 }
 
 scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Jacobian& Vj, const scfw::Vec& y, scfw::Vec& x) {
@@ -1237,7 +1204,7 @@ scfw::GlmoResult ScenarioDualGlmo::solve(const scfw::Vec& z, const scfw::Jacobia
   long pivots = 0;
   double bscale = 1.0;
   for (int q = 0; q < D_; ++q) bscale = std::max(bscale, std::abs(b_[static_cast<size_t>(q)]));
-  art_bound_ = kSet.artificial_bound * bscale;
+  art_.start(kSet.artificial_bound * bscale);
   Outcome out = primal_only_ ? Outcome::kFailed : run_dual(pivots);
   const bool off = drop_artificial_bounds();
   if (out == Outcome::kFailed || off) {
