@@ -61,8 +61,8 @@ TEST_CASE("the nuclear-ball projection is on the boundary and satisfies the proj
     const Eigen::MatrixXd D = X - P;
     const double sigma1 = Eigen::JacobiSVD<Eigen::MatrixXd>(D).singularValues()[0];
     CHECK((D.array() * P.array()).sum() == doctest::Approx(tau * sigma1).epsilon(1e-12));
-    // And no point of the ball tried is closer: Z = P + t (tau u v^T - P) for the top singular
-    // pair of a random direction's projection, t in (0, 1].
+    // And no point of the ball tried is closer to X: P + t (Z - P), Z the projection of a random
+    // matrix (a point of the ball), t in (0, 1].
     for (unsigned k = 0; k < 5; ++k) {
       const Eigen::MatrixXd Z = project(gaussian(rows, cols, 1000 + k), tau);
       for (const double t : {1e-3, 0.1, 1.0}) CHECK((X - (P + t * (Z - P))).norm() >= D.norm());
