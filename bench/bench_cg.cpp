@@ -5,7 +5,7 @@
 // y_{k+1} = y_k + gamma (x_{k+1} - y_k).
 //
 //   build/bin/bench_cg [--steps S] [--groups N] [--radius T] [--seed N] [--smoothing A] [--carry 0|1]
-//   build/bin/bench_cg --problem FILE [--iterations K]
+//   build/bin/bench_cg --problem FILE [--iterations K] [--factors 0|1]
 //
 // The trajectory (z_k, V_k, y_k) is generated once (dense master, tolerance 1e-7), then each
 // configuration runs over the same sequence in the same process, from a fresh setup: master
@@ -82,13 +82,14 @@ double quantile(std::vector<double> v, double q) {
   return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
 }
 
-int run_problem(const std::string& file, long iterations) {
+int run_problem(const std::string& file, long iterations, bool factors) {
   Overrides overrides;
   if (iterations > 0) overrides.iterations = iterations;
   Host host;
   Composition c = host.load_problem(file, overrides);
   c.options.report_every = 0;
   c.options.final_report = false;
+  c.options.factors = factors;  // y as factors under observed coordinates (the iterates do not change)
   const int n = c.problem.oracle->outputs(), d = c.problem.oracle->dim();
   CountingDomain counting(*c.problem.domain);
   auto rec = std::make_unique<RecordingGlmo>(std::move(c.method.glmo), counting);
@@ -127,11 +128,12 @@ int main(int argc, char** argv) {
   long iterations = 0;
   double smoothing = 0.5;
   bool carry = true;
+  bool factors = true;
   Options opts;
   opts.add("--steps", steps).add("--groups", n).add("--radius", tau).add("--seed", seed).add("--problem", problem).add(
-      "--iterations", iterations).add("--smoothing", smoothing).add("--carry", carry);
+      "--iterations", iterations).add("--smoothing", smoothing).add("--carry", carry).add("--factors", factors);
   if (!opts.parse(argc, argv)) return 2;
-  if (!problem.empty()) return with_plugins([&](Registry&) { return run_problem(problem, iterations); });
+  if (!problem.empty()) return with_plugins([&](Registry&) { return run_problem(problem, iterations, factors); });
   return with_plugins([&](Registry& reg) {
     const int rows = 30, cols = 20, d = rows * cols;
     Context ctx;

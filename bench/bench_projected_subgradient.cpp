@@ -219,7 +219,14 @@ int main(int argc, char** argv) {
     scfw::Problem& p = comp.problem;
     const std::vector<int> shape = p.domain->shape();
     const std::string domain_name = p.plugins.size() > 2 ? p.plugins[2].second : "";
-    if (shape.size() != 2 || domain_name != "nuclear_ball") {
+    // Observed coordinates (x at the matrix's observed entries) serve scfw and fw; the
+    // projection needs the whole matrix.
+    const bool observed = shape.empty() && p.oracle->matrix_entries() != nullptr;
+    if (observed && method == "subgradient") {
+      std::fprintf(stderr, "%s: /oracle: the projection needs the whole matrix: drop \"coordinates\": \"observed\"\n", file.c_str());
+      return 2;
+    }
+    if ((shape.size() != 2 && !observed) || domain_name != "nuclear_ball") {
       std::fprintf(stderr, "%s: /domain: expected a nuclear_ball domain\n", file.c_str());
       return 2;
     }

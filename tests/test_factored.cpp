@@ -205,3 +205,22 @@ TEST_CASE("a matrix of more than 2^31 - 1 cells: refused over the whole matrix, 
   }
   std::filesystem::remove(file);
 }
+
+TEST_CASE("matrix_completion's batch 0 is the exact f and J, bit for bit") {
+  nlohmann::json doc = completion("observed", 30, 20, 3);
+  doc["oracle"]["batch"] = 0;
+  Composition c = test::make(doc);
+  const Oracle& o = *c.problem.oracle;
+  const int d = o.dim(), n = o.outputs();
+  Vec x(d);
+  for (int k = 0; k < d; ++k) x[k] = std::sin(0.37 * k);
+  auto sample = o.make_sample();
+  Rng rng(5);
+  o.draw(rng, *sample);
+  Vec f1(n), f2(n);
+  Jacobian J1 = make_jacobian(o), J2 = make_jacobian(o);
+  o.evaluate(*sample, x, &f1, &J1);
+  o.exact(x, &f2, &J2);
+  CHECK(f1 == f2);
+  CHECK(J1.values() == J2.values());
+}

@@ -24,7 +24,8 @@
 // bound of it that is reached by unbiased samples (docs/formulations.md discusses the choice).
 // A sample draws `batch` entries per group uniformly with replacement: f~_g is s_g times the
 // mean of the drawn residuals, its Jacobian row holds s_g/batch at each drawn entry's
-// coordinate. f is affine: the Hessian action is 0.
+// coordinate. `batch` 0 takes every entry of each group: the sample is the exact f and J (with
+// the `deterministic` schedule, Frank-Wolfe with exact passes). f is affine: the Hessian action is 0.
 //
 // "jacobian": "sparse" declares the Jacobian's pattern (jacobian.hpp): row g holds the coordinates
 // of group g's observed entries, |Omega| non-zeros in all instead of n x rows x cols (the full
@@ -497,6 +498,11 @@ class MatrixCompletion final : public scfw::Oracle {
 
   // J of the oracle's kind: the pattern's values, or the dense n x d matrix.
   void evaluate(const scfw::Sample& s, const Vec& x, Vec* f, scfw::Jacobian* J) const override {
+    if (batch_ == 0) {  // the whole group: the exact f and J
+      own(s);
+      exact(x, f, J);
+      return;
+    }
     with_entries([&](const auto& src) {
       if (J && J->is_sparse())
         evaluate_values(src, s, x, f, J->data());
@@ -594,6 +600,7 @@ class MatrixCompletion final : public scfw::Oracle {
 
   void draw(Rng& rng, scfw::Sample& s) const override {
     auto& picks = own(s).picks;
+    if (batch_ == 0) return;  // the whole group: nothing to draw
     for (int g = 0; g < n_; ++g) {
       std::uniform_int_distribution<std::int64_t> pick(begin_[g], begin_[g + 1] - 1);
       for (int b = 0; b < batch_; ++b) picks[static_cast<size_t>(g) * batch_ + b] = pick(rng);
@@ -799,7 +806,11 @@ void register_components(scfw::Registrar& r) {
       {ParamSpec::integer("groups", "number n of groups of observed entries (0: one per entry, the paper's exact objective)")
            .nonnegative()
            .def(20),
-       ParamSpec::integer("batch", "entries drawn per group for one sample, uniformly with replacement").at_least(1).def(1),
+       ParamSpec::integer("batch", "entries drawn per group for one sample, uniformly with replacement; 0 = every entry "
+                                   "of the group (the exact f and J: Frank-Wolfe with exact passes under the "
+                                   "`deterministic` schedule)")
+           .nonnegative()
+           .def(1),
        ParamSpec::choice("jacobian", {"dense", "sparse"},
                          "\"sparse\": declare the Jacobian's pattern (row g: the coordinates of group g's observed "
                          "entries), so V and the GLMO work on |Omega| values; \"dense\": n x rows x cols")
