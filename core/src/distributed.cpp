@@ -262,6 +262,7 @@ class ShardedOracle final : public Oracle {
   std::vector<std::string> output_names() const override { return inner_->output_names(); }
   std::vector<AuxiliaryVariable> auxiliary_variables() const override { return inner_->auxiliary_variables(); }
   std::vector<int> shape() const override { return inner_->shape(); }
+  std::shared_ptr<const MatrixEntries> matrix_entries() const override { return inner_->matrix_entries(); }
 
  private:
   /// Sums f and J over the ranks with a failure flag beside them; when any rank failed, every
