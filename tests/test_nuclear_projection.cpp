@@ -32,19 +32,13 @@ Eigen::MatrixXd project(const Eigen::MatrixXd& X, double tau) {
 
 TEST_CASE("singular values projected onto the capped simplex: a worked case and the inside case") {
   // s = (5, 3, 1), tau = 4: theta = (5 + 3 - 4) / 2 = 2 (3 > 2, and 1 < (9 - 4) / 3), t = (3, 1, 0).
-  Eigen::VectorXd s(3);
-  s << 5, 3, 1;
+  Eigen::VectorXd s = Eigen::Vector3d(5, 3, 1);
   CHECK(scfw::bench::project_singular_values(s, 4.0) == 2);
-  CHECK(s[0] == 3.0);
-  CHECK(s[1] == 1.0);
-  CHECK(s[2] == 0.0);
+  CHECK(s == Eigen::VectorXd(Eigen::Vector3d(3, 1, 0)));
   // Inside the set: unchanged, bitwise.
-  Eigen::VectorXd u(3);
-  u << 2, 1, 0;
+  Eigen::VectorXd u = Eigen::Vector3d(2, 1, 0);
   CHECK(scfw::bench::project_singular_values(u, 4.0) == 2);
-  CHECK(u[0] == 2.0);
-  CHECK(u[1] == 1.0);
-  CHECK(u[2] == 0.0);
+  CHECK(u == Eigen::VectorXd(Eigen::Vector3d(2, 1, 0)));
 }
 
 TEST_CASE("the nuclear-ball projection is on the boundary and satisfies the projection's optimality condition") {
