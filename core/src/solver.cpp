@@ -6,6 +6,7 @@
 #include <exception>
 #include <limits>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "scfw/core/format.hpp"
@@ -283,7 +284,8 @@ class Run {
     s.seconds = seconds_since(t_start_);
     if (P_.counters) s.calls = calls();
     s.y = state.y;
-    s.factors = state.factors;
+    s.factors = std::move(state.factors);  // the run ends here: no copy of (rows + cols) x 512
+    state.factors = Factors();
     if (s.factors.truncated() > 0)
       s.notes.push_back("y's factors are an approximation off the entries: beyond " +
                         std::to_string(Factors::max_columns(s.factors.rows(), s.factors.cols())) +
