@@ -146,11 +146,6 @@ double Factors::at(int i, int j) const {
   return y;
 }
 
-void Factors::at_entries(const MatrixEntries& e, Vec& out) const {
-  out.resize(e.size());
-  for (int k = 0; k < e.size(); ++k) out[k] = at(e.row[static_cast<size_t>(k)], e.col[static_cast<size_t>(k)]);
-}
-
 void Factors::save(std::vector<double>& coef, std::vector<double>& u, std::vector<double>& v) const {
   coef.assign(coef_.data(), coef_.data() + count_);
   u.assign(U_.data(), U_.data() + static_cast<std::int64_t>(rows_) * count_);

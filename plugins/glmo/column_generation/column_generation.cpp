@@ -1149,25 +1149,22 @@ std::vector<double> ColumnGeneration::weights_and_x(scfw::Vec& x) {
   const int K = static_cast<int>(atoms_.size());
   std::vector<double> lambda(static_cast<size_t>(K));
   for (int a = 0; a < K; ++a) lambda[static_cast<size_t>(a)] = std::max(0.0, atom_weight(a));
-  {
-    double total = 0.0;
-    for (double l : lambda) total += l;
-    comb_index_.clear();
-    comb_weight_.clear();
-    removed_.clear();
-    for (int a = 0; a < K; ++a)
-      if (lambda[static_cast<size_t>(a)] > 0.0) {
-        comb_index_.push_back(a);
-        comb_weight_.push_back(lambda[static_cast<size_t>(a)] / total);
-      }
-  }
+  double total = 0.0;
+  for (double l : lambda) total += l;
+  // x's combination (write_combination() turns the indices into pointers after the drops).
+  comb_index_.clear();
+  comb_weight_.clear();
+  removed_.clear();
+  for (int a = 0; a < K; ++a)
+    if (lambda[static_cast<size_t>(a)] > 0.0) {
+      comb_index_.push_back(a);
+      comb_weight_.push_back(lambda[static_cast<size_t>(a)] / total);
+    }
   if (mode_ == Mode::Compact) {
     // x written once: the rank-one atoms of positive weight as one product U W V^T (which writes
     // every entry), the others scattered, then divided by the weights' total (the dense path's
     // sums for one-entry atoms). With only rank-one atoms carrying entries, 1 / total goes into W
     // instead: one pass over x in all.
-    double total = 0.0;
-    for (double l : lambda) total += l;
     int r1 = 0;
     bool scattered = false;
     for (int a = 0; a < K; ++a) {
@@ -1222,8 +1219,6 @@ std::vector<double> ColumnGeneration::weights_and_x(scfw::Vec& x) {
   x.setZero(d_);
   for (int a = 0; a < K; ++a)
     if (lambda[static_cast<size_t>(a)] > 0.0) x += lambda[static_cast<size_t>(a)] * atoms_[static_cast<size_t>(a)].dense();
-  double total = 0.0;
-  for (double l : lambda) total += l;
   if (total > 0.0) x /= total;
   return lambda;
 }

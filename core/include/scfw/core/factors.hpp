@@ -49,8 +49,6 @@ class Factors {
   Eigen::Ref<const Vec> v(int a) const { return V_.col(a); }
   /// y_ij.
   double at(int i, int j) const;
-  /// y at the entries (one value per entry).
-  void at_entries(const MatrixEntries& e, Vec& out) const;
   /// The compressions so far.
   long compressions() const { return compressions_; }
   /// The largest singular value a compression dropped beyond the numerical zeros, relative to
