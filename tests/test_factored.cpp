@@ -50,7 +50,7 @@ double max_abs(const Vec& v) { return v.size() ? v.cwiseAbs().maxCoeff() : 0.0; 
 
 TEST_CASE("observed coordinates give the whole-matrix run's iterate, at the entries and as factors") {
   // 30 x 20 (the Gram path of the nuclear LMO) and 150 x 140 (its Lanczos path).
-  for (const std::pair<int, int> shape : {std::pair{30, 20}, std::pair{150, 140}}) {
+  for (const auto& shape : {std::pair{30, 20}, std::pair{150, 140}}) {
     const int rows = shape.first, cols = shape.second;  // named variables: clang's lambdas take no bindings
     CAPTURE(rows);
     const long K = 60;
