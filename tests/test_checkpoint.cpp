@@ -130,7 +130,9 @@ fs::path scratch(const std::string& name) {
 TEST_CASE("every example resumed from a checkpoint gives the uninterrupted run bit for bit") {
   for (const char* name : kExamples) {
     CAPTURE(name);
-    const long K = std::string(name) == "matrix_completion" ? 40 : 80;
+    // The two matrix_completion examples at 40: a column-generation solve per step (16 s per 120
+    // iterations under the sanitizer job's build).
+    const long K = std::string(name).rfind("matrix_completion", 0) == 0 ? 40 : 80;
     const nlohmann::json doc = document(name, K);
     const Outcome whole = run_whole(doc);
     for (long k : {K / 2 - 3, K / 2}) {  // mid-way between reports, and on one

@@ -3,7 +3,10 @@
 # iterations with a report every 20: the run that wrote a checkpoint at iteration 70 and the run
 # resumed from it give the uninterrupted run's trace (every column but seconds; the rows after 70
 # that the first run wrote are replaced, not duplicated) and its summary (status, objective,
-# gaps, GLMO and oracle call counts). Then the refusals, word for word.
+# gaps, GLMO and oracle call counts). Then the refusals, word for word. Under the sanitizer job
+# (SCFW_SANITIZED, .ci/sanitize.sh) the runs are 60 iterations with the checkpoint at 35: the same
+# paths (a checkpoint between two reports, rows after it replaced), a third of the work (the two
+# matrix_completion examples take 16 s a run of 120 iterations there against 0.5 s here).
 SCFW=$1
 SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
 source "$(dirname "$0")/lib.sh"
@@ -11,6 +14,9 @@ EDIT="python3 $(cd "$(dirname "$0")" && pwd)/ck_edit.py"
 
 # The summary lines that do not carry times.
 counts() { grep -E '^(status|objective|gap|GLMO|oracle calls|note) |simplex iterations per solve' <<<"$1"; }
+
+K=120 AT=70
+[[ -n ${SCFW_SANITIZED:-} ]] && K=60 AT=35
 
 # An example without its shared data (lib.sh, example_or_skip) is skipped, named, and the test
 # exits with SKIP_CODE after all its other checks.
@@ -20,19 +26,19 @@ for file in "$SOURCE"/examples/*.json; do
   sed -E 's/"report": \{[^}]*\}/"report": { "every": 20 }/' "$PROBLEM" >"$name.json"
   grep -q '"every": 20' "$name.json" || fail "$name: could not set the report interval"
 
-  run "$SCFW" run "$name.json" --iterations 120 --trace whole.csv
+  run "$SCFW" run "$name.json" --iterations $K --trace whole.csv
   expect_rc 0 "$name: uninterrupted run"
   whole=$(counts "$OUT")
 
-  run "$SCFW" run "$name.json" --iterations 120 --trace part.csv --checkpoint ck/$name.ckpt --checkpoint-every 70
+  run "$SCFW" run "$name.json" --iterations $K --trace part.csv --checkpoint ck/$name.ckpt --checkpoint-every $AT
   expect_rc 0 "$name: run with --checkpoint"
   expect_contains "$OUT" "checkpoint      ck/$name.ckpt written 1 time" "$name: the summary names the checkpoint"
   [[ -f ck/$name.ckpt && -z "$(find ck -name ".$name.ckpt.*")" ]] || fail "$name: no ck/$name.ckpt, or a temporary left behind"
   [[ "$(sed -n 1p ck/$name.ckpt)" == "scfw-checkpoint 2" ]] || fail "$name: checkpoint header"
 
-  run "$SCFW" run "$name.json" --iterations 120 --trace part.csv --resume ck/$name.ckpt
+  run "$SCFW" run "$name.json" --iterations $K --trace part.csv --resume ck/$name.ckpt
   expect_rc 0 "$name: resumed run"
-  expect_contains "$OUT" "resumed         from ck/$name.ckpt at iteration 70" "$name: the summary says resumed"
+  expect_contains "$OUT" "resumed         from ck/$name.ckpt at iteration $AT" "$name: the summary says resumed"
   [[ "$(counts "$OUT")" == "$whole" ]] || fail "$name: the resumed summary differs:
 $(counts "$OUT")
 --- uninterrupted:
