@@ -39,9 +39,11 @@
 // when the top Ritz triple's residual estimate is below 1e-12 theta (checked every 4 steps),
 // restarted from the current Ritz vector until the residual ||G^T u - sigma v|| <= 1e-10 sigma
 // computed with the true products (started from a fixed vector plus the previous call's vector:
-// Frank-Wolfe directions drift slowly, but a fresh sample's G can be orthogonal to it). G enters only through G x and G^T x: the dense matrix for lmo(), its
-// compressed rows for a sparse gradient (compact atoms: G given by its non-zeros, the atom returned as
-// -tau u v^T's factors; docs/plugins.md, "The LMO"). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
+// Frank-Wolfe directions drift slowly, but a fresh sample's G can be orthogonal to it). G enters
+// only through G x and G^T x: the dense matrix for lmo(), for a sparse gradient (compact atoms: G
+// given by its non-zeros, the atom returned as -tau u v^T's factors; docs/plugins.md, "The LMO")
+// its non-zero values by rows, on only the rows and columns that hold one (the top pair lives
+// there), so that a G of few non-zeros is a small problem (the bases in a work space sized once). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
 // the small bidiagonal B (a JacobiSVD of B took most of the time of this path). Every threshold
 // is relative (breakdown against B's largest entry), B is brought near 1 by a power of two before
 // its tridiagonal is solved, and G of extreme entries is rescaled by a power of two: the atom of
@@ -71,6 +73,8 @@ using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 // The two products the Lanczos path needs, G x and G^T x, on a dense G.
 struct DenseOp {
   const Eigen::Map<const RowMat>& G;
+  int rows, cols;
+  DenseOp(const Eigen::Map<const RowMat>& g) : G(g), rows(static_cast<int>(g.rows())), cols(static_cast<int>(g.cols())) {}
   template <class X>
   void mul(const X& x, Eigen::VectorXd& out) const { out.noalias() = G * x; }
   template <class X>
@@ -131,6 +135,10 @@ class NuclearBall final : public scfw::Domain {
     u_out_.resize(rows_);
     v_out_.resize(cols_);
     const int n = std::min(rows_, cols_);
+    if (n > kDenseMax) {
+      lanczos_p_.resize(rows_, std::min(n, kLanczosSteps));
+      lanczos_q_.resize(cols_, std::min(n, kLanczosSteps));
+    }
     if (n <= kDenseMax) {
       gram_.resize(n, n);
       tri_ = Eigen::Tridiagonalization<Eigen::MatrixXd>(n);
@@ -250,11 +258,11 @@ class NuclearBall final : public scfw::Domain {
       scaled_ = std::ldexp(1.0, -std::ilogb(scale)) * G;
       const Eigen::Map<const RowMat> S(scaled_.data(), rows_, cols_);
       if (lanczos_path)
-        lanczos(DenseOp{S}, u, v);
+        dense_lanczos(DenseOp{S}, u, v);
       else
         dense_top_pair(S, u, v);
     } else if (lanczos_path) {
-      lanczos(DenseOp{G}, u, v);
+      dense_lanczos(DenseOp{G}, u, v);
     } else {
       dense_top_pair(G, u, v);
     }
@@ -321,9 +329,73 @@ class NuclearBall final : public scfw::Domain {
       }
       for (int i = 0; i < rows_; ++i) sp_start_[static_cast<std::size_t>(i) + 1] += sp_start_[static_cast<std::size_t>(i)];
     }
+    // The non-zeros only, on the rows and columns that hold one (the top pair of G lives there):
+    // a G with few non-zeros, such as a batch-1 sample's under vanilla SCFW on a completion, is a
+    // small problem, and a momentum average's G has exact zeros where no sample fell yet. With no
+    // zero value and no empty row or column this is the whole pattern in its order: the same
+    // operator, bit for bit.
     sp_g_.resize(nnz);
-    for (std::size_t m = 0; m < nnz; ++m) sp_g_[m] = factor * val(m);
-    lanczos(SparseOp{sp_start_.data(), sp_j_.data(), sp_g_.data(), rows_, cols_}, u, v);
+    cz_start_.assign(1, 0);
+    cz_j_.clear();
+    cz_rows_.clear();
+    cz_cols_.clear();
+    col_map_.assign(static_cast<std::size_t>(cols_), -1);
+    for (int i = 0; i < rows_; ++i) {
+      const std::size_t before = cz_j_.size();
+      for (std::int64_t m = sp_start_[static_cast<std::size_t>(i)]; m < sp_start_[static_cast<std::size_t>(i) + 1]; ++m) {
+        const double x = val(static_cast<std::size_t>(m));
+        if (x == 0.0) continue;
+        sp_g_[cz_j_.size()] = factor * x;
+        cz_j_.push_back(sp_j_[static_cast<std::size_t>(m)]);
+        col_map_[static_cast<std::size_t>(sp_j_[static_cast<std::size_t>(m)])] = 0;
+      }
+      if (cz_j_.size() > before) {
+        cz_rows_.push_back(i);
+        cz_start_.push_back(static_cast<std::int64_t>(cz_j_.size()));
+      }
+    }
+    for (int j = 0; j < cols_; ++j)
+      if (col_map_[static_cast<std::size_t>(j)] == 0) {
+        col_map_[static_cast<std::size_t>(j)] = static_cast<int>(cz_cols_.size());
+        cz_cols_.push_back(j);
+      }
+    for (int& j : cz_j_) j = col_map_[static_cast<std::size_t>(j)];
+    const int r = static_cast<int>(cz_rows_.size()), c = static_cast<int>(cz_cols_.size());
+    // The start on those columns: the fixed vector plus the previous call's right vector.
+    Eigen::VectorXd start(c);
+    const double vn = v_.size() == cols_ ? v_.norm() : 0.0;
+    for (int jc = 0; jc < c; ++jc) {
+      const Eigen::Index j = cz_cols_[static_cast<std::size_t>(jc)];
+      start[jc] = vn > 0.0 ? cold()[j] + v_[j] / vn : cold()[j];
+    }
+    Eigen::VectorXd uc, vc;
+    lanczos(SparseOp{cz_start_.data(), cz_j_.data(), sp_g_.data(), r, c}, start, uc, vc);
+    u.setZero(rows_);
+    v.setZero(cols_);
+    for (int i = 0; i < r; ++i) u[cz_rows_[static_cast<std::size_t>(i)]] = uc[i];
+    for (int jc = 0; jc < c; ++jc) v[cz_cols_[static_cast<std::size_t>(jc)]] = vc[jc];
+    v_ = v;
+  }
+
+  // The fixed unit part of every Lanczos start (pseudo-random, a component along every direction).
+  const Eigen::VectorXd& cold() const {
+    if (cold_.size() != cols_) {
+      std::mt19937_64 rng(12345);
+      std::normal_distribution<double> normal;
+      cold_.resize(cols_);
+      for (int j = 0; j < cols_; ++j) cold_[j] = normal(rng);
+      cold_ /= cold_.norm();
+    }
+    return cold_;
+  }
+
+  // Lanczos on a dense G (rows x cols) from the fixed vector plus the previous call's vector.
+  template <class Op>
+  void dense_lanczos(const Op& G, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
+    Eigen::VectorXd start = cold();
+    if (v_.size() == cols_ && v_.norm() > 0.0) start += v_ / v_.norm();
+    lanczos(G, start, u, v);
+    v_ = v;
   }
 
   // min(rows, cols) <= kDenseMax: the top eigenvector of the smaller Gram matrix A (G^T G or
@@ -514,27 +586,22 @@ class NuclearBall final : public scfw::Domain {
     return bscale;
   }
 
-  // Lanczos on G through its two products, G x and G^T x (Op: DenseOp or SparseOp).
+  // Lanczos on G (G.rows x G.cols) through its two products, G x and G^T x (Op: DenseOp or
+  // SparseOp), from `start`. The start is a fixed pseudo-random unit vector plus the previous
+  // call's right vector. The previous vector alone speeds up a drifting G but can be orthogonal to
+  // the new G's top right singular vector (a fresh sample of a few entries, as under vanilla SCFW on
+  // a completion): the Krylov space would then never contain it, and the answer would be another
+  // singular pair that passes the residual test. The fixed part has a component along every
+  // direction.
   template <class Op>
-  void lanczos(const Op& G, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
-    const int k = std::min({rows_, cols_, kLanczosSteps});
-    // The start: a fixed pseudo-random unit vector plus the previous call's right vector. The
-    // previous vector alone speeds up a drifting G but can be orthogonal to the new G's top right
-    // singular vector (a fresh sample of a few entries, as under vanilla SCFW on a completion):
-    // the Krylov space would then never contain it, and the answer would be another singular pair
-    // that passes the residual test. The fixed part has a component along every direction.
-    if (cold_.size() != cols_) {
-      std::mt19937_64 rng(12345);
-      std::normal_distribution<double> normal;
-      cold_.resize(cols_);
-      for (int j = 0; j < cols_; ++j) cold_[j] = normal(rng);
-      cold_ /= cold_.norm();
-    }
-    Eigen::VectorXd start = cold_;
-    if (v_.size() == cols_ && v_.norm() > 0.0) start += v_ / v_.norm();
-    Eigen::MatrixXd P(rows_, k), Q(cols_, k);
+  void lanczos(const Op& G, Eigen::VectorXd start, Eigen::VectorXd& u, Eigen::VectorXd& v) const {
+    const int rows = G.rows, cols = G.cols;
+    const int k = std::min({rows, cols, kLanczosSteps});
+    // The bases in the work space charged in the constructor (P: rows x k, Q: cols x k).
+    auto P = lanczos_p_.topLeftCorner(rows, k);
+    auto Q = lanczos_q_.topLeftCorner(cols, k);
     Eigen::MatrixXd B = Eigen::MatrixXd::Zero(k, k);  // upper bidiagonal: G Q = P B
-    Eigen::VectorXd p(rows_), q(cols_), gv(rows_), gtu(cols_), h(k);
+    Eigen::VectorXd p(rows), q(cols), gv(rows), gtu(cols), h(k);
     Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> small;
     for (int restart = 0; restart < 50; ++restart) {
       Q.col(0) = start / start.norm();
@@ -594,7 +661,8 @@ class NuclearBall final : public scfw::Domain {
       G.mul(v, gv);
       const double sigma = gv.norm();
       if (sigma == 0.0) {  // G = 0: any unit pair is optimal
-        first_unit_pair(u, v);
+        u = Eigen::VectorXd::Unit(rows, 0);
+        v = Eigen::VectorXd::Unit(cols, 0);
         return;
       }
       u = gv / sigma;
@@ -604,7 +672,6 @@ class NuclearBall final : public scfw::Domain {
       if (residual <= 1e-10 * sigma) break;
       B.setZero();
     }
-    v_ = v;
   }
 
   // min(rows, cols) up to this: the Gram matrix path. Measured (bench_lmo): 100 x 100 costs
@@ -634,7 +701,12 @@ class NuclearBall final : public scfw::Domain {
   mutable std::vector<int> sp_index_;            // the index they were built from
   mutable bool sp_all_ = false;                  // or: built from every entry of entries_
   std::shared_ptr<const scfw::MatrixEntries> entries_;  // the oracle's entries the ball is seen at, or null
-  mutable std::vector<double> sp_g_;       // and value (rescaled)
+  mutable std::vector<double> sp_g_;       // the non-zero values (rescaled), in the compressed rows' order
+  mutable std::vector<std::int64_t> cz_start_;  // the non-zeros by rows: starts over the rows that hold one,
+  mutable std::vector<int> cz_j_;                // their columns among the columns that hold one,
+  mutable std::vector<int> cz_rows_, cz_cols_;   // those rows and columns
+  mutable std::vector<int> col_map_;             // a column's place among them
+  mutable Eigen::MatrixXd lanczos_p_, lanczos_q_;  // the Lanczos bases' work space
   mutable Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig_;  // the fallback only
 };
 
