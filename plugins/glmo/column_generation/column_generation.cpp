@@ -486,7 +486,9 @@ class ColumnGeneration final : public scfw::Glmo {
   void decide_mode(const scfw::Jacobian& V);
   // The compact path's index structures over V's pattern (rebuilt when the pattern changes).
   void index_pattern(const scfw::Jacobian& V);
-  // One pricing round's LMO on the compact path: the gradient V^T pi_u over the pattern's columns.
+  // The compact path's view of this solve's V: its non-zero entries and the columns that hold one.
+  void index_active(const scfw::Jacobian& V);
+  // One pricing round's LMO on the compact path: the gradient V^T pi_u over those columns.
   void compact_gradient(const scfw::Jacobian& V, const double* pi_u, double* g) const;
 
   void build_base();
@@ -570,6 +572,12 @@ class ColumnGeneration final : public scfw::Glmo {
   // entries of that column (CSC order), for sparse atoms.
   std::shared_ptr<const scfw::JacobianPattern> pattern_;
   std::vector<int> support_, entry_row_, entry_pos_, entry_i_, entry_j_, csc_start_, csc_entry_;
+  // This solve's V without its zero values (index_active): the support columns that hold a
+  // non-zero (act_support_, the pricing gradients' and the LMO's index), a support column's place
+  // among them (act_pos_, -1 for none), and the non-zero entries by rows (act_row_start_,
+  // act_entry_: pattern entries k).
+  std::vector<int> act_support_, act_pos_, act_entry_;
+  std::vector<std::int64_t> act_row_start_;
   int shape_rows_ = 0, shape_cols_ = 0;
   scfw::Vec probe_rows_, probe_cols_;  // rank-one fingerprints' probe factors
   double probe_rows_l1_ = 0.0, probe_cols_l1_ = 0.0;
@@ -819,6 +827,7 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
   if (compact) {
     if (!V.is_sparse()) throw scfw::Error("column_generation: keeps compact atoms from a sparse V, and got a dense one");
     index_pattern(V);
+    index_active(V);
   } else {
     ensure_probe();
   }
@@ -835,7 +844,7 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
   long simplex_iterations = 0;
   int calls = 0;  // LMO calls of this solve (max_rounds bounds them)
   // Gradients: d-vectors on the dense path, vectors over the pattern's columns on the compact one.
-  const int gn = compact ? static_cast<int>(support_.size()) : d_;
+  const int gn = compact ? static_cast<int>(act_support_.size()) : d_;
   const int pn = n_ + (with_x_ ? d_ : 0);  // a dual point's pi_u, then pi_x
   g_out_.resize(gn);
   g_in_.resize(gn);
@@ -896,11 +905,11 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
     // The LMO at the separation point: the minorant's minimum over X is a valid lower bound.
     double lb = 0.0, rc = 0.0;
     if (compact) {
-      const scfw::Gradient gs = scfw::Gradient::sparse(d_, support_, std::span<const double>(g_sep_.data(), gn));
+      const scfw::Gradient gs = scfw::Gradient::sparse(d_, act_support_, std::span<const double>(g_sep_.data(), gn));
       domain_->lmo(gs, catom_);
       const double dsep = catom_.dot(gs);
       lb = c_sep + dsep;
-      rc = (a == 0.0 ? dsep : catom_.dot(scfw::Gradient::sparse(d_, support_, std::span<const double>(g_out_.data(), gn)))) - pi0;
+      rc = (a == 0.0 ? dsep : catom_.dot(scfw::Gradient::sparse(d_, act_support_, std::span<const double>(g_out_.data(), gn)))) - pi0;
     } else {
       domain_->lmo(g_sep_, lmo_atom_);
       lmo_atom_.to_dense(s_);
@@ -1042,15 +1051,44 @@ void ColumnGeneration::index_pattern(const scfw::Jacobian& V) {
   }
 }
 
-void ColumnGeneration::compact_gradient(const scfw::Jacobian& V, const double* pi_u, double* g) const {
-  std::fill(g, g + support_.size(), 0.0);
+// A V with few non-zeros (a batch-1 sample's under vanilla or clipped SCFW, a momentum average
+// before every entry was sampled) then costs its non-zeros per LMO call, not its pattern's size:
+// the gradients, the LMO's input and the rank-one atoms' images run over these. Rebuilt at every
+// solve (one pass over the pattern); the vectors keep their capacity.
+void ColumnGeneration::index_active(const scfw::Jacobian& V) {
   const double* val = V.data();
   const scfw::JacobianPattern& P = *pattern_;
+  const size_t nnz = P.col().size();
+  act_pos_.assign(support_.size(), -1);
+  for (size_t k = 0; k < nnz; ++k)
+    if (val[k] != 0.0) act_pos_[static_cast<size_t>(entry_pos_[k])] = 0;
+  act_support_.clear();
+  for (size_t m = 0; m < support_.size(); ++m)
+    if (act_pos_[m] == 0) {
+      act_pos_[m] = static_cast<int>(act_support_.size());
+      act_support_.push_back(support_[m]);
+    }
+  act_row_start_.assign(static_cast<size_t>(P.rows()) + 1, 0);
+  act_entry_.clear();
   for (int r = 0; r < P.rows(); ++r) {
+    for (std::int64_t k = P.row_start()[static_cast<size_t>(r)]; k < P.row_start()[static_cast<size_t>(r) + 1]; ++k)
+      if (val[k] != 0.0) act_entry_.push_back(static_cast<int>(k));
+    act_row_start_[static_cast<size_t>(r) + 1] = static_cast<std::int64_t>(act_entry_.size());
+  }
+}
+
+// The sums of V^T pi_u over the non-zero entries only: the pattern's zero entries added +-0, so
+// this is the sum over the whole pattern, bit for bit, at the columns that hold a non-zero.
+void ColumnGeneration::compact_gradient(const scfw::Jacobian& V, const double* pi_u, double* g) const {
+  std::fill(g, g + act_support_.size(), 0.0);
+  const double* val = V.data();
+  for (size_t r = 0; r + 1 < act_row_start_.size(); ++r) {
     const double p = pi_u[r];
     if (p == 0.0) continue;
-    for (std::int64_t k = P.row_start()[static_cast<size_t>(r)]; k < P.row_start()[static_cast<size_t>(r) + 1]; ++k)
-      g[static_cast<size_t>(entry_pos_[static_cast<size_t>(k)])] += val[k] * p;
+    for (std::int64_t e = act_row_start_[r]; e < act_row_start_[r + 1]; ++e) {
+      const int k = act_entry_[static_cast<size_t>(e)];
+      g[static_cast<size_t>(act_pos_[static_cast<size_t>(entry_pos_[static_cast<size_t>(k)])])] += val[k] * p;
+    }
   }
 }
 
@@ -1082,16 +1120,19 @@ void ColumnGeneration::compact_image(const scfw::Atom& s, const scfw::Jacobian& 
         throw scfw::Error("column_generation: a rank-one atom of " + std::to_string(s.rows()) + " x " +
                           std::to_string(s.cols()) + " from a domain of shape " + std::to_string(shape_rows_) + " x " +
                           std::to_string(shape_cols_));
-      // The entries of the atom the dense path would hold, (scale u_i) v_j, summed as V's own
-      // product sums a row (scfw::sparse_row_sum): the same arithmetic as V s on the dense atom.
+      // The entries of the atom the dense path would hold, (scale u_i) v_j, times V's non-zero
+      // entries of the row, summed as V's own product sums a row (scfw::sparse_row_sum).
       su_ = s.scale() * s.u();
       const double* u = su_.data();
       const double* v = s.v().data();
       const int* ei = entry_i_.data();
       const int* ej = entry_j_.data();
+      const int* act = act_entry_.data();
       for (int r = 0; r < P.rows(); ++r)
-        out[r] = scfw::sparse_row_sum(P.row_start()[static_cast<size_t>(r)], P.row_start()[static_cast<size_t>(r) + 1],
-                                      [&](std::int64_t k) { return val[k] * (u[ei[k]] * v[ej[k]]); });
+        out[r] = scfw::sparse_row_sum(act_row_start_[static_cast<size_t>(r)], act_row_start_[static_cast<size_t>(r) + 1], [&](std::int64_t e) {
+          const int k = act[e];
+          return val[k] * (u[ei[k]] * v[ej[k]]);
+        });
       return;
     }
   }
