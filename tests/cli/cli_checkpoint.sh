@@ -47,7 +47,7 @@ $whole"
     fail "$name: the resumed trace differs from the uninterrupted one:
 $(head -n 20 diff.txt)"
   fi
-  [[ $(wc -l <part.csv) == 7 ]] || fail "$name: the resumed trace has $(wc -l <part.csv) lines, expected a header and 6 rows"
+  [[ $(wc -l <part.csv) == $((K / 20 + 1)) ]] || fail "$name: the resumed trace has $(wc -l <part.csv) lines, expected a header and $((K / 20)) rows"
 done
 
 # A resumed run that checkpoints again continues the same trace and counts.
