@@ -43,8 +43,9 @@
 // only through G x and G^T x: the dense matrix for lmo(), for a sparse gradient (compact atoms: G
 // given by its non-zeros, the atom returned as -tau u v^T's factors; docs/plugins.md, "The LMO")
 // its non-zero values by rows, on only the rows and columns that hold one (the top pair lives
-// there), so that a G of few non-zeros is a small problem (the bases in a work space sized once). The Ritz vector is the top eigenvector of the tridiagonal B^T B of
-// the small bidiagonal B (a JacobiSVD of B took most of the time of this path). Every threshold
+// there), so that a G of few non-zeros is a small problem (the bases in a work space sized once).
+// The Ritz vector is the top eigenvector of the tridiagonal B^T B of the small bidiagonal B (a
+// JacobiSVD of B took most of the time of this path). Every threshold
 // is relative (breakdown against B's largest entry), B is brought near 1 by a power of two before
 // its tridiagonal is solved, and G of extreme entries is rescaled by a power of two: the atom of
 // c G is the atom of G from 1e-300 to 1e300 on both paths (tests/test_nuclear_lmo.cpp, "every
