@@ -39,7 +39,7 @@ else
   build_log=build/build.log
   : >"$build_log"
   if [[ $first_build == 1 ]]; then
-    echo "scfw: building the app and its plugins in build/ (a first build takes about 3 minutes on 2 cores; log: $build_log)" >&2
+    echo "scfw: building the app and its plugins in build/ (a first build takes about 4 minutes on 2 cores; log: $build_log)" >&2
   fi
   # Every line goes to the log; the first compile or link line (not the first build's: that one
   # was announced) prints one line, so that a rebuild is not a silent wait.
