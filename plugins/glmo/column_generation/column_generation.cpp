@@ -572,12 +572,17 @@ class ColumnGeneration final : public scfw::Glmo {
   // entries of that column (CSC order), for sparse atoms.
   std::shared_ptr<const scfw::JacobianPattern> pattern_;
   std::vector<int> support_, entry_row_, entry_pos_, entry_i_, entry_j_, csc_start_, csc_entry_;
-  // This solve's V without its zero values (index_active): the support columns that hold a
-  // non-zero (act_support_, the pricing gradients' and the LMO's index), a support column's place
-  // among them (act_pos_, -1 for none), and the non-zero entries by rows (act_row_start_,
-  // act_entry_: pattern entries k).
-  std::vector<int> act_support_, act_pos_, act_entry_;
+  // This solve's V without its zero values (index_active), built only when V has a zero
+  // (all_active_ false; otherwise the pattern's own structures serve): the support columns that
+  // hold a non-zero (act_support_, the pricing gradients' and the LMO's index), a support column's
+  // place among them (act_pos_, -1 for none), and the non-zero entries by rows (act_row_start_;
+  // act_entry_: pattern entry k, act_gpos_: its place in act_support_, act_val_: V's value).
+  bool all_active_ = true;
+  std::vector<int> act_support_, act_pos_, act_entry_, act_gpos_;
+  std::vector<double> act_val_;
   std::vector<std::int64_t> act_row_start_;
+  // The columns the pricing gradients are given on.
+  const std::vector<int>& priced_support() const { return all_active_ ? support_ : act_support_; }
   int shape_rows_ = 0, shape_cols_ = 0;
   scfw::Vec probe_rows_, probe_cols_;  // rank-one fingerprints' probe factors
   double probe_rows_l1_ = 0.0, probe_cols_l1_ = 0.0;
@@ -844,7 +849,7 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
   long simplex_iterations = 0;
   int calls = 0;  // LMO calls of this solve (max_rounds bounds them)
   // Gradients: d-vectors on the dense path, vectors over the pattern's columns on the compact one.
-  const int gn = compact ? static_cast<int>(act_support_.size()) : d_;
+  const int gn = compact ? static_cast<int>(priced_support().size()) : d_;
   const int pn = n_ + (with_x_ ? d_ : 0);  // a dual point's pi_u, then pi_x
   g_out_.resize(gn);
   g_in_.resize(gn);
@@ -905,11 +910,11 @@ scfw::GlmoResult ColumnGeneration::solve(const scfw::Vec& z, const scfw::Jacobia
     // The LMO at the separation point: the minorant's minimum over X is a valid lower bound.
     double lb = 0.0, rc = 0.0;
     if (compact) {
-      const scfw::Gradient gs = scfw::Gradient::sparse(d_, act_support_, std::span<const double>(g_sep_.data(), gn));
+      const scfw::Gradient gs = scfw::Gradient::sparse(d_, priced_support(), std::span<const double>(g_sep_.data(), gn));
       domain_->lmo(gs, catom_);
       const double dsep = catom_.dot(gs);
       lb = c_sep + dsep;
-      rc = (a == 0.0 ? dsep : catom_.dot(scfw::Gradient::sparse(d_, act_support_, std::span<const double>(g_out_.data(), gn)))) - pi0;
+      rc = (a == 0.0 ? dsep : catom_.dot(scfw::Gradient::sparse(d_, priced_support(), std::span<const double>(g_out_.data(), gn)))) - pi0;
     } else {
       domain_->lmo(g_sep_, lmo_atom_);
       lmo_atom_.to_dense(s_);
@@ -1054,11 +1059,15 @@ void ColumnGeneration::index_pattern(const scfw::Jacobian& V) {
 // A V with few non-zeros (a batch-1 sample's under vanilla or clipped SCFW, a momentum average
 // before every entry was sampled) then costs its non-zeros per LMO call, not its pattern's size:
 // the gradients, the LMO's input and the rank-one atoms' images run over these. Rebuilt at every
-// solve (one pass over the pattern); the vectors keep their capacity.
+// solve when V has a zero (one pass over the pattern); the vectors keep their capacity. A V without
+// one (a momentum average once every entry was sampled) is priced over the pattern's own
+// structures, at no cost beyond the test.
 void ColumnGeneration::index_active(const scfw::Jacobian& V) {
   const double* val = V.data();
   const scfw::JacobianPattern& P = *pattern_;
   const size_t nnz = P.col().size();
+  all_active_ = std::find(val, val + nnz, 0.0) == val + nnz;
+  if (all_active_) return;
   act_pos_.assign(support_.size(), -1);
   for (size_t k = 0; k < nnz; ++k)
     if (val[k] != 0.0) act_pos_[static_cast<size_t>(entry_pos_[k])] = 0;
@@ -1070,9 +1079,15 @@ void ColumnGeneration::index_active(const scfw::Jacobian& V) {
     }
   act_row_start_.assign(static_cast<size_t>(P.rows()) + 1, 0);
   act_entry_.clear();
+  act_gpos_.clear();
+  act_val_.clear();
   for (int r = 0; r < P.rows(); ++r) {
     for (std::int64_t k = P.row_start()[static_cast<size_t>(r)]; k < P.row_start()[static_cast<size_t>(r) + 1]; ++k)
-      if (val[k] != 0.0) act_entry_.push_back(static_cast<int>(k));
+      if (val[k] != 0.0) {
+        act_entry_.push_back(static_cast<int>(k));
+        act_gpos_.push_back(act_pos_[static_cast<size_t>(entry_pos_[static_cast<size_t>(k)])]);
+        act_val_.push_back(val[k]);
+      }
     act_row_start_[static_cast<size_t>(r) + 1] = static_cast<std::int64_t>(act_entry_.size());
   }
 }
@@ -1080,15 +1095,16 @@ void ColumnGeneration::index_active(const scfw::Jacobian& V) {
 // The sums of V^T pi_u over the non-zero entries only: the pattern's zero entries added +-0, so
 // this is the sum over the whole pattern, bit for bit, at the columns that hold a non-zero.
 void ColumnGeneration::compact_gradient(const scfw::Jacobian& V, const double* pi_u, double* g) const {
-  std::fill(g, g + act_support_.size(), 0.0);
-  const double* val = V.data();
-  for (size_t r = 0; r + 1 < act_row_start_.size(); ++r) {
+  std::fill(g, g + priced_support().size(), 0.0);
+  const scfw::JacobianPattern& P = *pattern_;
+  const bool all = all_active_;
+  const std::int64_t* start = all ? P.row_start().data() : act_row_start_.data();
+  const int* pos = all ? entry_pos_.data() : act_gpos_.data();
+  const double* val = all ? V.data() : act_val_.data();
+  for (int r = 0; r < P.rows(); ++r) {
     const double p = pi_u[r];
     if (p == 0.0) continue;
-    for (std::int64_t e = act_row_start_[r]; e < act_row_start_[r + 1]; ++e) {
-      const int k = act_entry_[static_cast<size_t>(e)];
-      g[static_cast<size_t>(act_pos_[static_cast<size_t>(entry_pos_[static_cast<size_t>(k)])])] += val[k] * p;
-    }
+    for (std::int64_t e = start[r]; e < start[r + 1]; ++e) g[pos[e]] += val[e] * p;
   }
 }
 
@@ -1127,11 +1143,18 @@ void ColumnGeneration::compact_image(const scfw::Atom& s, const scfw::Jacobian& 
       const double* v = s.v().data();
       const int* ei = entry_i_.data();
       const int* ej = entry_j_.data();
+      if (all_active_) {
+        for (int r = 0; r < P.rows(); ++r)
+          out[r] = scfw::sparse_row_sum(P.row_start()[static_cast<size_t>(r)], P.row_start()[static_cast<size_t>(r) + 1],
+                                        [&](std::int64_t k) { return val[k] * (u[ei[k]] * v[ej[k]]); });
+        return;
+      }
       const int* act = act_entry_.data();
+      const double* aval = act_val_.data();
       for (int r = 0; r < P.rows(); ++r)
         out[r] = scfw::sparse_row_sum(act_row_start_[static_cast<size_t>(r)], act_row_start_[static_cast<size_t>(r) + 1], [&](std::int64_t e) {
           const int k = act[e];
-          return val[k] * (u[ei[k]] * v[ej[k]]);
+          return aval[e] * (u[ei[k]] * v[ej[k]]);
         });
       return;
     }
