@@ -41,6 +41,22 @@ Vec random_vec(int d, unsigned seed) {
   return x;
 }
 
+/// The small oracle, the steps (beta, rho) and two points y0, y1 of its dimension.
+struct TwoPoints {
+  std::unique_ptr<scfw::Oracle> oracle;
+  scfw::Steps steps;
+  Vec y0, y1;
+};
+
+TwoPoints two_points(double beta, double rho) {
+  TwoPoints p{small_oracle(), {}, {}, {}};
+  p.steps.beta = beta;
+  p.steps.rho = rho;
+  p.y0 = random_vec(p.oracle->dim(), 1);
+  p.y1 = random_vec(p.oracle->dim(), 2);
+  return p;
+}
+
 /// The samples the tracker will see: the same oracle draws from a copy of the same stream.
 struct Replay {
   const scfw::Oracle& oracle;
@@ -155,16 +171,15 @@ TEST_CASE("momentum: parameter and binding errors") {
   CHECK(msg == "<input>: /value: expected one of \"polyak\", \"taylor\", got \"storm\"");
 
   // The default variant is Taylor (Variant II): a tracker made without `value` matches it.
-  auto oracle = small_oracle();
-  const int n = oracle->outputs(), d = oracle->dim();
+  const TwoPoints p = two_points(0.4, 0.3);
+  const scfw::Oracle& oracle = *p.oracle;
+  const Vec &y0 = p.y0, &y1 = p.y1;
+  const scfw::Steps& steps = p.steps;
   auto dflt = make<scfw::Tracker>("momentum", nlohmann::json::object());
   auto taylor = tracker("taylor");
-  dflt->bind(*oracle);
-  taylor->bind(*oracle);
-  scfw::Steps steps;
-  steps.beta = 0.4;
-  steps.rho = 0.3;
-  const Vec y0 = random_vec(d, 1), y1 = random_vec(d, 2);
+  dflt->bind(oracle);
+  taylor->bind(oracle);
+  const int n = oracle.outputs(), d = oracle.dim();
   Vec z1(n), z2(n);
   Mat V1(n, d), V2(n, d);
   scfw::Rng r1(3), r2(3);
@@ -184,12 +199,11 @@ TEST_CASE("momentum: update() and the oracle's draw() and evaluate() allocate no
     MESSAGE(scfw::test::kSanitizerSkipMessage);
     return;
   }
-  auto oracle = small_oracle();
+  const TwoPoints p = two_points(0.3, 0.2);
+  scfw::Oracle* oracle = p.oracle.get();
+  const Vec &y0 = p.y0, &y1 = p.y1;
+  const scfw::Steps& steps = p.steps;
   const int n = oracle->outputs(), d = oracle->dim();
-  scfw::Steps steps;
-  steps.beta = 0.3;
-  steps.rho = 0.2;
-  const Vec y0 = random_vec(d, 1), y1 = random_vec(d, 2);
   Vec z(n), f(n);
   Mat V(n, d), J(n, d);
   scfw::Rng rng(8);

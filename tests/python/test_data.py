@@ -271,13 +271,18 @@ def triplets():
     return np.array(out)
 
 
+def write_triplets(T, path):
+    """The triplets as a MovieLens-style text file (row col value, repr of the double)."""
+    with open(path, "w") as f:
+        for i, j, v in T:
+            f.write("%d %d %r\n" % (i, j, float(v)))
+
+
 class MatrixCompletion(unittest.TestCase):
     def test_triplets_give_the_bits_of_a_file(self):
         T = triplets()
         with TempDir():
-            with open("m.txt", "w") as f:
-                for i, j, v in T:
-                    f.write("%d %d %r\n" % (i, j, float(v)))
+            write_triplets(T, "m.txt")
             by_file = scfw.solve(completion(file="m.txt"))
         same_run(self, scfw.solve(completion(array="M"), data={"M": T}), by_file)
         zero_based = T.copy()
@@ -287,9 +292,7 @@ class MatrixCompletion(unittest.TestCase):
     def test_triplets_are_read_in_place(self):
         T = triplets()
         with TempDir():
-            with open("m.txt", "w") as f:
-                for i, j, v in T:
-                    f.write("%d %d %r\n" % (i, j, float(v)))
+            write_triplets(T, "m.txt")
             by_file = scfw.validate(completion(file="m.txt"))["memory_bytes"]
             top = completion(file="m.txt", top_rows=4)
             top["domain"]["rows"] = 4
