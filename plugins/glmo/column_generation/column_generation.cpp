@@ -1143,19 +1143,21 @@ void ColumnGeneration::compact_image(const scfw::Atom& s, const scfw::Jacobian& 
       const double* v = s.v().data();
       const int* ei = entry_i_.data();
       const int* ej = entry_j_.data();
-      if (all_active_) {
+      // Row r sums over the non-zeros start[r] .. start[r + 1] - 1; the e-th is V's entry entry(e)
+      // of value vals[e]: the pattern's own rows when V has no zero, else the non-zeros' index.
+      auto rows = [&](const std::int64_t* start, const double* vals, auto entry) {
         for (int r = 0; r < P.rows(); ++r)
-          out[r] = scfw::sparse_row_sum(P.row_start()[static_cast<size_t>(r)], P.row_start()[static_cast<size_t>(r) + 1],
-                                        [&](std::int64_t k) { return val[k] * (u[ei[k]] * v[ej[k]]); });
-        return;
+          out[r] = scfw::sparse_row_sum(start[r], start[r + 1], [&](std::int64_t e) {
+            const std::int64_t k = entry(e);
+            return vals[e] * (u[ei[k]] * v[ej[k]]);
+          });
+      };
+      if (all_active_) {
+        rows(P.row_start().data(), val, [](std::int64_t e) { return e; });
+      } else {
+        const int* act = act_entry_.data();
+        rows(act_row_start_.data(), act_val_.data(), [act](std::int64_t e) { return std::int64_t{act[e]}; });
       }
-      const int* act = act_entry_.data();
-      const double* aval = act_val_.data();
-      for (int r = 0; r < P.rows(); ++r)
-        out[r] = scfw::sparse_row_sum(act_row_start_[static_cast<size_t>(r)], act_row_start_[static_cast<size_t>(r) + 1], [&](std::int64_t e) {
-          const int k = act[e];
-          return aval[e] * (u[ei[k]] * v[ej[k]]);
-        });
       return;
     }
   }
