@@ -225,6 +225,81 @@ TEST_CASE("1 and 2 workers give bitwise identical summaries; summary.csv matches
   }
 }
 
+TEST_CASE("--resume: runs whose summaries match are read back, the rest run; the numbers as a full run's") {
+  const scfw::Experiment e = scfw::parse_experiment(registry(), small_experiment(), "small.json", ".");
+  scfw::CompareOptions o;
+  o.jobs = 2;
+  o.plots = false;
+  o.out = scratch("resume");
+  const scfw::CompareResult full = scfw::run_compare(registry(), e, o);
+  REQUIRE(full.failed == 0);
+  REQUIRE(full.runs.size() == 12);
+  CHECK(full.resumed == 0);
+  auto summary_of = [&](const scfw::CompareRun& r) {
+    return o.out / "summaries" / fs::path(r.trace).filename().replace_extension(".json");
+  };
+  auto read = [](const fs::path& f) { return json::parse(std::ifstream(f)); };
+  auto write = [](const fs::path& f, const json& j) { std::ofstream(f) << j.dump(1); };
+  // Each summary records its run's document and the libraries' hash.
+  const json first = read(summary_of(full.runs[0]));
+  CHECK(first.at("experiment_run") == scfw::run_document(registry(), e, full.runs[0].method, full.runs[0].K, full.runs[0].seed));
+  const std::string hash = first.at("libraries_hash").get<std::string>();
+  CHECK(hash.rfind("fnv1a64:", 0) == 0);
+  CHECK(hash.size() == 8 + 16);
+
+  // Four runs that must run again: no summary, a summary of another run document, one of other
+  // libraries, and a damaged one; and one whose trace is gone.
+  fs::remove(summary_of(full.runs[0]));
+  json other = read(summary_of(full.runs[1]));
+  other["experiment_run"]["seed"] = 99;
+  write(summary_of(full.runs[1]), other);
+  json rebuilt = read(summary_of(full.runs[2]));
+  rebuilt["libraries_hash"] = "fnv1a64:0000000000000000";
+  write(summary_of(full.runs[2]), rebuilt);
+  std::ofstream(summary_of(full.runs[3])) << "{\"final_gap\": 1,";
+  fs::remove(o.out / full.runs[4].trace);
+
+  o.resume = true;
+  const scfw::CompareResult resumed = scfw::run_compare(registry(), e, o);
+  CHECK(resumed.failed == 0);
+  CHECK(resumed.resumed == 7);
+  CHECK_FALSE(resumed.interrupted);
+  REQUIRE(resumed.runs.size() == full.runs.size());
+  for (size_t i = 0; i < full.runs.size(); ++i) {
+    CAPTURE(i);
+    CHECK(resumed.runs[i].final_gap == full.runs[i].final_gap);
+    CHECK(resumed.runs[i].best_gap == full.runs[i].best_gap);
+    CHECK(resumed.runs[i].final_objective == full.runs[i].final_objective);
+    CHECK(resumed.runs[i].iterations == full.runs[i].iterations);
+    // A run read back keeps its own timings.
+    if (i >= 5) CHECK(resumed.runs[i].seconds == full.runs[i].seconds);
+  }
+  REQUIRE(resumed.rows.size() == full.rows.size());
+  for (size_t i = 0; i < full.rows.size(); ++i) {
+    CHECK(resumed.rows[i].final_gap_mean == full.rows[i].final_gap_mean);
+    CHECK(resumed.rows[i].final_gap_std == full.rows[i].final_gap_std);
+    CHECK(resumed.rows[i].best_gap_mean == full.rows[i].best_gap_mean);
+    CHECK(resumed.rows[i].objective_mean == full.rows[i].objective_mean);
+  }
+  CHECK(read(summary_of(full.runs[1])).at("experiment_run").at("seed") == full.runs[1].seed);
+
+  // Now every summary matches: nothing runs, and the problem is never composed.
+  const scfw::CompareResult again = scfw::run_compare(registry(), e, o);
+  CHECK(again.resumed == 12);
+  CHECK(again.problems_composed == 0);
+  CHECK(again.rows[0].final_gap_mean == full.rows[0].final_gap_mean);
+
+  // Another schedule for the first method: its six runs run again, the second method's are kept.
+  json changed = small_experiment();
+  changed["methods"][0]["schedule"]["gamma"] = "K^-0.7";
+  const scfw::Experiment e2 = scfw::parse_experiment(registry(), changed, "small.json", ".");
+  const scfw::CompareResult half = scfw::run_compare(registry(), e2, o);
+  CHECK(half.resumed == 6);
+  for (const auto& r : half.runs)
+    if (r.method == 1) CHECK(r.final_gap == full.runs[&r - half.runs.data()].final_gap);
+  CHECK(half.rows[0].final_gap_mean != full.rows[0].final_gap_mean);
+}
+
 TEST_CASE("a run document: K expressions evaluated, report every ceil(K / points)") {
   const scfw::Experiment e = scfw::parse_experiment(registry(), small_experiment(), "small.json", ".");
   const json doc = scfw::run_document(registry(), e, 0, 120, 7);

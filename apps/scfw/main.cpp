@@ -142,6 +142,9 @@ const Command kCompare{"compare", "EXPERIMENT.json [options]",
                        "objective against the iteration, mean and min-max band) and, for two budgets or more,\n"
                        "rate.{svg,png} (gap against K with fitted slopes and K^-1/4, K^-1/3 lines; gnuplot).\n"
                        "Schedule and tracker numbers may be expressions in K: \"gamma\": \"K^-0.75\".\n"
+                       "An interrupted experiment continues with --resume: each run's summary records its\n"
+                       "problem document and a hash of the libraries, and the runs whose summaries match\n"
+                       "are read back instead of run again.\n"
                        "See docs/results.md for the file format.\n"};
 
 const Command kPlot{"plot", scfw_app::kPlotSynopsis, scfw_app::kPlotDescription};
@@ -772,6 +775,9 @@ int cmd_compare(const std::vector<std::string>& args) {
       "no-plots", "write the plot data and scripts but do not run gnuplot")(
       "solutions", "also keep each run's solution (y_K, f(y_K), the objective) in solutions/<run>.csv")(
       "check", "validate the experiment (compose every method once) without running it")(
+      "resume",
+      "keep the runs already finished in the output folder under this experiment and these plugin and scfw "
+      "libraries (their summaries say so); run the rest")(
       "fresh-problem",
       "compose the whole problem anew for every run instead of once per worker (same numbers, slower; for checks)")(
       "quiet,q", "no progress line, no table");
@@ -830,6 +836,7 @@ int cmd_compare(const std::vector<std::string>& args) {
   options.plots = vm.count("no-plots") == 0;
   options.fresh_problem = vm.count("fresh-problem") > 0;
   options.solutions = vm.count("solutions") > 0;
+  options.resume = vm.count("resume") > 0;
   options.out = out;
   const bool tty = !quiet && isatty(STDERR_FILENO);
   const auto start = std::chrono::steady_clock::now();
@@ -871,9 +878,12 @@ int cmd_compare(const std::vector<std::string>& args) {
   if (tty) std::fputc('\n', stderr);
   if (!mpi.root()) return kExitOk;  // rank 0 reports (and exits 1 when a run failed)
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!quiet && options.resume)
+    std::fprintf(stderr, "compare: resumed %zu of %zu runs from their summaries in %s\n", result.resumed,
+                 result.runs.size(), options.out.string().c_str());
   if (!quiet)
     std::fprintf(stderr, "compare: %zu runs in %.1f s; composing: %.2f s (the problem %zu time%s)\n",
-                 result.runs.size(), wall, result.compose_seconds, result.problems_composed,
+                 result.runs.size() - result.resumed, wall, result.compose_seconds, result.problems_composed,
                  result.problems_composed == 1 ? "" : "s");
   if (!quiet) std::cout << scfw::format_compare_table(result);
   for (const auto& r : result.runs)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # scfw over MPI ranks (docs/scaling.md), with `mpirun -np 2`:
-#   compare: the runs spread over two ranks give the files of a one-process run but the timings;
+#   compare: the runs spread over two ranks give the files of a one-process run but the timings,
+#   and so does --resume over two ranks after three runs' files were removed;
 #   run: a LIBSVM oracle sharded over two ranks ("file" + tasks, and "files") gives the one-process
 #        iterates to 1e-12 relative for batch 1, a large batch and the exact oracle (batch 0); so
 #        does a price CSV (portfolio_returns) for batch 1 and 50;
@@ -63,6 +64,13 @@ run "${MPIRUN[@]}" "$SCFW" compare exp.json --out three --jobs 2 --no-plots -q -
 expect_rc 0 "compare, mpirun -np 2 --jobs 2"
 run $SAME tree one three
 expect_rc 0 "compare over two ranks, --jobs 2: $OUT$ERR"
+# --resume over two ranks: rank 0 picks the runs to keep, the ranks share the rest.
+rm three/summaries/vanilla-K40-seed1.json three/summaries/STORM-K80-seed2.json three/traces/STORM-K40-seed3.csv
+run "${MPIRUN[@]}" "$SCFW" compare exp.json --out three --jobs 1 --no-plots --solutions --resume
+expect_rc 0 "compare --resume, mpirun -np 2"
+[[ "$ERR" == *"compare: resumed 9 of 12 runs from their summaries in "* ]] || fail "compare --resume over two ranks: $ERR"
+run $SAME tree one three
+expect_rc 0 "compare --resume over two ranks: $OUT$ERR"
 
 # --- run: a sharded LIBSVM oracle --------------------------------------------------------------
 # 1500 rows, 3 labels, 25 features, comments and blank lines, lines of every length (so the byte

@@ -6,7 +6,11 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "scfw/compare/compare.hpp"
 #include "scfw/core/output_file.hpp"
+#include "scfw/core/registry.hpp"
 
 namespace scfw::compare_detail {
 
@@ -39,5 +43,21 @@ std::string gp_log_tics(char axis, double from, double to);
 /// A trace CSV's iteration column and column `column` (1: objective, 2: gap), the rows where that
 /// field is empty left out.
 std::vector<std::pair<long, double>> read_trace_column(const std::filesystem::path& file, int column);
+
+/// The libraries that compute a run, as one checksum: FNV-1a over the bytes of every plugin
+/// library the registry loaded and of the scfw shared libraries mapped in this process (core,
+/// SDK), in path order, each after its file name ("fnv1a64:<16 hex digits>"; "" when one cannot
+/// be read). Two builds with any difference in those files give different hashes (up to the
+/// checksum's collisions); a rebuild of the same sources usually gives the same files.
+std::string libraries_hash(const Registry& registry);
+
+/// --resume: whether the run whose summary and trace are at these paths finished under this
+/// experiment and these libraries — its summary's "experiment_run" equals `document` (the run's
+/// whole problem document, run_document()), its "libraries_hash" equals `hash`, and it ended at
+/// its iteration limit with a gap — and if so, r's results read back from the summary (the
+/// numbers as JSON wrote them: doubles round-trip). A missing, damaged or other summary: false,
+/// and the run is run again.
+bool read_finished_run(const std::filesystem::path& summary_file, const std::filesystem::path& trace_file,
+                       const nlohmann::json& document, const std::string& hash, CompareRun& r);
 
 }  // namespace scfw::compare_detail

@@ -155,24 +155,46 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
   const Ranks& mpi = ranks();
   const size_t P = static_cast<size_t>(mpi.size()), me = static_cast<size_t>(mpi.rank());
   const size_t total = order.size();
-  if (P > 1) {
-    std::vector<size_t> mine;
-    for (size_t i = me; i < order.size(); i += P) mine.push_back(order[i]);
-    order = std::move(mine);
-  }
   std::vector<std::string> trace_text(P > 1 ? result.runs.size() : 0), summary_text(P > 1 ? result.runs.size() : 0),
       solution_text(P > 1 ? result.runs.size() : 0);
   auto solution_file = [&](const CompareRun& r) {
     return out / "solutions" / fs::path(r.trace).filename();
   };
   std::vector<char> finished(result.runs.size(), 0);
+  size_t done = 0;  // runs finished by this process (under MPI, at the end: by every rank), resumed ones apart
+  // Every summary records the run's document and the libraries' hash; --resume keeps the runs
+  // whose summaries match (rank 0 decides, and every rank leaves those runs out of its share).
+  const std::string hash = compare_detail::libraries_hash(registry);
+  auto summary_path = [&](const CompareRun& r) {
+    return out / "summaries" / fs::path(r.trace).filename().replace_extension(".json");
+  };
+  if (options.resume) {
+    std::string kept(result.runs.size(), '0');
+    if (mpi.root())
+      for (size_t i = 0; i < result.runs.size(); ++i) {
+        CompareRun& r = result.runs[i];
+        if (compare_detail::read_finished_run(summary_path(r), out / r.trace, run_document(registry, e, r.method, r.K, r.seed),
+                                              hash, r))
+          kept[i] = '1';
+      }
+    kept = mpi.broadcast(kept);
+    std::vector<size_t> rest;
+    for (size_t i : order)
+      if (kept[i] == '1') ++result.resumed;  // not `finished`: no rank sends it to rank 0
+      else rest.push_back(i);
+    order = std::move(rest);
+  }
+  if (P > 1) {
+    std::vector<size_t> mine;
+    for (size_t i = me; i < order.size(); i += P) mine.push_back(order[i]);
+    order = std::move(mine);
+  }
 
   unsigned jobs = options.jobs ? options.jobs : std::max(1u, std::thread::hardware_concurrency());
   jobs = static_cast<unsigned>(std::min<size_t>(jobs, std::max<size_t>(1, order.size())));
   std::atomic<size_t> next{0};
   std::atomic<bool> abort{false};
   std::mutex mu;
-  size_t done = 0;
   std::exception_ptr input_error;
 
   auto worker = [&] {
@@ -224,9 +246,11 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
         }
         const Summary s = solver.run();
         // The run's JSON summary (docs/outputs.md): summaries/<run>.json beside traces/<run>.csv.
-        const fs::path summary_file = out / "summaries" / fs::path(r.trace).filename().replace_extension(".json");
-        const nlohmann::json summary_json =
+        const fs::path summary_file = summary_path(r);
+        nlohmann::json summary_json =
             to_json(s, describe_run(registry, *problem, fresh ? fresh->method : *method, so, SCFW_VERSION));
+        summary_json["experiment_run"] = run_document(registry, e, r.method, r.K, r.seed);
+        summary_json["libraries_hash"] = hash;
         std::optional<Solution> solution;
         if (options.solutions) solution.emplace(make_solution(*problem, s));
         if (P > 1) {
@@ -300,7 +324,7 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
     }
   }
   if (input_error) std::rethrow_exception(input_error);
-  if (done < total) result.interrupted = true;
+  if (done + result.resumed < total) result.interrupted = true;
 }
 
 }  // namespace scfw

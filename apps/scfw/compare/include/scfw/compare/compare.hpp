@@ -175,6 +175,13 @@ struct CompareOptions {
   /// Also write each run's solution (y_K, f(y_K), the objective; the CSV of `scfw run
   /// --solution`) to solutions/<run>.csv beside traces/<run>.csv.
   bool solutions = false;
+  /// Keep the runs that already finished in `out` under this experiment and this build: a run
+  /// whose summaries/<run>.json records the same run document (run_document()) and the same
+  /// libraries_hash, and ended at its iteration limit with a gap, is read back from its summary
+  /// instead of run; the others run (and overwrite what was there). Every number but the
+  /// timings is what a full run gives (the same build, the same input), so an interrupted
+  /// experiment completes in pieces. The data files are trusted to be unchanged.
+  bool resume = false;
 };
 
 struct CompareResult {
@@ -185,6 +192,7 @@ struct CompareResult {
   std::string plot_warning;                  ///< why no plots were drawn ("" = drawn)
   size_t failed = 0;
   bool interrupted = false;
+  size_t resumed = 0;            ///< runs read back from their summaries (CompareOptions::resume)
   size_t problems_composed = 0;  ///< times the problem (oracle, outer, domain) was composed
   double compose_seconds = 0;    ///< summed over the runs (see CompareRun::compose_seconds)
 };
