@@ -2,12 +2,13 @@
 // run, and a finished run read back from its summary.
 #include <link.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <set>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "internal.hpp"
 #include "scfw/core/problem.hpp"
