@@ -313,8 +313,7 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
         *file << trace;
         file->close();
         if (file->fail()) throw Error((out / r.trace).string() + ": cannot write the trace file" + file->reason());
-        write_json_file(out / "summaries" / fs::path(r.trace).filename().replace_extension(".json"),
-                        parse_json_text(summary, "the summary of run " + r.trace));
+        write_json_file(summary_path(r), parse_json_text(summary, "the summary of run " + r.trace));
         if (!solution.empty())
           write_output_file(solution_file(r), "solution file", [&](std::ostream& o) { o << solution; });
         ++done;
