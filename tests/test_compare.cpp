@@ -283,7 +283,7 @@ TEST_CASE("--resume: runs whose summaries match are read back, the rest run; the
   }
   CHECK(read(summary_of(full.runs[1])).at("experiment_run").at("seed") == full.runs[1].seed);
 
-  // Now every summary matches: nothing runs, and the problem is never composed.
+  // Now every summary matches: nothing runs, and no worker composes the problem.
   const scfw::CompareResult again = scfw::run_compare(registry(), e, o);
   CHECK(again.resumed == 12);
   CHECK(again.problems_composed == 0);
@@ -298,6 +298,61 @@ TEST_CASE("--resume: runs whose summaries match are read back, the rest run; the
   for (const auto& r : half.runs)
     if (r.method == 1) CHECK(r.final_gap == full.runs[&r - half.runs.data()].final_gap);
   CHECK(half.rows[0].final_gap_mean != full.rows[0].final_gap_mean);
+}
+
+TEST_CASE("--resume: a data file changed in place runs every run again") {
+  const fs::path dir = scratch("resume_data");
+  fs::create_directories(dir);
+  const fs::path csv = dir / "box.csv";
+  // The box |x_i| <= radius as the polytope's rows a^T x <= b.
+  auto write_box = [&](int radius) {
+    std::ofstream out(csv);
+    for (int sign : {1, -1})
+      for (int i = 0; i < 12; ++i) {
+        for (int j = 0; j < 12; ++j) out << (i == j ? sign : 0) << ",";
+        out << radius << "\n";
+      }
+  };
+  write_box(2);
+  json doc = small_experiment();
+  doc["domain"] = {{"plugin", "polytope"}, {"file", csv.string()}};
+  doc["iterations"] = {40};
+  const scfw::Experiment e = scfw::parse_experiment(registry(), doc, "small.json", ".");
+  scfw::CompareOptions o;
+  o.jobs = 2;
+  o.plots = false;
+  o.out = dir / "out";
+  const scfw::CompareResult full = scfw::run_compare(registry(), e, o);
+  REQUIRE(full.failed == 0);
+  REQUIRE(full.runs.size() == 6);
+  auto summary = [&](const scfw::CompareRun& r) {
+    return json::parse(std::ifstream(o.out / "summaries" / fs::path(r.trace).filename().replace_extension(".json")));
+  };
+  // Each summary fingerprints the data file: its canonical path, size and FNV-1a hash.
+  const json files = summary(full.runs[0]).at("data_files");
+  REQUIRE(files.size() == 1);
+  CHECK(files[0].at("path") == fs::canonical(csv).string());
+  CHECK(files[0].at("bytes") == fs::file_size(csv));
+  CHECK(files[0].at("fnv1a64").get<std::string>().size() == 16);
+  for (const auto& r : full.runs) CHECK(summary(r).at("data_files") == files);
+
+  o.resume = true;
+  CHECK(scfw::run_compare(registry(), e, o).resumed == 6);
+  // The same size, other contents (radius 3): nothing is kept, and the new runs see the new box.
+  write_box(3);
+  REQUIRE(fs::file_size(csv) == files[0].at("bytes").get<std::uintmax_t>());
+  const scfw::CompareResult changed = scfw::run_compare(registry(), e, o);
+  CHECK(changed.resumed == 0);
+  CHECK(changed.failed == 0);
+  CHECK(summary(changed.runs[0]).at("data_files")[0].at("fnv1a64") != files[0].at("fnv1a64"));
+  bool moved = false;
+  for (size_t i = 0; i < full.runs.size(); ++i) moved = moved || changed.runs[i].final_gap != full.runs[i].final_gap;
+  CHECK(moved);
+  // Those summaries match the file as it is now.
+  CHECK(scfw::run_compare(registry(), e, o).resumed == 6);
+  // A data file that is gone: nothing is kept, and the runs fail to compose as without --resume.
+  fs::remove(csv);
+  CHECK_THROWS_AS(scfw::run_compare(registry(), e, o), scfw::InputError);
 }
 
 TEST_CASE("a run document: K expressions evaluated, report every ceil(K / points)") {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -51,13 +52,20 @@ std::vector<std::pair<long, double>> read_trace_column(const std::filesystem::pa
 /// checksum's collisions); a rebuild of the same sources usually gives the same files.
 std::string libraries_hash(const Registry& registry);
 
+/// The data files a problem read while it was composed (Problem::data_files), as a summary
+/// records them: [{"path": canonical path, "bytes": size, "fnv1a64": 16 hex digits}, ...] in the
+/// order first read. A file that cannot be read again gets "fnv1a64": "" (no run resumes on it).
+nlohmann::json data_fingerprints(const std::vector<std::string>& files);
+
 /// --resume: whether the run whose summary and trace are at these paths finished under this
-/// experiment and these libraries — its summary's "experiment_run" equals `document` (the run's
-/// whole problem document, run_document()), its "libraries_hash" equals `hash`, and it ended at
-/// its iteration limit with a gap — and if so, r's results read back from the summary (the
-/// numbers as JSON wrote them: doubles round-trip). A missing, damaged or other summary: false,
-/// and the run is run again.
+/// experiment, these libraries and this data — its summary's "experiment_run" equals `document`
+/// (the run's whole problem document, run_document()), its "libraries_hash" equals `hash`, its
+/// "data_files" equal data() (data_fingerprints() of the files the problem reads now; called only
+/// once the other fields match), and it ended at its iteration limit with a gap — and if so, r's
+/// results read back from the summary (the numbers as JSON wrote them: doubles round-trip). A
+/// missing, damaged or other summary: false, and the run is run again.
 bool read_finished_run(const std::filesystem::path& summary_file, const std::filesystem::path& trace_file,
-                       const nlohmann::json& document, const std::string& hash, CompareRun& r);
+                       const nlohmann::json& document, const std::string& hash,
+                       const std::function<const nlohmann::json&()>& data, CompareRun& r);
 
 }  // namespace scfw::compare_detail

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <string>
 #include <system_error>
@@ -66,8 +67,30 @@ std::string libraries_hash(const Registry& registry) {
   return hex;
 }
 
+nlohmann::json data_fingerprints(const std::vector<std::string>& files) {
+  nlohmann::json out = nlohmann::json::array();
+  std::vector<char> buffer(1 << 16);
+  for (const std::string& file : files) {
+    std::error_code ec;
+    const fs::path canonical = fs::canonical(file, ec);
+    Fnv1a f;
+    std::uint64_t bytes = 0;
+    std::ifstream in(ec ? fs::path(file) : canonical, std::ios::binary);
+    while (in) {
+      in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+      f.add(buffer.data(), static_cast<std::size_t>(in.gcount()));
+      bytes += static_cast<std::uint64_t>(in.gcount());
+    }
+    char hex[24];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(f.h));
+    const bool read = !ec && !in.bad() && in.eof();
+    out.push_back({{"path", ec ? file : canonical.string()}, {"bytes", bytes}, {"fnv1a64", read ? hex : ""}});
+  }
+  return out;
+}
+
 bool read_finished_run(const fs::path& summary_file, const fs::path& trace_file, const nlohmann::json& document,
-                       const std::string& hash, CompareRun& r) {
+                       const std::string& hash, const std::function<const nlohmann::json&()>& data, CompareRun& r) {
   std::error_code ec;
   if (hash.empty() || !fs::is_regular_file(summary_file, ec) || !fs::is_regular_file(trace_file, ec)) return false;
   nlohmann::json s;
@@ -80,6 +103,11 @@ bool read_finished_run(const fs::path& summary_file, const fs::path& trace_file,
   if (!s.is_object() || !is("experiment_run", document) || !is("libraries_hash", hash) ||
       !is("status", "iteration_limit") || !is("has_gap", true))
     return false;
+  // The data last: fingerprinting it may mean composing the problem (run_all).
+  const nlohmann::json& now = data();
+  if (!is("data_files", now)) return false;
+  for (const nlohmann::json& f : now)
+    if (f.at("fnv1a64") == "") return false;
   try {
     const nlohmann::json& t = s.at("times");
     r.final_gap = s.at("final_gap").get<double>();

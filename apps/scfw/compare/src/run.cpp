@@ -51,17 +51,21 @@ class WorkerProblem {
   bool prepare() {
     if (!problem_) {
       problem_.emplace(compose_experiment_problem(registry_, e_));
+      data_ = compare_detail::data_fingerprints(problem_->data_files);
       return true;
     }
     problem_->renew_domain();
     return false;
   }
   Problem& get() { return *problem_; }
+  /// The fingerprints of the data files it read, taken when it was composed.
+  const nlohmann::json& data() const { return data_; }
 
  private:
   const Registry& registry_;
   const Experiment& e_;
   std::optional<Problem> problem_;
+  nlohmann::json data_;
 };
 
 /// What a rank sends rank 0 for one finished run under MPI (run_all): the run's fields, its
@@ -170,11 +174,25 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
   };
   if (options.resume) {
     std::string kept(result.runs.size(), '0');
+    // The data the runs would read now: the problem composed once, and only when a summary
+    // matches in everything else. A problem that cannot be composed keeps nothing (its runs then
+    // fail as they would without --resume).
+    std::optional<nlohmann::json> data_now;
+    auto data = [&]() -> const nlohmann::json& {
+      if (!data_now) {
+        try {
+          data_now = compare_detail::data_fingerprints(compose_experiment_problem(registry, e).data_files);
+        } catch (const std::exception&) {
+          data_now = nlohmann::json();  // null: equal to no summary's array
+        }
+      }
+      return *data_now;
+    };
     if (mpi.root())
       for (size_t i = 0; i < result.runs.size(); ++i) {
         CompareRun& r = result.runs[i];
         if (compare_detail::read_finished_run(summary_path(r), out / r.trace, run_document(registry, e, r.method, r.K, r.seed),
-                                              hash, r))
+                                              hash, data, r))
           kept[i] = '1';
       }
     kept = mpi.broadcast(kept);
@@ -214,15 +232,18 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
         std::optional<Composition> fresh;
         std::optional<Method> method;
         Problem* problem = nullptr;
+        nlohmann::json data;
         SolverOptions so;
         bool composed_problem = true;
         if (options.fresh_problem) {
           fresh.emplace(compose_fresh(registry, e, r.method, r.K, r.seed));
           problem = &fresh->problem;
           so = fresh->options;
+          data = compare_detail::data_fingerprints(problem->data_files);
         } else {
           composed_problem = shared.prepare();
           problem = &shared.get();
+          data = shared.data();
           method.emplace(compose_experiment_method(registry, e, *problem, r.method, r.K));
           so = run_options(e, r.K, r.seed);
         }
@@ -251,6 +272,7 @@ void run_all(const Registry& registry, const Experiment& e, const fs::path& out,
             to_json(s, describe_run(registry, *problem, fresh ? fresh->method : *method, so, SCFW_VERSION));
         summary_json["experiment_run"] = run_document(registry, e, r.method, r.K, r.seed);
         summary_json["libraries_hash"] = hash;
+        summary_json["data_files"] = std::move(data);
         std::optional<Solution> solution;
         if (options.solutions) solution.emplace(make_solution(*problem, s));
         if (P > 1) {
