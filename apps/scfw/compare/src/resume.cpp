@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <istream>
 #include <functional>
 #include <set>
 #include <string>
@@ -29,6 +30,23 @@ struct Fnv1a {
       h *= 1099511628211ULL;
     }
   }
+  /// Every byte left in `in`; returns how many.
+  std::uint64_t add(std::istream& in) {
+    char buffer[1 << 16];
+    std::uint64_t bytes = 0;
+    while (in) {
+      in.read(buffer, sizeof buffer);
+      add(buffer, static_cast<std::size_t>(in.gcount()));
+      bytes += static_cast<std::uint64_t>(in.gcount());
+    }
+    return bytes;
+  }
+  /// The hash as 16 hex digits.
+  std::string hex() const {
+    char out[24];
+    std::snprintf(out, sizeof out, "%016llx", static_cast<unsigned long long>(h));
+    return out;
+  }
 };
 
 // The scfw shared libraries this process has mapped (libscfw_core, libscfw_sdk): by
@@ -51,40 +69,26 @@ std::string libraries_hash(const Registry& registry) {
     files.insert(ec ? m : canonical.string());
   }
   Fnv1a f;
-  std::vector<char> buffer(1 << 16);
   for (const std::string& file : files) {
     std::ifstream in(file, std::ios::binary);
     if (!in) return "";  // a library that cannot be read again: no hash, so nothing is resumed
     const std::string name = fs::path(file).filename().string();
     f.add(name.data(), name.size() + 1);
-    while (in) {
-      in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-      f.add(buffer.data(), static_cast<std::size_t>(in.gcount()));
-    }
+    f.add(in);
   }
-  char hex[32];
-  std::snprintf(hex, sizeof hex, "fnv1a64:%016llx", static_cast<unsigned long long>(f.h));
-  return hex;
+  return "fnv1a64:" + f.hex();
 }
 
 nlohmann::json data_fingerprints(const std::vector<std::string>& files) {
   nlohmann::json out = nlohmann::json::array();
-  std::vector<char> buffer(1 << 16);
   for (const std::string& file : files) {
     std::error_code ec;
     const fs::path canonical = fs::canonical(file, ec);
     Fnv1a f;
-    std::uint64_t bytes = 0;
     std::ifstream in(ec ? fs::path(file) : canonical, std::ios::binary);
-    while (in) {
-      in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
-      f.add(buffer.data(), static_cast<std::size_t>(in.gcount()));
-      bytes += static_cast<std::uint64_t>(in.gcount());
-    }
-    char hex[24];
-    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(f.h));
+    const std::uint64_t bytes = f.add(in);
     const bool read = !ec && !in.bad() && in.eof();
-    out.push_back({{"path", ec ? file : canonical.string()}, {"bytes", bytes}, {"fnv1a64", read ? hex : ""}});
+    out.push_back({{"path", ec ? file : canonical.string()}, {"bytes", bytes}, {"fnv1a64", read ? f.hex() : ""}});
   }
   return out;
 }
